@@ -1,0 +1,168 @@
+/**
+ * In-memory storage for one process: the default for the demo and for tests.
+ *
+ * Unlike oidc-provider's bundled MemoryAdapter (an LRU of 1000 entries that evicts live
+ * tokens under load), nothing here is evicted before it expires: expired records are
+ * dropped when read and by a periodic sweep. Data is lost on restart and not shared
+ * between processes: use adapters/redis for that.
+ *
+ * @module
+ */
+import { errors } from 'oidc-provider';
+
+import { GRANTABLE_MODELS } from './types.ts';
+import type { Adapter, AdapterPayload, ClosableAdapterFactory } from './types.ts';
+
+interface Entry {
+  payload: AdapterPayload;
+  /** epoch milliseconds; Infinity when stored without expiry */
+  expiresAt: number;
+}
+
+export interface MemoryAdapterOptions {
+  /**
+   * How often expired records are swept, in milliseconds.
+   * @default 60000
+   */
+  sweepIntervalMs?: number;
+}
+
+const epoch = () => Math.floor(Date.now() / 1000);
+
+/** One store shared by the adapters of every model of one provider. */
+class MemoryStore {
+  readonly records = new Map<string, Entry>();
+  readonly uidIndex = new Map<string, string>();
+  readonly userCodeIndex = new Map<string, string>();
+  /** grantId → keys of the records that belong to it */
+  readonly grants = new Map<string, Set<string>>();
+
+  get(key: string): AdapterPayload | undefined {
+    const entry = this.records.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= Date.now()) {
+      this.delete(key);
+      return undefined;
+    }
+    return entry.payload;
+  }
+
+  set(key: string, payload: AdapterPayload, expiresIn: number | undefined): void {
+    this.delete(key);
+    const expiresAt = typeof expiresIn === 'number' ? Date.now() + expiresIn * 1000 : Infinity;
+    this.records.set(key, { payload, expiresAt });
+    const model = key.slice(0, key.indexOf(':'));
+    if (payload.uid) this.uidIndex.set(`${model}:${payload.uid}`, key);
+    if (payload.userCode) this.userCodeIndex.set(`${model}:${payload.userCode}`, key);
+    if (payload.grantId && GRANTABLE_MODELS.has(model)) {
+      let members = this.grants.get(payload.grantId);
+      if (!members) this.grants.set(payload.grantId, (members = new Set()));
+      members.add(key);
+    }
+  }
+
+  delete(key: string): void {
+    const entry = this.records.get(key);
+    if (!entry) return;
+    this.records.delete(key);
+    const model = key.slice(0, key.indexOf(':'));
+    const { uid, userCode, grantId } = entry.payload;
+    if (uid && this.uidIndex.get(`${model}:${uid}`) === key) this.uidIndex.delete(`${model}:${uid}`);
+    if (userCode && this.userCodeIndex.get(`${model}:${userCode}`) === key) this.userCodeIndex.delete(`${model}:${userCode}`);
+    if (grantId) {
+      const members = this.grants.get(grantId);
+      members?.delete(key);
+      if (members?.size === 0) this.grants.delete(grantId);
+    }
+  }
+
+  revokeGrant(grantId: string): void {
+    const members = this.grants.get(grantId);
+    if (members) for (const key of [...members]) this.delete(key);
+    this.grants.delete(grantId);
+    this.delete(`Grant:${grantId}`);
+  }
+
+  sweep(): void {
+    const now = Date.now();
+    for (const [key, entry] of this.records) {
+      if (entry.expiresAt <= now) this.delete(key);
+    }
+  }
+}
+
+class MemoryAdapter implements Adapter {
+  readonly #model: string;
+  readonly #store: MemoryStore;
+
+  constructor(model: string, store: MemoryStore) {
+    this.#model = model;
+    this.#store = store;
+  }
+
+  #key(id: string): string {
+    return `${this.#model}:${id}`;
+  }
+
+  async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+    // stored as a copy so that callers mutating their object cannot change the record
+    this.#store.set(this.#key(id), structuredClone(payload), expiresIn);
+  }
+
+  async find(id: string): Promise<AdapterPayload | undefined> {
+    const payload = this.#store.get(this.#key(id));
+    return payload && structuredClone(payload);
+  }
+
+  async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+    const key = this.#store.uidIndex.get(`${this.#model}:${uid}`);
+    const payload = key ? this.#store.get(key) : undefined;
+    return payload && structuredClone(payload);
+  }
+
+  async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+    const key = this.#store.userCodeIndex.get(`${this.#model}:${userCode}`);
+    const payload = key ? this.#store.get(key) : undefined;
+    return payload && structuredClone(payload);
+  }
+
+  async consume(id: string): Promise<void> {
+    // Synchronous read-check-write: no other request can interleave inside it.
+    const payload = this.#store.get(this.#key(id));
+    if (!payload) return;
+    if (payload.consumed) {
+      if (payload.grantId) this.#store.revokeGrant(payload.grantId);
+      throw new errors.InvalidGrant('grant artefact already consumed');
+    }
+    payload.consumed = epoch();
+  }
+
+  async destroy(id: string): Promise<void> {
+    this.#store.delete(this.#key(id));
+  }
+
+  async revokeByGrantId(grantId: string): Promise<void> {
+    this.#store.revokeGrant(grantId);
+  }
+}
+
+/**
+ * Creates in-memory storage for one `createPlatformAuth` instance.
+ *
+ * @example
+ * ```ts
+ * const auth = await createPlatformAuth({ baseUrl, accounts, adapter: createMemoryAdapter() });
+ * ```
+ */
+export function createMemoryAdapter(options: MemoryAdapterOptions = {}): ClosableAdapterFactory {
+  const { sweepIntervalMs = 60_000 } = options;
+  const store = new MemoryStore();
+  const timer = setInterval(() => store.sweep(), sweepIntervalMs);
+  timer.unref();
+  const factory = (modelName: string) => new MemoryAdapter(modelName, store);
+  return Object.assign(factory, {
+    async close() {
+      clearInterval(timer);
+    },
+  });
+}

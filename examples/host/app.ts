@@ -1,0 +1,63 @@
+/**
+ * The demo host: a Koa app that mounts platform-auth. Tests import `buildApp` too.
+ */
+import { randomBytes } from 'node:crypto';
+
+import Koa from 'koa';
+
+import { createPlatformAuth } from '../../lib/index.ts';
+import type { PlatformAuth, PlatformAuthOptions } from '../../lib/index.ts';
+import { createAccountStore, createSiteStore, demoClients } from './seed.ts';
+
+export interface DemoOptions {
+  /** @default 'http://localhost:3000' */
+  baseUrl?: string;
+  /** @default a random secret, printed at start-up */
+  operatorSecret?: string;
+  /** anything else to pass to createPlatformAuth (tests turn features on and off here) */
+  auth?: Partial<PlatformAuthOptions>;
+}
+
+export interface DemoApp {
+  readonly app: Koa;
+  readonly auth: PlatformAuth;
+  readonly baseUrl: string;
+  readonly operatorSecret: string;
+  close(): Promise<void>;
+}
+
+export async function buildApp(options: DemoOptions = {}): Promise<DemoApp> {
+  const baseUrl = options.baseUrl ?? 'http://localhost:3000';
+  const operatorSecret = options.operatorSecret ?? randomBytes(24).toString('base64url');
+  const auth = await createPlatformAuth({
+    baseUrl,
+    accounts: createAccountStore(),
+    sites: createSiteStore(),
+    clients: demoClients(baseUrl, operatorSecret),
+    ...options.auth,
+  });
+
+  const app = new Koa();
+  app.use(auth.routes());
+  app.use(async function demoPages(ctx, next) {
+    if (ctx.method !== 'GET') return next();
+    if (ctx.path === '/') {
+      ctx.type = 'text/plain';
+      ctx.body = `platform-auth demo host\n\nDiscovery: ${baseUrl}/.well-known/openid-configuration\nResource metadata: ${baseUrl}/.well-known/oauth-protected-resource\n`;
+      return;
+    }
+    if (ctx.path === '/demo/callback') {
+      // The operator app's redirect target: shows what came back, for trying the flow by hand.
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = {
+        note: 'exchange the code at /api/oauth/token with your code_verifier',
+        code: ctx.query.code, state: ctx.query.state, iss: ctx.query.iss,
+        error: ctx.query.error, error_description: ctx.query.error_description,
+      };
+      return;
+    }
+    return next();
+  });
+
+  return { app, auth, baseUrl, operatorSecret, close: () => auth.close() };
+}

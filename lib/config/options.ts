@@ -1,0 +1,163 @@
+/**
+ * The options `createPlatformAuth` accepts, and what they resolve to.
+ * Defaults and checks live in ./validate.ts; every field's default is named here.
+ *
+ * @module
+ */
+import type { ClientMetadata, JWKS } from 'oidc-provider';
+
+import type { AdapterFactory } from '../../adapters/types.ts';
+import type { Audience } from '../scopes/catalogue.ts';
+
+/** A person who can sign in. */
+export interface Account {
+  /** stable identifier; becomes the `sub` claim */
+  readonly id: string;
+  readonly email: string;
+  readonly name: string;
+  /** site id → the account's roles at that site (`student`, `admin`, …) */
+  readonly roles: Readonly<Record<string, readonly string[]>>;
+}
+
+/** The host's account directory. The library never sees or stores a password. */
+export interface AccountStore {
+  /** Returns the account when the credentials are right, otherwise `undefined`. */
+  authenticate(email: string, password: string): Promise<Account | undefined>;
+  findById(id: string): Promise<Account | undefined>;
+}
+
+export interface Site {
+  readonly id: string;
+  readonly name: string;
+}
+
+/** The host's sites (schools); used to show a site's name. */
+export interface SiteStore {
+  findById(id: string): Promise<Site | undefined>;
+}
+
+/** A client known at start-up: oidc-provider client metadata plus its audience. */
+export interface StaticClient extends ClientMetadata {
+  /**
+   * Who the client acts for.
+   * @default 'operator'
+   */
+  audience?: Audience;
+  /** The site a member client belongs to; required when `audience` is `member`. */
+  org_id?: string;
+}
+
+export interface TokenLifetimes {
+  /** @default 3600 (1 hour) */
+  accessToken?: number;
+  /** @default 1209600 (14 days); rotated on every use */
+  refreshToken?: number;
+  /** @default 60 */
+  authorizationCode?: number;
+  /** @default 3600 (1 hour): how long a sign-in/consent page stays valid */
+  interaction?: number;
+  /** @default 1209600 (14 days): the browser sign-in session */
+  session?: number;
+  /** @default 1209600 (14 days): a user's consent to a client */
+  grant?: number;
+}
+
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+export interface PlatformAuthOptions {
+  /**
+   * The origin this service is reached at, e.g. `https://learn.example.com`. It is the
+   * issuer, the resource indicator of every token, and the base of every endpoint.
+   * `https` is required in production; `http` is accepted for localhost and loopback only.
+   */
+  baseUrl: string;
+  /** The host's accounts: sign-in and the claims of `sub`. */
+  accounts: AccountStore;
+  /**
+   * The host's sites, to show their names on the consent page.
+   * @default each site is named by its id
+   */
+  sites?: SiteStore;
+  /**
+   * Clients known at start-up (for example the demo clients).
+   * @default []
+   */
+  clients?: StaticClient[];
+  /**
+   * Storage, an oidc-provider adapter factory (`adapters/memory`, `adapters/redis`).
+   * @default a fresh in-memory store (development only: lost on restart, not shared)
+   */
+  adapter?: AdapterFactory;
+  /**
+   * The private signing keys (JWKS) for ID tokens; ES256 (`kty: "EC"`, `crv: "P-256"`)
+   * with a `kid`. Required in production.
+   * @default an ephemeral key generated at start-up (development only)
+   */
+  jwks?: JWKS;
+  /**
+   * Secrets that sign the sign-in session cookies, newest first (rotate by prepending).
+   * Each at least 32 characters. Required in production.
+   * @default random keys generated at start-up (development only)
+   */
+  cookieKeys?: string[];
+  /**
+   * Issue ID tokens. When `false`, discovery lists neither
+   * `id_token_signing_alg_values_supported` nor `jwks_uri`, the JWKS endpoint is not
+   * served, no `id_token` is ever returned, and clients use UserInfo.
+   * @default true
+   */
+  idTokens?: boolean;
+  /**
+   * The roles that make an account an operator of a site (may use operator clients for it).
+   * @default ['owner', 'admin']
+   */
+  operatorRoles?: string[];
+  /** Token and session lifetimes in seconds. */
+  ttl?: TokenLifetimes;
+  /**
+   * Who may introspect a token besides the client it was issued to: the client ids of
+   * trusted resource servers.
+   * @default []
+   */
+  introspectionClients?: string[];
+  /**
+   * Trust `X-Forwarded-Proto`/`X-Forwarded-Host` (set when behind a TLS-terminating proxy).
+   * @default false
+   */
+  proxy?: boolean;
+  /**
+   * Production mode refuses generated keys and cookie secrets.
+   * @default process.env.NODE_ENV === 'production'
+   */
+  production?: boolean;
+  /**
+   * Where warnings go. Nothing the library logs ever contains a token or a secret.
+   * @default console
+   */
+  logger?: Logger;
+}
+
+export interface ResolvedOptions {
+  readonly baseUrl: string;
+  readonly issuer: string;
+  readonly accounts: AccountStore;
+  readonly sites: SiteStore;
+  readonly clients: readonly StaticClient[];
+  readonly adapter: AdapterFactory;
+  readonly ownsAdapter: boolean;
+  readonly jwks: JWKS;
+  readonly cookieKeys: readonly string[];
+  readonly idTokens: boolean;
+  readonly operatorRoles: readonly string[];
+  readonly ttl: Required<TokenLifetimes>;
+  readonly introspectionClients: readonly string[];
+  readonly proxy: boolean;
+  readonly production: boolean;
+  readonly logger: Logger;
+  /** keys of the generated development secrets, for the start-up banner */
+  readonly generated: readonly ('jwks' | 'cookieKeys')[];
+}

@@ -1,0 +1,56 @@
+/**
+ * The endpoint table: every HTTP path the library serves, who owns it and what it is for.
+ * The provider's `routes`, the request dispatcher, discovery, `/openapi.json` and `/auth.md`
+ * read it, so a path is written down exactly once.
+ *
+ * @module
+ */
+
+export type HttpMethod = 'GET' | 'POST' | 'DELETE' | 'PUT' | 'OPTIONS';
+
+/**
+ * `provider`: answered by oidc-provider itself (`providerRoute` is its route name);
+ * `platform`: a router of this library, mounted beside the provider.
+ */
+export type EndpointOwner = 'provider' | 'platform';
+
+export interface EndpointDefinition {
+  readonly id: string;
+  readonly path: string;
+  readonly methods: readonly HttpMethod[];
+  readonly owner: EndpointOwner;
+  readonly providerRoute?: string;
+  readonly summary: string;
+}
+
+function endpoint(def: EndpointDefinition): EndpointDefinition {
+  return Object.freeze(def);
+}
+
+export const ENDPOINTS = Object.freeze({
+  protectedResourceMetadata: endpoint({ id: 'protectedResourceMetadata', path: '/.well-known/oauth-protected-resource', methods: ['GET'], owner: 'platform', summary: 'Protected-resource metadata (RFC 9728)' }),
+  authorizationServerMetadata: endpoint({ id: 'authorizationServerMetadata', path: '/.well-known/oauth-authorization-server', methods: ['GET'], owner: 'provider', providerRoute: 'discovery', summary: 'Authorization-server metadata (RFC 8414)' }),
+  openidConfiguration: endpoint({ id: 'openidConfiguration', path: '/.well-known/openid-configuration', methods: ['GET'], owner: 'provider', providerRoute: 'discovery', summary: 'OpenID Connect discovery document' }),
+  authorization: endpoint({ id: 'authorization', path: '/oauth/authorize', methods: ['GET'], owner: 'provider', providerRoute: 'authorization', summary: 'Authorization endpoint (code flow with PKCE S256)' }),
+  token: endpoint({ id: 'token', path: '/api/oauth/token', methods: ['POST'], owner: 'provider', providerRoute: 'token', summary: 'Token endpoint (authorization_code, refresh_token)' }),
+  userinfo: endpoint({ id: 'userinfo', path: '/api/oauth/userinfo', methods: ['GET', 'POST'], owner: 'platform', summary: 'UserInfo: sub, email, name, org_id, roles' }),
+  revocation: endpoint({ id: 'revocation', path: '/api/oauth/revoke', methods: ['POST'], owner: 'provider', providerRoute: 'revocation', summary: 'Token revocation (RFC 7009)' }),
+  introspection: endpoint({ id: 'introspection', path: '/api/oauth/introspect', methods: ['POST'], owner: 'provider', providerRoute: 'introspection', summary: 'Token introspection (RFC 7662)' }),
+  registration: endpoint({ id: 'registration', path: '/api/oauth/register', methods: ['POST'], owner: 'provider', providerRoute: 'registration', summary: 'Client registration' }),
+  jwks: endpoint({ id: 'jwks', path: '/api/oauth/jwks', methods: ['GET'], owner: 'provider', providerRoute: 'jwks', summary: 'JSON Web Key Set for ID-token signatures' }),
+  interaction: endpoint({ id: 'interaction', path: '/oauth/interaction/:uid', methods: ['GET', 'POST'], owner: 'platform', summary: 'Sign-in and consent pages' }),
+});
+
+export type EndpointId = keyof typeof ENDPOINTS;
+
+/** oidc-provider `routes` configuration derived from the table. */
+export function providerRoutes(): Record<string, string> {
+  const routes: Record<string, string> = {};
+  for (const e of Object.values(ENDPOINTS)) {
+    if (e.providerRoute && e.providerRoute !== 'discovery') routes[e.providerRoute] = e.path;
+  }
+  // The provider's userinfo feature is off (we serve our own, see lib/resource/userinfo.ts),
+  // but its route name still needs a path.
+  routes.userinfo = ENDPOINTS.userinfo.path;
+  return routes;
+}

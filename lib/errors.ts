@@ -1,0 +1,81 @@
+/**
+ * Errors of the routers this library mounts beside oidc-provider. (Inside provider hooks
+ * we throw oidc-provider's own `errors.*`, which its handler renders.)
+ *
+ * `description` is public and safe to send; `cause` is private and never serialised.
+ * Neither ever contains a token or a secret.
+ *
+ * @module
+ */
+
+export type PlatformAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_token'
+  | 'insufficient_scope'
+  | 'access_denied'
+  | 'not_found'
+  | 'temporarily_unavailable'
+  | 'server_error'
+  | 'configuration_error';
+
+export class PlatformAuthError extends Error {
+  readonly code: PlatformAuthErrorCode;
+  readonly status: number;
+  /** whether `description` may be shown to the caller */
+  readonly expose: boolean;
+  readonly description: string;
+
+  constructor(code: PlatformAuthErrorCode, status: number, description: string, options?: { cause?: unknown; expose?: boolean }) {
+    super(description, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.status = status;
+    this.description = description;
+    this.expose = options?.expose ?? status < 500;
+  }
+
+  /** RFC 6749 §5.2 body. */
+  toResponseObject(): { error: string; error_description: string } {
+    return this.expose
+      ? { error: this.code, error_description: this.description }
+      : { error: 'server_error', error_description: 'the server could not complete the request' };
+  }
+}
+
+/** 401: the bearer token is missing, malformed, unknown, expired, revoked or not for us. */
+export class InvalidTokenError extends PlatformAuthError {
+  constructor(description: string, options?: { cause?: unknown }) {
+    super('invalid_token', 401, description, options);
+  }
+}
+
+/** 403: a valid token lacks a scope the request needs (RFC 6750 §3.1). */
+export class InsufficientScopeError extends PlatformAuthError {
+  /** the scope(s) that would satisfy the request, space-delimited */
+  readonly scope: string;
+
+  constructor(scope: string, description = `the request requires the ${scope} scope`) {
+    super('insufficient_scope', 403, description);
+    this.scope = scope;
+  }
+}
+
+export class InvalidRequestError extends PlatformAuthError {
+  constructor(description: string, options?: { cause?: unknown }) {
+    super('invalid_request', 400, description, options);
+  }
+}
+
+/** 503: storage or another dependency is unreachable; the request fails closed. */
+export class TemporarilyUnavailableError extends PlatformAuthError {
+  constructor(description = 'the service is temporarily unavailable, retry later', options?: { cause?: unknown }) {
+    super('temporarily_unavailable', 503, description, { ...options, expose: true });
+  }
+}
+
+/** Thrown at start-up only, for options that cannot work; the message says what to change. */
+export class ConfigurationError extends PlatformAuthError {
+  constructor(description: string) {
+    super('configuration_error', 500, description, { expose: false });
+  }
+}

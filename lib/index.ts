@@ -1,0 +1,35 @@
+/**
+ * platform-auth: the OAuth 2.0 / OpenID Connect surface of a course-hosting service,
+ * built on oidc-provider.
+ *
+ * @example
+ * ```ts
+ * import Koa from 'koa';
+ * import { createPlatformAuth } from 'platform-auth';
+ *
+ * const auth = await createPlatformAuth({ baseUrl: 'https://learn.example.com', accounts, jwks, cookieKeys });
+ * const app = new Koa();
+ * app.use(auth.routes());
+ * ```
+ *
+ * @module
+ */
+export { createPlatformAuth } from './platform-auth.ts';
+export type { PlatformAuth } from './platform-auth.ts';
+export type {
+  Account, AccountStore, Logger, PlatformAuthOptions, ResolvedOptions, Site, SiteStore, StaticClient, TokenLifetimes,
+} from './config/options.ts';
+export {
+  PlatformAuthError, InvalidTokenError, InsufficientScopeError, InvalidRequestError,
+  TemporarilyUnavailableError, ConfigurationError,
+} from './errors.ts';
+export type { PlatformAuthErrorCode } from './errors.ts';
+export { SCOPES, SCOPE_NAMES, IDENTITY_SCOPES, scopesForAudience, findScope } from './scopes/catalogue.ts';
+export type { Audience, ScopeAccess, ScopeDefinition } from './scopes/catalogue.ts';
+export { ENDPOINTS } from './endpoints.ts';
+export type { EndpointDefinition, EndpointId } from './endpoints.ts';
+export { BearerVerifier, extractBearerToken } from './resource/bearer.ts';
+export type { BearerAuth, VerifyOptions } from './resource/bearer.ts';
+export type { RequireBearerOptions, BearerState } from './resource/require-bearer.ts';
+export { createMemoryAdapter } from '../adapters/memory.ts';
+export type { AdapterFactory, ClosableAdapterFactory } from '../adapters/types.ts';

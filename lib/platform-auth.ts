@@ -1,0 +1,115 @@
+/**
+ * The composition root: options → provider configuration → provider + routers.
+ *
+ * @module
+ */
+import { Router } from '@koa/router';
+import type { Middleware } from 'koa';
+import Provider from 'oidc-provider';
+
+import { createInteractionRouter } from '../interactions/router.ts';
+import type { PlatformAuthOptions, ResolvedOptions } from './config/options.ts';
+import { validateOptions } from './config/validate.ts';
+import { ENDPOINTS } from './endpoints.ts';
+import { GrantContextStore } from './grant-context.ts';
+import { buildConfiguration } from './provider/configuration.ts';
+import { dispatchToProvider } from './provider/dispatch.ts';
+import { shapeResponses } from './provider/shape-responses.ts';
+import { BearerVerifier } from './resource/bearer.ts';
+import { protectedResourceMetadata, resourceMetadataUrl } from './resource/metadata.ts';
+import { catchBearerErrors, createRequireBearer } from './resource/require-bearer.ts';
+import type { RequireBearerOptions } from './resource/require-bearer.ts';
+import { userinfoHandler } from './resource/userinfo.ts';
+
+export interface PlatformAuth {
+  /** the configured oidc-provider instance */
+  readonly provider: Provider;
+  readonly options: ResolvedOptions;
+  /** the bearer-token core, for non-Koa callers */
+  readonly bearer: BearerVerifier;
+  /** Everything, in the right order: mount with `app.use(auth.routes())`, before any body parser. */
+  routes(): Middleware;
+  /** The pieces of `routes()`, for hosts that mount them separately. */
+  readonly middleware: {
+    /** well-known protected-resource metadata and UserInfo */
+    readonly resource: Middleware;
+    /** sign-in and consent pages */
+    readonly interactions: Middleware;
+    /** the provider's own endpoints (discovery, authorize, token, revoke, introspect, JWKS) */
+    readonly provider: Middleware;
+  };
+  /** Koa guard for host routes: `auth.requireBearer({ scopes: ['courses:read'] })`. */
+  requireBearer(options?: RequireBearerOptions): Middleware;
+  /** Stops timers and closes storage the library created. */
+  close(): Promise<void>;
+}
+
+const NO_STORE = 'no-store';
+
+export async function createPlatformAuth(input: PlatformAuthOptions): Promise<PlatformAuth> {
+  const options = await validateOptions(input);
+  warnAboutGeneratedSecrets(options);
+
+  const grantContexts = new GrantContextStore(options.adapter);
+  const provider = new Provider(options.issuer, buildConfiguration(options, { grantContexts }));
+  provider.proxy = options.proxy;
+  provider.use(shapeResponses({ idTokens: options.idTokens }));
+
+  const metadataUrl = resourceMetadataUrl(options.baseUrl);
+  const bearer = new BearerVerifier(provider, options.baseUrl);
+  const requireBearer = createRequireBearer(bearer, metadataUrl);
+
+  const resourceRouter = new Router();
+  const metadata = JSON.stringify(protectedResourceMetadata(options.baseUrl));
+  resourceRouter.get(ENDPOINTS.protectedResourceMetadata.path, function protectedResource(ctx) {
+    ctx.set('Access-Control-Allow-Origin', '*');
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.type = 'json';
+    ctx.body = metadata;
+  });
+  const userinfo = [catchBearerErrors(metadataUrl), requireBearer(), userinfoHandler(options.accounts)];
+  resourceRouter.get(ENDPOINTS.userinfo.path, ...userinfo);
+  resourceRouter.post(ENDPOINTS.userinfo.path, ...userinfo);
+
+  const interactions = createInteractionRouter({ provider, options, grantContexts });
+
+  const middleware = Object.freeze({
+    resource: resourceRouter.routes() as Middleware,
+    interactions: interactions.routes() as Middleware,
+    provider: dispatchToProvider(provider, { idTokens: options.idTokens, registration: false }),
+  });
+
+  const all = [middleware.resource, middleware.interactions, middleware.provider];
+  const routes: Middleware = async function platformAuth(ctx, next) {
+    let i = -1;
+    const step = async (): Promise<void> => {
+      i += 1;
+      if (i < all.length) await all[i]!(ctx, step);
+      else await next();
+    };
+    await step();
+    if (ctx.status === 405 && !ctx.get('cache-control')) ctx.set('Cache-Control', NO_STORE);
+  };
+
+  return Object.freeze({
+    provider,
+    options,
+    bearer,
+    routes: () => routes,
+    middleware,
+    requireBearer,
+    async close() {
+      const adapter = options.adapter as { close?: () => Promise<void> };
+      if (options.ownsAdapter && typeof adapter.close === 'function') await adapter.close();
+    },
+  });
+}
+
+function warnAboutGeneratedSecrets(options: ResolvedOptions): void {
+  if (options.generated.includes('jwks')) {
+    options.logger.warn('platform-auth: options.jwks is not set; an ephemeral ES256 signing key was generated. ID tokens will not verify after a restart or on another instance. Set options.jwks in production.');
+  }
+  if (options.generated.includes('cookieKeys')) {
+    options.logger.warn('platform-auth: options.cookieKeys is not set; random cookie keys were generated. Sign-in sessions end on restart and are not shared between instances. Set options.cookieKeys in production.');
+  }
+}

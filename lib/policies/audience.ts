@@ -1,0 +1,58 @@
+/**
+ * The audience rules: who a client acts for, which site its tokens carry, and who may
+ * authorize it. Member clients belong to one site (client metadata `org_id`); operator
+ * clients act for the site the signing-in operator chooses.
+ *
+ * @module
+ */
+import type { Account } from '../config/options.ts';
+import type { Audience } from '../scopes/catalogue.ts';
+
+/** The slice of an oidc-provider Client this module reads (extra metadata is camel-cased). */
+export interface AudienceClient {
+  readonly clientId: string;
+  readonly audience?: unknown;
+  readonly orgId?: unknown;
+}
+
+export function clientAudience(client: AudienceClient): Audience {
+  return client.audience === 'member' ? 'member' : 'operator';
+}
+
+/** The site a member client belongs to. */
+export function memberClientSite(client: AudienceClient): string | undefined {
+  return clientAudience(client) === 'member' && typeof client.orgId === 'string' ? client.orgId : undefined;
+}
+
+/** Sites where the account holds an operator role, in a stable order. */
+export function operatorSites(account: Account, operatorRoles: readonly string[]): string[] {
+  return Object.entries(account.roles)
+    .filter(([, roles]) => roles.some((r) => operatorRoles.includes(r)))
+    .map(([site]) => site)
+    .sort();
+}
+
+export function rolesAt(account: Account, site: string | undefined): string[] {
+  if (!site) return [];
+  return [...(Object.hasOwn(account.roles, site) ? account.roles[site]! : [])];
+}
+
+export type Eligibility =
+  | { readonly allowed: true; readonly sites: readonly string[] }
+  | { readonly allowed: false; readonly reason: string };
+
+/**
+ * Which sites `account` may authorize `client` for. Member clients: any account with a role
+ * at the client's site (students included). Operator clients: the sites where the account
+ * holds an operator role.
+ */
+export function checkEligibility(client: AudienceClient, account: Account, operatorRoles: readonly string[]): Eligibility {
+  if (clientAudience(client) === 'member') {
+    const site = memberClientSite(client);
+    if (site && rolesAt(account, site).length > 0) return { allowed: true, sites: [site] };
+    return { allowed: false, reason: 'This application belongs to a school you are not a member of.' };
+  }
+  const sites = operatorSites(account, operatorRoles);
+  if (sites.length > 0) return { allowed: true, sites };
+  return { allowed: false, reason: 'This application is for school administrators, and you do not administer any school.' };
+}

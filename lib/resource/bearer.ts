@@ -1,0 +1,120 @@
+/**
+ * Verifies bearer access tokens for this origin: the core that the Koa guard, UserInfo,
+ * the Account API and `/mcp` share. No network hop: tokens are looked up in the provider's
+ * own storage.
+ *
+ * @module
+ */
+import type Provider from 'oidc-provider';
+
+import { InsufficientScopeError, InvalidTokenError, TemporarilyUnavailableError } from '../errors.ts';
+import { clientAudience } from '../policies/audience.ts';
+import type { Audience } from '../scopes/catalogue.ts';
+import { parseScope } from '../scopes/catalogue.ts';
+
+/** Who a verified token speaks for. */
+export interface BearerAuth {
+  readonly sub: string;
+  readonly clientId: string;
+  readonly audience: Audience;
+  /** the site (`org_id`) the token was issued for */
+  readonly site: string | undefined;
+  readonly roles: readonly string[];
+  readonly scopes: ReadonlySet<string>;
+  /** epoch seconds */
+  readonly expiresAt: number;
+  readonly grantId: string;
+}
+
+export interface VerifyOptions {
+  /** every one of these scopes is required */
+  readonly scopes?: readonly string[];
+  /**
+   * Which audiences may call; others get 403 `insufficient_scope` naming `scopes`.
+   * @default both
+   */
+  readonly audiences?: readonly Audience[];
+}
+
+// RFC 6750 §2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+const SCHEME = /^Bearer(?: |$)/i;
+
+/**
+ * The token of an `Authorization` header, `undefined` when there is none.
+ * Throws `InvalidTokenError` for any other scheme or a malformed token.
+ */
+export function extractBearerToken(header: string | undefined): string | undefined {
+  if (header === undefined || header === '') return undefined;
+  const match = BEARER.exec(header);
+  if (match) return match[1];
+  if (SCHEME.test(header)) throw new InvalidTokenError('the bearer token is malformed');
+  throw new InvalidTokenError('only the Bearer authorization scheme is accepted');
+}
+
+export class BearerVerifier {
+  readonly #provider: Provider;
+  readonly #resource: string;
+
+  constructor(provider: Provider, resource: string) {
+    this.#provider = provider;
+    this.#resource = resource;
+  }
+
+  /** Verifies `token`; throws `InvalidTokenError`, `InsufficientScopeError` or `TemporarilyUnavailableError`. */
+  async verify(token: string, options: VerifyOptions = {}): Promise<BearerAuth> {
+    const { AccessToken, Grant, Client } = this.#provider;
+    let at, grant, client;
+    try {
+      at = await AccessToken.find(token);
+      if (at) [grant, client] = await Promise.all([Grant.find(at.grantId!), Client.find(at.clientId!)]);
+    } catch (cause) {
+      throw new TemporarilyUnavailableError(undefined, { cause });
+    }
+    if (!at || at.isExpired) throw new InvalidTokenError('the access token is invalid, expired or revoked');
+    // sender-constrained tokens need a proof this endpoint does not check
+    if (at.jkt || at['x5t#S256']) throw new InvalidTokenError('sender-constrained tokens are not accepted here');
+    const aud = Array.isArray(at.aud) ? at.aud : [at.aud];
+    if (aud.length !== 1 || aud[0] !== this.#resource) {
+      throw new InvalidTokenError(`the access token is not meant for ${this.#resource}`);
+    }
+    if (!grant || grant.isExpired || grant.clientId !== at.clientId || grant.accountId !== at.accountId) {
+      throw new InvalidTokenError('the access token is invalid, expired or revoked');
+    }
+    if (!client) throw new InvalidTokenError('the access token is invalid, expired or revoked');
+
+    const scopes = new Set(parseScope(at.scope));
+    const audience = clientAudience(client);
+    const required = options.scopes ?? [];
+    if (options.audiences && !options.audiences.includes(audience)) {
+      throw new InsufficientScopeError(required.join(' '), `this endpoint is for ${options.audiences.join(' or ')} clients`);
+    }
+    const missing = required.filter((s) => !scopes.has(s));
+    if (missing.length > 0) throw new InsufficientScopeError(required.join(' '));
+
+    const extra = (at.extra ?? {}) as { org_id?: unknown; roles?: unknown };
+    return Object.freeze({
+      sub: at.accountId!,
+      clientId: at.clientId!,
+      audience,
+      site: typeof extra.org_id === 'string' ? extra.org_id : undefined,
+      roles: Array.isArray(extra.roles) ? extra.roles.filter((r): r is string => typeof r === 'string') : [],
+      scopes,
+      expiresAt: at.exp!,
+      grantId: at.grantId!,
+    });
+  }
+
+  /**
+   * Verifies the `Authorization` header. With `optional`, a request without one is
+   * anonymous (`undefined`); a present but bad token is still refused.
+   */
+  async verifyHeader(header: string | undefined, options: VerifyOptions & { optional?: boolean } = {}): Promise<BearerAuth | undefined> {
+    const token = extractBearerToken(header);
+    if (token === undefined) {
+      if (options.optional) return undefined;
+      throw new InvalidTokenError('an access token is required: send Authorization: Bearer <token>');
+    }
+    return this.verify(token, options);
+  }
+}

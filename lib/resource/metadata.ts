@@ -1,0 +1,36 @@
+/**
+ * Protected-resource metadata (RFC 9728), which oidc-provider does not serve.
+ *
+ * `scopes_supported` lists the identity scopes only: MCP clients request exactly this list
+ * before anything else, and it must be one that every client that reads it can be granted
+ * (operator, member and unreviewed CIMD clients alike). Data scopes are then requested by
+ * step-up, driven by the `scope` of 403 `insufficient_scope` answers.
+ *
+ * @module
+ */
+import { ENDPOINTS } from '../endpoints.ts';
+import { IDENTITY_SCOPES } from '../scopes/catalogue.ts';
+
+export interface ProtectedResourceMetadata {
+  resource: string;
+  authorization_servers: string[];
+  scopes_supported: string[];
+  bearer_methods_supported: string[];
+  resource_documentation: string;
+  resource_name: string;
+}
+
+export function protectedResourceMetadata(baseUrl: string): ProtectedResourceMetadata {
+  return {
+    resource: baseUrl,
+    authorization_servers: [baseUrl],
+    scopes_supported: [...IDENTITY_SCOPES],
+    bearer_methods_supported: ['header'],
+    resource_documentation: `${baseUrl}/auth.md`,
+    resource_name: 'Course platform API',
+  };
+}
+
+export function resourceMetadataUrl(baseUrl: string): string {
+  return `${baseUrl}${ENDPOINTS.protectedResourceMetadata.path}`;
+}
