@@ -8,11 +8,11 @@
 import type { Account } from '../config/options.ts';
 import type { Audience } from '../scopes/catalogue.ts';
 
-/** The slice of an oidc-provider Client this module reads (extra metadata is camel-cased). */
+/** The slice of an oidc-provider Client this module reads (extra metadata keeps its own name). */
 export interface AudienceClient {
   readonly clientId: string;
   readonly audience?: unknown;
-  readonly orgId?: unknown;
+  readonly org_id?: unknown;
 }
 
 export function clientAudience(client: AudienceClient): Audience {
@@ -21,7 +21,7 @@ export function clientAudience(client: AudienceClient): Audience {
 
 /** The site a member client belongs to. */
 export function memberClientSite(client: AudienceClient): string | undefined {
-  return clientAudience(client) === 'member' && typeof client.orgId === 'string' ? client.orgId : undefined;
+  return clientAudience(client) === 'member' && typeof client.org_id === 'string' ? client.org_id : undefined;
 }
 
 /** Sites where the account holds an operator role, in a stable order. */
