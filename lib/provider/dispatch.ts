@@ -30,11 +30,16 @@ export function dispatchToProvider(provider: Provider, options: DispatchOptions)
   const rfc8414 = ENDPOINTS.authorizationServerMetadata.path;
   const oidcDiscovery = ENDPOINTS.openidConfiguration.path;
   const handle = provider.callback();
+  const clientAuthenticated = new Set([ENDPOINTS.token.path, ENDPOINTS.revocation.path, ENDPOINTS.introspection.path]);
 
   return async function providerRoutes(ctx: Context, next: Next) {
     const { path } = ctx;
     if (!paths.has(path) && !path.startsWith(resumePrefix)) {
       await next();
+      return;
+    }
+    if (clientAuthenticated.has(path) && /^basic /i.test(ctx.get('authorization'))) {
+      rejectBasicClientAuth(ctx);
       return;
     }
     if (path === rfc8414) {
@@ -43,5 +48,21 @@ export function dispatchToProvider(provider: Provider, options: DispatchOptions)
     }
     ctx.respond = false;
     await handle(ctx.req, ctx.res);
+  };
+}
+
+/**
+ * oidc-provider accepts client_secret_basic wherever client_secret_post is registered (the
+ * same secret either way); this service offers `none` and `client_secret_post` only, as
+ * discovery says, so an HTTP Basic attempt is refused (RFC 6749 §5.2: 401 with a challenge
+ * of the scheme the client tried).
+ */
+function rejectBasicClientAuth(ctx: Context): void {
+  ctx.status = 401;
+  ctx.set('WWW-Authenticate', 'Basic realm="client authentication", error="invalid_client"');
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = {
+    error: 'invalid_client',
+    error_description: 'client_secret_basic is not supported: send client_id and client_secret in the form body (client_secret_post)',
   };
 }
