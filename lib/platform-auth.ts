@@ -51,7 +51,10 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   warnAboutGeneratedSecrets(options);
 
   const grantContexts = new GrantContextStore(options.adapter);
-  const provider = new Provider(options.issuer, buildConfiguration(options, { grantContexts }));
+  // eslint-disable-next-line prefer-const -- the hook runs only after the provider exists
+  let provider: Provider;
+  const findClient = (id: string) => provider.Client.find(id);
+  provider = new Provider(options.issuer, buildConfiguration(options, { grantContexts, findClient }));
   provider.proxy = options.proxy;
   provider.use(shapeResponses({ idTokens: options.idTokens }));
 

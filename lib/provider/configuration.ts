@@ -23,6 +23,8 @@ import { renderProviderError } from '../../interactions/error-page.ts';
 
 export interface ConfigurationDeps {
   readonly grantContexts: GrantContextStore;
+  /** for tokens minted outside a request (no ctx), e.g. by host tooling */
+  readonly findClient: (clientId: string) => Promise<Client | undefined>;
 }
 
 /** The site a token of `grantId` speaks for: the member client's, or the one chosen at consent. */
@@ -123,9 +125,10 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
       },
     },
     findAccount,
-    async extraTokenClaims(ctx: KoaContextWithOIDC, token) {
+    async extraTokenClaims(ctx: KoaContextWithOIDC | undefined, token) {
       if (token.kind !== 'AccessToken') return undefined;
-      const site = await resolveSite(deps, ctx.oidc.client, token.grantId);
+      const client = ctx?.oidc?.client ?? await deps.findClient(token.clientId!);
+      const site = await resolveSite(deps, client, token.grantId);
       if (!site) return undefined;
       const account = await options.accounts.findById(token.accountId!);
       return { org_id: site, roles: account ? rolesAt(account, site) : [] };
