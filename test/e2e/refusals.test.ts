@@ -196,6 +196,22 @@ describe('token endpoint', () => {
   });
 });
 
+describe('introspection', () => {
+  it('answers inactive to a client the token was not issued to', async () => {
+    const { code, verifier } = await obtainCode(app.baseUrl, MEMBER, { scope: SCOPE }, STUDENT);
+    const tokens = await (await exchangeCode(app.baseUrl, MEMBER, code, verifier)).json();
+    const introspect = (fields: Record<string, string>) => postForm(`${app.baseUrl}/api/oauth/introspect`, { token: tokens.access_token, ...fields });
+
+    const own = await (await introspect({ client_id: MEMBER.clientId })).json();
+    expect(own.active).toBe(true);
+    const other = await introspect({ client_id: 'demo-operator-app', client_secret: app.operatorSecret });
+    expect(other.status).toBe(200);
+    expect(await other.json()).toEqual({ active: false });
+    const unauthenticated = await introspect({});
+    expect(unauthenticated.status).toBe(400);
+  });
+});
+
 describe('admin and operator client', () => {
   it('issues operator tokens with the site the admin operates', async () => {
     const op = operator(app.baseUrl, app.operatorSecret);
