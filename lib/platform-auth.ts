@@ -44,8 +44,6 @@ export interface PlatformAuth {
   close(): Promise<void>;
 }
 
-const NO_STORE = 'no-store';
-
 export async function createPlatformAuth(input: PlatformAuthOptions): Promise<PlatformAuth> {
   const options = await validateOptions(input);
   warnAboutGeneratedSecrets(options);
@@ -82,16 +80,11 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     provider: dispatchToProvider(provider, { idTokens: options.idTokens, registration: false }),
   });
 
-  const all = [middleware.resource, middleware.interactions, middleware.provider];
-  const routes: Middleware = async function platformAuth(ctx, next) {
-    let i = -1;
-    const step = async (): Promise<void> => {
-      i += 1;
-      if (i < all.length) await all[i]!(ctx, step);
-      else await next();
-    };
-    await step();
-    if (ctx.status === 405 && !ctx.get('cache-control')) ctx.set('Cache-Control', NO_STORE);
+  const chain = [middleware.resource, middleware.interactions, middleware.provider];
+  // each piece either answers or calls the next; the last hands over to the host app
+  const routes: Middleware = function platformAuth(ctx, next) {
+    const run = (i: number): Promise<void> => (i < chain.length ? Promise.resolve(chain[i]!(ctx, () => run(i + 1))) : next());
+    return run(0);
   };
 
   return Object.freeze({
