@@ -76,10 +76,11 @@ class MemoryStore {
     }
   }
 
-  revokeGrant(grantId: string): void {
+  /** Removes every record of the grant and the grant itself, except `keep` (see consume). */
+  revokeGrant(grantId: string, keep?: string): void {
     const members = this.grants.get(grantId);
-    if (members) for (const key of [...members]) this.delete(key);
-    this.grants.delete(grantId);
+    if (members) for (const key of [...members]) if (key !== keep) this.delete(key);
+    if (!keep) this.grants.delete(grantId);
     this.delete(`Grant:${grantId}`);
   }
 
@@ -131,7 +132,9 @@ class MemoryAdapter implements Adapter {
     const payload = this.#store.get(this.#key(id));
     if (!payload) return;
     if (payload.consumed) {
-      if (payload.grantId) this.#store.revokeGrant(payload.grantId);
+      // The replayed artefact itself stays (consumed) until it expires: were it deleted, later
+      // racers would find nothing to consume and be issued tokens.
+      if (payload.grantId) this.#store.revokeGrant(payload.grantId, this.#key(id));
       throw new errors.InvalidGrant('grant artefact already consumed');
     }
     payload.consumed = epoch();

@@ -4,8 +4,9 @@
  *
  * - `consume(id)` is atomic: exactly one caller consumes a stored artefact. A second
  *   consumer (two requests racing with one authorization code or one rotating refresh
- *   token) is treated as replay: every artefact of the grant and the grant itself are
- *   removed, and the call rejects with oidc-provider's `InvalidGrant`, so the losing
+ *   token) is treated as replay: every other artefact of the grant and the grant itself
+ *   are removed (the replayed one stays, consumed, so every later racer is refused too),
+ *   and the call rejects with oidc-provider's `InvalidGrant`, so the losing
  *   request answers `invalid_grant` and the winner's tokens die with the grant (RFC 6749
  *   §4.1.2, RFC 9700 §4.14.2).
  * - Records expire after `expiresIn` seconds and are never evicted before that.

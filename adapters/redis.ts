@@ -1,0 +1,402 @@
+/**
+ * Redis storage (ioredis) shared by every process of a deployment: the production
+ * counterpart of adapters/memory, with the same contract (adapters/types.ts).
+ *
+ * Key layout, all under `keyPrefix` so several deployments can share one Redis:
+ *
+ * - `<prefix><Model>:{<id>}`: the record, a JSON string, with the record's TTL.
+ * - `<prefix>index:uid:<Model>:{<uid>}` and `<prefix>index:userCode:<Model>:{<userCode>}`:
+ *   the id of the record, with the record's TTL. Lookups re-check the record's own
+ *   `uid`/`userCode`, so a stale index entry can never return the wrong record.
+ * - `<prefix>index:grant:{<grantId>}`: a SET of the full keys of the grant's records
+ *   (only models in GRANTABLE_MODELS). Its TTL is raised to the longest TTL of its
+ *   members, so it outlives every record it must be able to revoke.
+ *
+ * Hash tags (`{...}`) pin each key to a Redis Cluster slot by the id alone, because
+ * `find(id)` only knows the id, not the grant. A grant's records therefore live in
+ * different slots, and on a Cluster nothing can touch them all in one command or script:
+ * there, writes that maintain indexes are separate commands, and revoking a grant (also the
+ * one triggered by a replayed `consume`) is SMEMBERS followed by one DEL per key. The grant
+ * index and the `Grant` record share the `{<grantId>}` tag, so those two still go together.
+ * On a single Redis (the common case) the same writes run in one MULTI, and `consume`
+ * revokes inside its Lua script, so no request can observe a half-revoked grant.
+ *
+ * `consume` is a Lua script, so exactly one of any number of racing callers marks the
+ * record consumed; the others see the mark, revoke the grant and reject with
+ * `InvalidGrant`. The replayed artefact itself is kept (consumed, until it expires): were
+ * it deleted, the racing callers after the first loser would find nothing, and consuming
+ * a missing record is a no-op that oidc-provider follows by issuing tokens. The script
+ * reads the record with cjson but writes the mark by appending `"consumed":<epoch>` to the
+ * stored JSON instead of re-encoding it: cjson turns empty arrays into `{}` and rounds
+ * numbers to 14 digits, which would alter the payload.
+ * Requires Redis ≥ 6.0 (`SET ... KEEPTTL`). No KEYS or SCAN is ever issued.
+ *
+ * Connections: with `url`, the adapter owns its client and closes it in `close()`. That
+ * client fails fast rather than queueing: while Redis is unreachable every call rejects
+ * (within `connectTimeout` at worst) instead of hanging the request that made it, and
+ * ioredis keeps reconnecting in the background, so calls succeed again once Redis is back.
+ * With `client`, the caller's configuration is used as is and `close()` leaves it open.
+ *
+ * @module
+ */
+import { Redis } from 'ioredis';
+import type { Cluster } from 'ioredis';
+import { errors } from 'oidc-provider';
+
+import { GRANTABLE_MODELS } from './types.ts';
+import type { Adapter, AdapterPayload, ClosableAdapterFactory } from './types.ts';
+
+export interface RedisAdapterOptions {
+  /**
+   * An existing ioredis client or Cluster, left open by `close()`. It must not use
+   * ioredis' own `keyPrefix` option (keys are also stored inside the grant index and
+   * built inside Lua, where ioredis would not prefix them): use `keyPrefix` below.
+   */
+  client?: Redis | Cluster;
+  /** A `redis://` or `rediss://` URL: the adapter creates, owns and closes the client. */
+  url?: string;
+  /**
+   * Prefix of every key written.
+   * @default 'platform-auth:'
+   */
+  keyPrefix?: string;
+}
+
+/** How long a connection attempt, and so a call made during one, may take. */
+const CONNECT_TIMEOUT_MS = 2_000;
+/** Bounds a call to a Redis that accepts connections but does not answer (paused, overloaded). */
+const COMMAND_TIMEOUT_MS = 5_000;
+
+const epoch = () => Math.floor(Date.now() / 1000);
+
+// Deletes a grant's records (but keepKey), its index and its Grant record. Shared below.
+// Member keys are not declared in KEYS: fine on a single Redis, and these scripts are only
+// used there (see the module comment).
+const REVOKE_FUNCTION = `
+local function revoke(indexKey, grantKey, keepKey)
+  local members = redis.call('SMEMBERS', indexKey)
+  local doomed = {}
+  for i = 1, #members do
+    if members[i] ~= keepKey then doomed[#doomed + 1] = members[i] end
+  end
+  for i = 1, #doomed, 500 do
+    redis.call('DEL', unpack(doomed, i, math.min(i + 499, #doomed)))
+  end
+  redis.call('DEL', indexKey, grantKey)
+end
+`;
+
+// KEYS[1] record; ARGV[1] epoch seconds, ARGV[2] key prefix, ARGV[3] '1' to revoke here.
+// Returns {0} missing, {1} consumed now, {2, grantId} already consumed (replay).
+const CONSUME_LUA = `${REVOKE_FUNCTION}
+local raw = redis.call('GET', KEYS[1])
+if not raw then return {0} end
+if string.sub(raw, 1, 1) ~= '{' then return redis.error_reply('stored record is not a JSON object') end
+local payload = cjson.decode(raw)
+local consumed = payload.consumed
+if consumed ~= nil and consumed ~= cjson.null and consumed ~= false and consumed ~= 0 and consumed ~= '' then
+  local grantId = payload.grantId
+  if type(grantId) ~= 'string' or grantId == '' then return {2} end
+  if ARGV[3] == '1' then
+    revoke(ARGV[2] .. 'index:grant:{' .. grantId .. '}', ARGV[2] .. 'Grant:{' .. grantId .. '}', KEYS[1])
+  end
+  return {2, grantId}
+end
+local marked
+if raw == '{}' then
+  marked = '{"consumed":' .. ARGV[1] .. '}'
+else
+  -- JSON.parse keeps the last of duplicate keys, so this also overrides a stored null/false
+  marked = string.sub(raw, 1, -2) .. ',"consumed":' .. ARGV[1] .. '}'
+end
+redis.call('SET', KEYS[1], marked, 'KEEPTTL')
+return {1}
+`;
+
+// KEYS[1] grant index, KEYS[2] Grant record; ARGV[1] a member key to keep, or ''.
+const REVOKE_LUA = `${REVOKE_FUNCTION}
+revoke(KEYS[1], KEYS[2], ARGV[1])
+return 1
+`;
+
+// KEYS[1] grant index; ARGV[1] member key, ARGV[2] member TTL in seconds or '' for none.
+// The index must live as long as its longest-lived member: never shorten its TTL.
+const INDEX_GRANT_LUA = `
+local existed = redis.call('EXISTS', KEYS[1])
+redis.call('SADD', KEYS[1], ARGV[1])
+if ARGV[2] == '' then
+  redis.call('PERSIST', KEYS[1])
+  return 1
+end
+local ttl = tonumber(ARGV[2])
+if existed == 0 then
+  redis.call('EXPIRE', KEYS[1], ttl)
+else
+  local current = redis.call('TTL', KEYS[1])
+  if current >= 0 and current < ttl then redis.call('EXPIRE', KEYS[1], ttl) end
+end
+return 1
+`;
+
+// KEYS[1] index key; ARGV[1] id. Deletes the index entry only if it still names this
+// record: a newer record may have taken over the uid (Session.resetIdentifier).
+const DELETE_IF_EQUALS_LUA = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
+type Consumed = [status: 0 | 1] | [status: 2, grantId?: string];
+
+interface Scripts {
+  platformAuthConsume(key: string, now: number, prefix: string, revokeHere: '0' | '1'): Promise<Consumed>;
+  platformAuthRevoke(indexKey: string, grantKey: string, keepKey: string): Promise<number>;
+}
+
+type Client = (Redis | Cluster) & Scripts;
+type Command = [name: string, ...args: (string | number)[]];
+
+/** One client and key space shared by the adapters of every model of one provider. */
+class RedisStore {
+  readonly client: Client;
+  readonly prefix: string;
+  readonly isCluster: boolean;
+  readonly #owned: boolean;
+
+  constructor(client: Redis | Cluster, owned: boolean, prefix: string) {
+    client.defineCommand('platformAuthConsume', { numberOfKeys: 1, lua: CONSUME_LUA });
+    client.defineCommand('platformAuthRevoke', { numberOfKeys: 2, lua: REVOKE_LUA });
+    client.defineCommand('platformAuthIndexGrant', { numberOfKeys: 1, lua: INDEX_GRANT_LUA });
+    client.defineCommand('platformAuthDeleteIfEquals', { numberOfKeys: 1, lua: DELETE_IF_EQUALS_LUA });
+    this.client = client as Client;
+    this.#owned = owned;
+    this.prefix = prefix;
+    this.isCluster = client.isCluster;
+  }
+
+  recordKey(model: string, id: string): string {
+    return `${this.prefix}${model}:{${id}}`;
+  }
+
+  indexKey(kind: 'uid' | 'userCode', model: string, value: string): string {
+    return `${this.prefix}index:${kind}:${model}:{${value}}`;
+  }
+
+  grantIndexKey(grantId: string): string {
+    return `${this.prefix}index:grant:{${grantId}}`;
+  }
+
+  /**
+   * Our client has no offline queue, so a call made while its connection is still being
+   * established would fail although Redis is fine (typically the first calls after
+   * start-up): wait for that attempt, which connectTimeout bounds. Between attempts
+   * (`reconnecting`) calls go through and fail at once.
+   */
+  async ready(): Promise<void> {
+    const { client } = this;
+    if (!this.#owned || (client.status !== 'connecting' && client.status !== 'connect')) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        client.off('ready', done);
+        client.off('close', done);
+        resolve();
+      };
+      const timer = setTimeout(done, CONNECT_TIMEOUT_MS);
+      client.once('ready', done);
+      client.once('close', done);
+    });
+  }
+
+  /** Runs commands as one MULTI, or on a Cluster (keys in different slots) one by one. */
+  async run(commands: Command[]): Promise<void> {
+    await this.ready();
+    if (this.isCluster || commands.length === 1) {
+      // ioredis exposes every command, scripts included, as a method of that name
+      const methods = this.client as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+      await Promise.all(commands.map(([name, ...args]) => methods[name]!.apply(this.client, args)));
+      return;
+    }
+    const results = await this.client.multi(commands).exec();
+    for (const [error] of results ?? []) if (error) throw error;
+  }
+
+  async get(key: string): Promise<AdapterPayload | undefined> {
+    await this.ready();
+    const raw = await this.client.get(key);
+    return raw === null ? undefined : (JSON.parse(raw) as AdapterPayload);
+  }
+
+  /** Deletes the grant's records (but `keepKey`), its index and its Grant record. */
+  async revokeGrant(grantId: string, keepKey?: string): Promise<void> {
+    await this.ready();
+    const indexKey = this.grantIndexKey(grantId);
+    const grantKey = this.recordKey('Grant', grantId);
+    if (!this.isCluster) {
+      await this.client.platformAuthRevoke(indexKey, grantKey, keepKey ?? '');
+      return;
+    }
+    const members = await this.client.smembers(indexKey);
+    await Promise.all(members.filter((key) => key !== keepKey).map((key) => this.client.del(key)));
+    // same hash tag: one slot, one command; deleted last so a failure above can be retried
+    await this.client.del(indexKey, grantKey);
+  }
+
+  async close(): Promise<void> {
+    if (!this.#owned) return;
+    const { client } = this;
+    const { status } = client;
+    if (status === 'end') return;
+    if (status === 'reconnecting' || status === 'close') {
+      // no socket is open: cancelling the pending reconnection is all there is to do,
+      // and ioredis emits no 'end' for it
+      client.disconnect();
+      return;
+    }
+    const ended = new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(done, CONNECT_TIMEOUT_MS);
+      client.once('end', done);
+    });
+    if (status === 'ready') await client.quit().catch(() => client.disconnect());
+    else client.disconnect();
+    await ended;
+  }
+}
+
+/** TTL in whole seconds, or undefined for a record that does not expire. */
+function ttlOf(expiresIn: number | undefined): number | undefined {
+  return typeof expiresIn === 'number' && Number.isFinite(expiresIn) ? Math.ceil(expiresIn) : undefined;
+}
+
+function withTtl(command: Command, ttl: number | undefined): Command {
+  return ttl === undefined ? command : [...command, 'EX', ttl];
+}
+
+class RedisAdapter implements Adapter {
+  readonly #model: string;
+  readonly #store: RedisStore;
+
+  constructor(model: string, store: RedisStore) {
+    this.#model = model;
+    this.#store = store;
+  }
+
+  async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+    const store = this.#store;
+    const ttl = ttlOf(expiresIn);
+    if (ttl !== undefined && ttl < 1) {
+      // already expired: SET would reject EX 0, and the record must not be findable
+      await this.destroy(id);
+      return;
+    }
+    const key = store.recordKey(this.#model, id);
+    const commands: Command[] = [withTtl(['set', key, JSON.stringify(payload)], ttl)];
+    if (payload.uid) commands.push(withTtl(['set', store.indexKey('uid', this.#model, payload.uid), id], ttl));
+    if (payload.userCode) {
+      commands.push(withTtl(['set', store.indexKey('userCode', this.#model, payload.userCode), id], ttl));
+    }
+    if (payload.grantId && GRANTABLE_MODELS.has(this.#model)) {
+      commands.push(['platformAuthIndexGrant', store.grantIndexKey(payload.grantId), key, ttl ?? '']);
+    }
+    await store.run(commands);
+  }
+
+  async find(id: string): Promise<AdapterPayload | undefined> {
+    return this.#store.get(this.#store.recordKey(this.#model, id));
+  }
+
+  async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+    return this.#findByIndex('uid', uid);
+  }
+
+  async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+    return this.#findByIndex('userCode', userCode);
+  }
+
+  async #findByIndex(kind: 'uid' | 'userCode', value: string): Promise<AdapterPayload | undefined> {
+    const store = this.#store;
+    await store.ready();
+    const id = await store.client.get(store.indexKey(kind, this.#model, value));
+    if (id === null) return undefined;
+    const payload = await this.find(id);
+    return payload?.[kind] === value ? payload : undefined;
+  }
+
+  async consume(id: string): Promise<void> {
+    const store = this.#store;
+    await store.ready();
+    const key = store.recordKey(this.#model, id);
+    const [status, grantId] = await store.client.platformAuthConsume(
+      key, epoch(), store.prefix, store.isCluster ? '0' : '1');
+    if (status !== 2) return;
+    if (store.isCluster && grantId) await store.revokeGrant(grantId, key);
+    throw new errors.InvalidGrant('grant artefact already consumed');
+  }
+
+  async destroy(id: string): Promise<void> {
+    const store = this.#store;
+    const key = store.recordKey(this.#model, id);
+    const payload = await store.get(key);
+    if (!payload) return;
+    const commands: Command[] = [['del', key]];
+    if (payload.uid) commands.push(['platformAuthDeleteIfEquals', store.indexKey('uid', this.#model, payload.uid), id]);
+    if (payload.userCode) {
+      commands.push(['platformAuthDeleteIfEquals', store.indexKey('userCode', this.#model, payload.userCode), id]);
+    }
+    if (payload.grantId && GRANTABLE_MODELS.has(this.#model)) {
+      commands.push(['srem', store.grantIndexKey(payload.grantId), key]);
+    }
+    await store.run(commands);
+  }
+
+  async revokeByGrantId(grantId: string): Promise<void> {
+    await this.#store.revokeGrant(grantId);
+  }
+}
+
+/**
+ * Creates Redis storage for one `createPlatformAuth` instance.
+ *
+ * @example
+ * ```ts
+ * const adapter = createRedisAdapter({ url: process.env.REDIS_URL });
+ * const auth = await createPlatformAuth({ baseUrl, accounts, adapter });
+ * // on shutdown
+ * await adapter.close();
+ * ```
+ */
+export function createRedisAdapter(options: RedisAdapterOptions): ClosableAdapterFactory {
+  const { client, url, keyPrefix = 'platform-auth:' } = options;
+  if ((client === undefined) === (url === undefined)) {
+    throw new TypeError('createRedisAdapter: pass exactly one of `client` or `url`');
+  }
+  if (client?.options.keyPrefix) {
+    throw new TypeError('createRedisAdapter: the client must not set ioredis `keyPrefix`; use the `keyPrefix` option');
+  }
+  let store: RedisStore;
+  if (client) {
+    store = new RedisStore(client, false, keyPrefix);
+  } else {
+    const owned = new Redis(url!, {
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      commandTimeout: COMMAND_TIMEOUT_MS,
+    });
+    // ioredis emits 'error' on every failed (re)connection attempt. Without a listener it
+    // logs each one to stderr, and the few errors it emits directly (e.g. a protocol
+    // error) would be thrown by the EventEmitter and end the process. Every failed call
+    // already rejects to its caller, so the listener has nothing to add.
+    owned.on('error', () => {});
+    store = new RedisStore(owned, true, keyPrefix);
+  }
+  const factory = (modelName: string) => new RedisAdapter(modelName, store);
+  return Object.assign(factory, {
+    async close() {
+      await store.close();
+    },
+  });
+}

@@ -1,0 +1,289 @@
+/**
+ * The storage contract (adapters/types.ts) as tests: every adapter runs this suite.
+ *
+ * Ids are random per test, so the tests share one store without seeing each other's data.
+ * Every record gets a TTL, so nothing is left behind in a shared Redis.
+ *
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+
+import type { AdapterPayload, ClosableAdapterFactory } from '../../adapters/types.ts';
+
+export interface ContractSetup {
+  factory: ClosableAdapterFactory;
+  teardown(): Promise<void>;
+}
+
+const TTL = 300;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const uid = () => randomUUID();
+const epoch = () => Math.floor(Date.now() / 1000);
+
+/** A payload with the shapes a JSON round trip could damage: empty arrays and objects, nesting. */
+function samplePayload(extra: AdapterPayload = {}): AdapterPayload {
+  return {
+    accountId: 'account-1',
+    clientId: 'client-1',
+    scope: 'openid offline_access',
+    claims: { id_token: { email: null }, userinfo: {} },
+    resource: [],
+    extra: { nested: { list: [1, 'two', { three: 3 }], empty: [] }, bigish: 1_700_000_000_123 },
+    iat: epoch(),
+    exp: epoch() + TTL,
+    ...extra,
+  } as AdapterPayload;
+}
+
+export function describeAdapterContract(name: string, setup: () => Promise<ContractSetup>): void {
+  describe(`${name} adapter contract`, () => {
+    let factory: ClosableAdapterFactory;
+    let teardown: () => Promise<void>;
+
+    beforeAll(async () => {
+      ({ factory, teardown } = await setup());
+    });
+
+    afterAll(async () => {
+      await teardown?.();
+    });
+
+    test('upsert then find returns an equal payload', async () => {
+      const adapter = factory('AccessToken');
+      const id = uid();
+      const payload = samplePayload({ grantId: uid() });
+      await adapter.upsert(id, payload, TTL);
+      expect(await adapter.find(id)).toEqual(payload);
+    });
+
+    test('the store is isolated from the objects passed in and handed out', async () => {
+      const adapter = factory('Session');
+      const id = uid();
+      const payload = samplePayload();
+      const original = structuredClone(payload);
+      await adapter.upsert(id, payload, TTL);
+      (payload.extra as { nested: { list: unknown[] } }).nested.list.push('mutated');
+      payload.accountId = 'mutated';
+
+      const found = (await adapter.find(id))!;
+      expect(found).toEqual(original);
+      found.accountId = 'mutated again';
+      (found.extra as { nested: { list: unknown[] } }).nested.list.length = 0;
+      expect(await adapter.find(id)).toEqual(original);
+    });
+
+    test('upsert replaces the stored payload', async () => {
+      const adapter = factory('Interaction');
+      const id = uid();
+      await adapter.upsert(id, samplePayload({ accountId: 'first' }), TTL);
+      await adapter.upsert(id, samplePayload({ accountId: 'second' }), TTL);
+      expect((await adapter.find(id))?.accountId).toBe('second');
+    });
+
+    test('find of an unknown id is undefined', async () => {
+      expect(await factory('AccessToken').find(uid())).toBeUndefined();
+      expect(await factory('Session').findByUid(uid())).toBeUndefined();
+      expect(await factory('DeviceCode').findByUserCode(uid())).toBeUndefined();
+    });
+
+    test('every model name stores and finds', async () => {
+      const models = [
+        'Session', 'Interaction', 'AuthorizationCode', 'AccessToken', 'RefreshToken',
+        'ClientCredentials', 'DeviceCode', 'BackchannelAuthenticationRequest', 'Grant',
+        'Client', 'InitialAccessToken', 'RegistrationAccessToken', 'ReplayDetection',
+        'PushedAuthorizationRequest', 'PreAuthorizedCode', 'GrantContext',
+      ];
+      const id = uid();
+      await Promise.all(models.map((model) => factory(model).upsert(id, { model, grantId: uid() }, TTL)));
+      for (const model of models) {
+        expect(await factory(model).find(id)).toEqual(expect.objectContaining({ model }));
+      }
+    });
+
+    test('records expire after expiresIn seconds', async () => {
+      const adapter = factory('Session');
+      const id = uid();
+      const sessionUid = uid();
+      await adapter.upsert(id, samplePayload({ uid: sessionUid }), 1);
+      expect(await adapter.find(id)).toBeDefined();
+      await sleep(1_200);
+      expect(await adapter.find(id)).toBeUndefined();
+      expect(await adapter.findByUid(sessionUid)).toBeUndefined();
+    });
+
+    test('records are not evicted before they expire (5000 access tokens)', async () => {
+      const adapter = factory('AccessToken');
+      const ids = Array.from({ length: 5_000 }, () => uid());
+      await Promise.all(ids.map((id) => adapter.upsert(id, { accountId: id, grantId: uid() }, TTL)));
+      const found = await Promise.all(ids.map((id) => adapter.find(id)));
+      expect(found.filter((payload) => payload?.accountId === undefined)).toHaveLength(0);
+      expect(found.every((payload, i) => payload?.accountId === ids[i])).toBe(true);
+    });
+
+    test('findByUid finds a record by its uid', async () => {
+      const adapter = factory('Session');
+      const id = uid();
+      const sessionUid = uid();
+      const payload = samplePayload({ uid: sessionUid });
+      await adapter.upsert(id, payload, TTL);
+      expect(await adapter.findByUid(sessionUid)).toEqual(payload);
+      expect(await factory('Interaction').findByUid(sessionUid)).toBeUndefined();
+    });
+
+    test('findByUid follows a session whose id was reset (new id, same uid)', async () => {
+      const adapter = factory('Session');
+      const oldId = uid();
+      const newId = uid();
+      const sessionUid = uid();
+      await adapter.upsert(oldId, samplePayload({ uid: sessionUid, accountId: 'old' }), TTL);
+      // Session.save after resetIdentifier destroys the old id, then stores the new one;
+      // concurrent requests can produce the other order, which must not lose the lookup
+      await adapter.upsert(newId, samplePayload({ uid: sessionUid, accountId: 'new' }), TTL);
+      await adapter.destroy(oldId);
+      expect((await adapter.findByUid(sessionUid))?.accountId).toBe('new');
+    });
+
+    test('findByUserCode finds a record by its user code', async () => {
+      const adapter = factory('DeviceCode');
+      const id = uid();
+      const userCode = 'ABCD-' + uid().slice(0, 8);
+      const payload = samplePayload({ userCode, grantId: uid() });
+      await adapter.upsert(id, payload, TTL);
+      expect(await adapter.findByUserCode(userCode)).toEqual(payload);
+    });
+
+    test('destroy removes the record and its lookups', async () => {
+      const adapter = factory('Session');
+      const id = uid();
+      const sessionUid = uid();
+      await adapter.upsert(id, samplePayload({ uid: sessionUid }), TTL);
+      await adapter.destroy(id);
+      expect(await adapter.find(id)).toBeUndefined();
+      expect(await adapter.findByUid(sessionUid)).toBeUndefined();
+      await expect(adapter.destroy(id)).resolves.toBeUndefined();
+    });
+
+    test("revokeByGrantId removes the grant's artefacts and Grant record, not another grant's", async () => {
+      const models = ['AccessToken', 'RefreshToken', 'AuthorizationCode', 'GrantContext'];
+      const revoked = uid();
+      const kept = uid();
+      const ids = new Map(models.map((model) => [model, { revoked: uid(), kept: uid() }]));
+      for (const model of models) {
+        const { revoked: revokedId, kept: keptId } = ids.get(model)!;
+        await factory(model).upsert(revokedId, samplePayload({ grantId: revoked }), TTL);
+        await factory(model).upsert(keptId, samplePayload({ grantId: kept }), TTL);
+      }
+      await factory('Grant').upsert(revoked, { jti: revoked, accountId: 'a' }, TTL);
+      await factory('Grant').upsert(kept, { jti: kept, accountId: 'a' }, TTL);
+
+      await factory('AccessToken').revokeByGrantId(revoked);
+
+      for (const model of models) {
+        const { revoked: revokedId, kept: keptId } = ids.get(model)!;
+        expect(await factory(model).find(revokedId)).toBeUndefined();
+        expect(await factory(model).find(keptId)).toEqual(expect.objectContaining({ grantId: kept }));
+      }
+      expect(await factory('Grant').find(revoked)).toBeUndefined();
+      expect(await factory('Grant').find(kept)).toBeDefined();
+      await expect(factory('AccessToken').revokeByGrantId(uid())).resolves.toBeUndefined();
+    });
+
+    test('revokeByGrantId leaves records of non-grant models alone', async () => {
+      const grantId = uid();
+      const id = uid();
+      await factory('Session').upsert(id, samplePayload({ grantId }), TTL);
+      await factory('AccessToken').revokeByGrantId(grantId);
+      expect(await factory('Session').find(id)).toBeDefined();
+    });
+
+    test('consume marks the record consumed and keeps it otherwise unchanged', async () => {
+      const adapter = factory('AuthorizationCode');
+      const id = uid();
+      const payload = samplePayload({ grantId: uid() });
+      await adapter.upsert(id, payload, TTL);
+      const before = epoch();
+      await adapter.consume(id);
+      const found = (await adapter.find(id))!;
+      expect(typeof found.consumed).toBe('number');
+      expect(found.consumed).toBeGreaterThanOrEqual(before);
+      expect(found.consumed).toBeLessThanOrEqual(epoch());
+      const { consumed: _, ...rest } = found;
+      expect(rest).toEqual(payload);
+    });
+
+    test('consume keeps the remaining lifetime', async () => {
+      const adapter = factory('AuthorizationCode');
+      const id = uid();
+      await adapter.upsert(id, samplePayload({ grantId: uid() }), 1);
+      await adapter.consume(id);
+      expect((await adapter.find(id))?.consumed).toBeDefined();
+      await sleep(1_200);
+      expect(await adapter.find(id)).toBeUndefined();
+    });
+
+    test('consume of an unknown id is a no-op', async () => {
+      const adapter = factory('AuthorizationCode');
+      const id = uid();
+      await expect(adapter.consume(id)).resolves.toBeUndefined();
+      expect(await adapter.find(id)).toBeUndefined();
+    });
+
+    test('a second consume rejects with invalid_grant and revokes the grant, keeping the replayed artefact', async () => {
+      const grantId = uid();
+      const codeId = uid();
+      const tokenId = uid();
+      await factory('Grant').upsert(grantId, { jti: grantId }, TTL);
+      await factory('AuthorizationCode').upsert(codeId, samplePayload({ grantId }), TTL);
+      await factory('AccessToken').upsert(tokenId, samplePayload({ grantId }), TTL);
+      await factory('AuthorizationCode').consume(codeId);
+      await expect(factory('AuthorizationCode').consume(codeId)).rejects.toMatchObject({ error: 'invalid_grant' });
+      expect(await factory('AccessToken').find(tokenId)).toBeUndefined();
+      expect(await factory('Grant').find(grantId)).toBeUndefined();
+      // the replayed code stays, consumed, so that every later replay is detected as well
+      expect((await factory('AuthorizationCode').find(codeId))?.consumed).toEqual(expect.any(Number));
+      await expect(factory('AuthorizationCode').consume(codeId)).rejects.toMatchObject({ error: 'invalid_grant' });
+    });
+
+    test('concurrent consume: exactly one wins, the others get invalid_grant, the grant dies', async () => {
+      const grantId = uid();
+      const codeId = uid();
+      const accessTokenId = uid();
+      const refreshTokenId = uid();
+      const otherGrantToken = uid();
+      await factory('Grant').upsert(grantId, { jti: grantId }, TTL);
+      await factory('GrantContext').upsert(grantId, { grantId, orgId: 'org-1' }, TTL);
+      await factory('AuthorizationCode').upsert(codeId, samplePayload({ grantId }), TTL);
+      await factory('AccessToken').upsert(accessTokenId, samplePayload({ grantId }), TTL);
+      await factory('RefreshToken').upsert(refreshTokenId, samplePayload({ grantId }), TTL);
+      await factory('AccessToken').upsert(otherGrantToken, samplePayload({ grantId: uid() }), TTL);
+
+      // a fresh adapter instance per caller, as oidc-provider does per request
+      const results = await Promise.allSettled(
+        Array.from({ length: 20 }, () => factory('AuthorizationCode').consume(codeId)));
+
+      expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+      const rejected = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
+      expect(rejected).toHaveLength(19);
+      for (const { reason } of rejected) expect((reason as { error?: string }).error).toBe('invalid_grant');
+
+      expect((await factory('AuthorizationCode').find(codeId))?.consumed).toEqual(expect.any(Number));
+      expect(await factory('AccessToken').find(accessTokenId)).toBeUndefined();
+      expect(await factory('RefreshToken').find(refreshTokenId)).toBeUndefined();
+      expect(await factory('GrantContext').find(grantId)).toBeUndefined();
+      expect(await factory('Grant').find(grantId)).toBeUndefined();
+      expect(await factory('AccessToken').find(otherGrantToken)).toBeDefined();
+    });
+
+    test('models are isolated: the same id in two models is two records', async () => {
+      const id = uid();
+      await factory('AccessToken').upsert(id, { kind: 'access' }, TTL);
+      await factory('RefreshToken').upsert(id, { kind: 'refresh' }, TTL);
+      expect(await factory('AccessToken').find(id)).toEqual({ kind: 'access' });
+      expect(await factory('RefreshToken').find(id)).toEqual({ kind: 'refresh' });
+      await factory('AccessToken').destroy(id);
+      expect(await factory('AccessToken').find(id)).toBeUndefined();
+      expect(await factory('RefreshToken').find(id)).toEqual({ kind: 'refresh' });
+    });
+  });
+}

@@ -1,0 +1,130 @@
+/**
+ * A Redis for tests: the one named by REDIS_URL, or a throwaway redis-server on a free
+ * port (no persistence), so `npm test` needs nothing running beforehand.
+ *
+ * @module
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { createServer, connect } from 'node:net';
+
+export interface RedisHandle {
+  readonly url: string;
+  readonly port: number;
+  /** Kills a spawned server (idempotent); a no-op for REDIS_URL. */
+  stop(): Promise<void>;
+  /** Starts the spawned server again on the same port; throws for REDIS_URL. */
+  restart(): Promise<void>;
+}
+
+export interface StartRedisOptions {
+  /** Spawn a dedicated server even if REDIS_URL is set (tests that stop and restart it). */
+  forceSpawn?: boolean;
+}
+
+const READY_TIMEOUT_MS = 10_000;
+
+export async function startRedis(options: StartRedisOptions = {}): Promise<RedisHandle> {
+  const external = process.env.REDIS_URL;
+  if (external && !options.forceSpawn) {
+    return {
+      url: external,
+      port: Number(new URL(external).port || 6379),
+      async stop() {},
+      async restart() {
+        throw new Error('cannot restart the Redis named by REDIS_URL');
+      },
+    };
+  }
+
+  const port = await freePort();
+  let child: ChildProcess | undefined = await spawnServer(port);
+
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    async stop() {
+      const running = child;
+      child = undefined;
+      if (running) await kill(running);
+    },
+    async restart() {
+      if (child) await kill(child);
+      child = undefined;
+      child = await spawnServer(port);
+    },
+  };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function spawnServer(port: number): Promise<ChildProcess> {
+  const child = spawn('redis-server', [
+    '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
+  ], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4_000);
+  };
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
+  // an orphaned redis-server would outlive a crashed test run
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.off('exit', killOnExit));
+
+  const failed = new Promise<never>((_, reject) => {
+    child.once('error', (error) => reject(new Error(`cannot spawn redis-server: ${error.message}`)));
+    child.once('exit', (code, signal) => reject(
+      new Error(`redis-server exited (${code ?? signal}) before answering PING:\n${output}`)));
+  });
+  failed.catch(() => {});
+
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    const answered = await Promise.race([ping(port), failed]);
+    if (answered) return child;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  await kill(child);
+  throw new Error(`redis-server on port ${port} did not answer PING within ${READY_TIMEOUT_MS} ms:\n${output}`);
+}
+
+/** Whether a Redis on this port answers PING (inline command, no client library). */
+function ping(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let reply = '';
+    const finish = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1_000, () => finish(false));
+    socket.on('error', () => finish(false));
+    socket.on('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (chunk) => {
+      reply += chunk.toString();
+      if (reply.includes('\r\n')) finish(reply.startsWith('+PONG'));
+    });
+  });
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
