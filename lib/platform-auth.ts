@@ -8,6 +8,7 @@ import type { Middleware } from 'koa';
 import Provider from 'oidc-provider';
 
 import { createInteractionRouter } from '../interactions/router.ts';
+import { createAccountApi } from './account-api/index.ts';
 import type { PlatformAuthOptions, ResolvedOptions } from './config/options.ts';
 import { validateOptions } from './config/validate.ts';
 import { ENDPOINTS } from './endpoints.ts';
@@ -20,6 +21,7 @@ import { protectedResourceMetadata, resourceMetadataUrl } from './resource/metad
 import { catchBearerErrors, createRequireBearer } from './resource/require-bearer.ts';
 import type { RequireBearerOptions } from './resource/require-bearer.ts';
 import { userinfoHandler } from './resource/userinfo.ts';
+import { providerStorageOutageGuard, storageOutageGuard } from './storage/outage.ts';
 
 export interface PlatformAuth {
   /** the configured oidc-provider instance */
@@ -37,6 +39,8 @@ export interface PlatformAuth {
     readonly interactions: Middleware;
     /** the provider's own endpoints (discovery, authorize, token, revoke, introspect, JWKS) */
     readonly provider: Middleware;
+    /** `POST /account/graphql`; undefined without `options.memberData` */
+    readonly accountApi: Middleware | undefined;
   };
   /** Koa guard for host routes: `auth.requireBearer({ scopes: ['courses:read'] })`. */
   requireBearer(options?: RequireBearerOptions): Middleware;
@@ -54,6 +58,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   const findClient = (id: string) => provider.Client.find(id);
   provider = new Provider(options.issuer, buildConfiguration(options, { grantContexts, findClient }));
   provider.proxy = options.proxy;
+  provider.use(providerStorageOutageGuard(options.logger));
   provider.use(shapeResponses({ idTokens: options.idTokens }));
 
   const metadataUrl = resourceMetadataUrl(options.baseUrl);
@@ -74,13 +79,29 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
 
   const interactions = createInteractionRouter({ provider, options, grantContexts });
 
+  const accountApi = options.memberData && createAccountApi({
+    bearer,
+    resourceMetadata: metadataUrl,
+    dataSource: options.memberData,
+    options: options.accountApi,
+    production: options.production,
+    logger: options.logger,
+  });
+
   const middleware = Object.freeze({
     resource: resourceRouter.routes() as Middleware,
     interactions: interactions.routes() as Middleware,
     provider: dispatchToProvider(provider, { idTokens: options.idTokens, registration: false }),
+    accountApi: accountApi || undefined,
   });
 
-  const chain = [middleware.resource, middleware.interactions, middleware.provider];
+  const chain = [
+    storageOutageGuard(options.logger),
+    middleware.resource,
+    middleware.interactions,
+    ...(middleware.accountApi ? [middleware.accountApi] : []),
+    middleware.provider,
+  ];
   // each piece either answers or calls the next; the last hands over to the host app
   const routes: Middleware = function platformAuth(ctx, next) {
     const run = (i: number): Promise<void> => (i < chain.length ? Promise.resolve(chain[i]!(ctx, () => run(i + 1))) : next());

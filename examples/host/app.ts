@@ -7,6 +7,7 @@ import Koa from 'koa';
 
 import { createPlatformAuth } from '../../lib/index.ts';
 import type { PlatformAuth, PlatformAuthOptions } from '../../lib/index.ts';
+import { createDemoMemberData } from './member-data.ts';
 import { createAccountStore, createSiteStore, demoClients } from './seed.ts';
 
 export interface DemoOptions {
@@ -34,6 +35,7 @@ export async function buildApp(options: DemoOptions = {}): Promise<DemoApp> {
     accounts: createAccountStore(),
     sites: createSiteStore(),
     clients: demoClients(baseUrl, operatorSecret),
+    memberData: createDemoMemberData(),
     ...options.auth,
   });
 

@@ -7,6 +7,8 @@
 import type { ClientMetadata, JWKS } from 'oidc-provider';
 
 import type { AdapterFactory } from '../../adapters/types.ts';
+import type { AccountApiOptions, ResolvedAccountApiOptions } from '../account-api/index.ts';
+import type { MemberDataSource } from '../member-data/types.ts';
 import type { Audience } from '../scopes/catalogue.ts';
 
 /** A person who can sign in. */
@@ -139,6 +141,14 @@ export interface PlatformAuthOptions {
    * @default console
    */
   logger?: Logger;
+  /**
+   * The host's member data. The Account API (`/account/graphql`) and the MCP member tools
+   * read it; without it `/account/graphql` is not mounted.
+   * @default undefined
+   */
+  memberData?: MemberDataSource;
+  /** Account API settings (page size cap, query limits, introspection, GraphiQL). */
+  accountApi?: AccountApiOptions;
 }
 
 export interface ResolvedOptions {
@@ -158,6 +168,8 @@ export interface ResolvedOptions {
   readonly proxy: boolean;
   readonly production: boolean;
   readonly logger: Logger;
+  readonly memberData: MemberDataSource | undefined;
+  readonly accountApi: ResolvedAccountApiOptions;
   /** keys of the generated development secrets, for the start-up banner */
   readonly generated: readonly ('jwks' | 'cookieKeys')[];
 }

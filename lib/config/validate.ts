@@ -10,6 +10,7 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import type { JWK, JWKS } from 'oidc-provider';
 
 import { createMemoryAdapter } from '../../adapters/memory.ts';
+import { resolveAccountApiOptions } from '../account-api/index.ts';
 import { ConfigurationError } from '../errors.ts';
 import { IDENTITY_SCOPES, isKnownScope, scopesForAudience } from '../scopes/catalogue.ts';
 import type {
@@ -204,6 +205,8 @@ export async function validateOptions(input: PlatformAuthOptions): Promise<Resol
     proxy: input.proxy ?? false,
     production,
     logger,
+    memberData: input.memberData,
+    accountApi: resolveAccountApiOptions(input.accountApi, production),
     generated,
   });
 }
