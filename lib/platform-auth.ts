@@ -15,6 +15,7 @@ import { ENDPOINTS } from './endpoints.ts';
 import { GrantContextStore } from './grant-context.ts';
 import { buildConfiguration } from './provider/configuration.ts';
 import { dispatchToProvider } from './provider/dispatch.ts';
+import { restrictedRegistration } from './registration/restricted.ts';
 import { shapeResponses } from './provider/shape-responses.ts';
 import { BearerVerifier } from './resource/bearer.ts';
 import { protectedResourceMetadata, resourceMetadataUrl } from './resource/metadata.ts';
@@ -39,6 +40,8 @@ export interface PlatformAuth {
     readonly interactions: Middleware;
     /** the provider's own endpoints (discovery, authorize, token, revoke, introspect, JWKS) */
     readonly provider: Middleware;
+    /** Variant A `POST /api/oauth/register`; undefined in Variant B (the provider answers) */
+    readonly registration: Middleware | undefined;
     /** `POST /account/graphql`; undefined without `options.memberData` */
     readonly accountApi: Middleware | undefined;
   };
@@ -91,7 +94,10 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   const middleware = Object.freeze({
     resource: resourceRouter.routes() as Middleware,
     interactions: interactions.routes() as Middleware,
-    provider: dispatchToProvider(provider, { idTokens: options.idTokens, registration: false }),
+    registration: options.registration.variant === 'restricted'
+      ? restrictedRegistration(provider, options.registration.vendors)
+      : undefined,
+    provider: dispatchToProvider(provider, { idTokens: options.idTokens, registration: options.registration.variant === 'open' }),
     accountApi: accountApi || undefined,
   });
 
@@ -100,6 +106,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     middleware.resource,
     middleware.interactions,
     ...(middleware.accountApi ? [middleware.accountApi] : []),
+    ...(middleware.registration ? [middleware.registration] : []),
     middleware.provider,
   ];
   // each piece either answers or calls the next; the last hands over to the host app

@@ -49,6 +49,72 @@ export interface StaticClient extends ClientMetadata {
   org_id?: string;
 }
 
+/** A vendor platform that Variant A registration hands out (spec §4, Registration). */
+export interface VendorIntegration {
+  /** a client in `options.clients` (operator audience) */
+  clientId: string;
+  /**
+   * The `client_name` values that name this platform; matched case- and
+   * whitespace-insensitively.
+   * @default [the client's client_name]
+   */
+  names?: string[];
+}
+
+/**
+ * `POST /api/oauth/register`. `restricted` (Variant A) hands out the client_id of a known
+ * vendor platform by its `client_name` and registers nothing; `open` (Variant B) is RFC 7591
+ * dynamic registration of operator clients through oidc-provider.
+ */
+export interface RegistrationOptions {
+  /** @default 'restricted' */
+  variant?: 'restricted' | 'open';
+  /**
+   * Variant A's vendor platforms.
+   * @default []
+   */
+  vendors?: VendorIntegration[];
+}
+
+/** What a client ID metadata document fetch gets; the SSRF-safe `dispatcher` is set. */
+export type MetadataDocumentFetch = (url: string, init: RequestInit & { dispatcher?: unknown }) => Promise<Response>;
+
+/** Client ID Metadata Documents: `client_id` as an https URL of the client's metadata. */
+export interface ClientIdMetadataDocumentOptions {
+  /**
+   * Accept metadata documents at all.
+   * @default true when registration is open or `allowedHosts` is not empty
+   */
+  enabled?: boolean;
+  /**
+   * Hosts (`app.example.com`, or `host:port`) whose documents are accepted. When
+   * registration is open, every host is.
+   * @default []
+   */
+  allowedHosts?: string[];
+  /**
+   * The clients a site operator has reviewed. Until then a document's client may request
+   * read scopes (`*:read`) and identity scopes only.
+   * @default no client is reviewed
+   */
+  reviewed?: string[] | ((clientId: string) => boolean | Promise<boolean>);
+  /**
+   * Replaces the fetch that loads documents. **Tests only**: the replacement is handed
+   * oidc-provider's SSRF-protected dispatcher and may ignore it, so production refuses it.
+   * @default oidc-provider's fetch (SSRF-protected, 2.5 s, 5 KiB)
+   */
+  fetch?: MetadataDocumentFetch;
+}
+
+/** The member clients a site operator creates ("Developers → OAuth applications"). */
+export interface MemberClientOptions {
+  /**
+   * Whether a site has the "MCP connections" beta; creation is refused elsewhere.
+   * @default no site
+   */
+  betaEnabled?: boolean | string[] | ((siteId: string) => boolean | Promise<boolean>);
+}
+
 export interface TokenLifetimes {
   /** @default 3600 (1 hour) */
   accessToken?: number;
@@ -149,6 +215,26 @@ export interface PlatformAuthOptions {
   memberData?: MemberDataSource;
   /** Account API settings (page size cap, query limits, introspection, GraphiQL). */
   accountApi?: AccountApiOptions;
+  /** Client registration: Variant A (restricted, the default) or B (open). */
+  registration?: RegistrationOptions;
+  /** Client ID Metadata Documents. */
+  clientIdMetadataDocuments?: ClientIdMetadataDocumentOptions;
+  /** Member clients created through `auth.memberClients`. */
+  memberClients?: MemberClientOptions;
+}
+
+export interface ResolvedRegistration {
+  readonly variant: 'restricted' | 'open';
+  /** normalised name → client id */
+  readonly vendors: ReadonlyMap<string, string>;
+}
+
+export interface ResolvedClientIdMetadataDocuments {
+  readonly enabled: boolean;
+  /** `null`: every host */
+  readonly allowedHosts: ReadonlySet<string> | null;
+  readonly isReviewed: (clientId: string) => Promise<boolean>;
+  readonly fetch: MetadataDocumentFetch | undefined;
 }
 
 export interface ResolvedOptions {
@@ -170,6 +256,9 @@ export interface ResolvedOptions {
   readonly logger: Logger;
   readonly memberData: MemberDataSource | undefined;
   readonly accountApi: ResolvedAccountApiOptions;
+  readonly registration: ResolvedRegistration;
+  readonly clientIdMetadataDocuments: ResolvedClientIdMetadataDocuments;
+  readonly betaEnabled: (siteId: string) => Promise<boolean>;
   /** keys of the generated development secrets, for the start-up banner */
   readonly generated: readonly ('jwks' | 'cookieKeys')[];
 }

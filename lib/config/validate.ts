@@ -11,10 +11,12 @@ import type { JWK, JWKS } from 'oidc-provider';
 
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import { resolveAccountApiOptions } from '../account-api/index.ts';
+import { normaliseClientName } from '../registration/vendor-names.ts';
 import { ConfigurationError } from '../errors.ts';
 import { IDENTITY_SCOPES, isKnownScope, scopesForAudience } from '../scopes/catalogue.ts';
 import type {
-  Logger, PlatformAuthOptions, ResolvedOptions, StaticClient, TokenLifetimes,
+  Logger, PlatformAuthOptions, ResolvedClientIdMetadataDocuments, ResolvedOptions, ResolvedRegistration, StaticClient,
+  TokenLifetimes,
 } from './options.ts';
 
 const DEFAULT_TTL: Required<TokenLifetimes> = {
@@ -78,6 +80,9 @@ function checkClients(value: unknown): StaticClient[] {
     const client = { ...(raw as StaticClient) };
     if (typeof client.client_id !== 'string' || !client.client_id) fail(`${path}.client_id must be a non-empty string`);
     if (seen.has(client.client_id)) fail(`${path}.client_id ${show(client.client_id)} is listed twice`);
+    if (/^https:/i.test(client.client_id)) {
+      fail(`${path}.client_id must not be an https URL: such client_ids name client ID metadata documents (options.clientIdMetadataDocuments)`);
+    }
     seen.add(client.client_id);
     const audience = client.audience ?? 'operator';
     if (audience !== 'member' && audience !== 'operator') fail(`${path}.audience must be "member" or "operator"; got ${show(client.audience)}`);
@@ -144,6 +149,79 @@ function checkStringList(name: string, value: unknown, fallback: string[]): stri
   return value as string[];
 }
 
+function checkRegistration(value: PlatformAuthOptions['registration'], clients: readonly StaticClient[]): ResolvedRegistration {
+  if (value === undefined) return { variant: 'restricted', vendors: new Map() };
+  if (!value || typeof value !== 'object') fail(`options.registration must be an object like { variant: 'restricted', vendors: [...] }; got ${show(value)}`);
+  const variant = value.variant ?? 'restricted';
+  if (variant !== 'restricted' && variant !== 'open') fail(`options.registration.variant must be "restricted" (Variant A) or "open" (Variant B); got ${show(value.variant)}`);
+  if (value.vendors !== undefined && !Array.isArray(value.vendors)) fail(`options.registration.vendors must be an array of { clientId, names? }; got ${show(value.vendors)}`);
+  const vendors = new Map<string, string>();
+  (value.vendors ?? []).forEach((vendor, i) => {
+    const path = `options.registration.vendors[${i}]`;
+    const client = clients.find((c) => c.client_id === vendor?.clientId);
+    if (!client) fail(`${path}.clientId ${show(vendor?.clientId)} must name a client in options.clients`);
+    if (client.audience !== 'operator') fail(`${path}.clientId ${show(vendor.clientId)} is a member client; vendor platforms are operator clients`);
+    const names = vendor.names ?? (client.client_name ? [client.client_name] : []);
+    if (!Array.isArray(names) || names.length === 0) fail(`${path}.names must list the client_name values of this platform (the client has no client_name to default to)`);
+    for (const name of names) {
+      if (typeof name !== 'string' || !normaliseClientName(name)) fail(`${path}.names must be non-empty strings; got ${show(name)}`);
+      const key = normaliseClientName(name);
+      if (vendors.has(key) && vendors.get(key) !== vendor.clientId) fail(`${path}.names: ${show(name)} already names the vendor ${show(vendors.get(key))}`);
+      vendors.set(key, vendor.clientId);
+    }
+  });
+  return { variant, vendors };
+}
+
+function checkHost(name: string, host: unknown): string {
+  const url = typeof host === 'string' && !host.includes('/') ? URL.parse(`https://${host}`) : null;
+  if (!url || url.host !== String(host).toLowerCase() || url.username || url.password) {
+    fail(`${name} entries must be host names, optionally with a port ("app.example.com", "app.example.com:8443"); got ${show(host)}`);
+  }
+  return url.host;
+}
+
+function checkMetadataDocuments(
+  value: PlatformAuthOptions['clientIdMetadataDocuments'], open: boolean, production: boolean,
+): ResolvedClientIdMetadataDocuments {
+  const name = 'options.clientIdMetadataDocuments';
+  if (value !== undefined && (!value || typeof value !== 'object')) fail(`${name} must be an object; got ${show(value)}`);
+  const v = value ?? {};
+  if (v.enabled !== undefined && typeof v.enabled !== 'boolean') fail(`${name}.enabled must be a boolean; got ${show(v.enabled)}`);
+  if (v.allowedHosts !== undefined && !Array.isArray(v.allowedHosts)) fail(`${name}.allowedHosts must be an array of host names; got ${show(v.allowedHosts)}`);
+  const hosts = new Set((v.allowedHosts ?? []).map((h) => checkHost(`${name}.allowedHosts`, h)));
+  const enabled = v.enabled ?? (open || hosts.size > 0);
+  if (enabled && !open && hosts.size === 0) {
+    fail(`${name}: with restricted registration, documents are accepted only from allowedHosts; list the hosts or set enabled: false`);
+  }
+  let isReviewed: (clientId: string) => Promise<boolean>;
+  if (v.reviewed === undefined) isReviewed = async () => false;
+  else if (typeof v.reviewed === 'function') {
+    const fn = v.reviewed;
+    isReviewed = async (id) => (await fn(id)) === true;
+  } else if (Array.isArray(v.reviewed) && v.reviewed.every((r) => typeof r === 'string')) {
+    const list = new Set(v.reviewed);
+    isReviewed = async (id) => list.has(id);
+  } else fail(`${name}.reviewed must be an array of client_id URLs or a function (clientId) => boolean; got ${show(v.reviewed)}`);
+  if (v.fetch !== undefined && typeof v.fetch !== 'function') fail(`${name}.fetch must be a function (url, init) => Promise<Response>`);
+  if (v.fetch !== undefined && production) {
+    fail(`${name}.fetch is for tests only (it may bypass the SSRF protection of document fetches); remove it in production`);
+  }
+  return { enabled, allowedHosts: open ? null : hosts, isReviewed, fetch: v.fetch };
+}
+
+function checkBeta(value: unknown): (siteId: string) => Promise<boolean> {
+  const name = 'options.memberClients.betaEnabled';
+  if (value === undefined) return async () => false;
+  if (typeof value === 'boolean') return async () => value;
+  if (typeof value === 'function') return async (site) => (await (value as (s: string) => unknown)(site)) === true;
+  if (Array.isArray(value) && value.every((s) => typeof s === 'string')) {
+    const sites = new Set(value as string[]);
+    return async (site) => sites.has(site);
+  }
+  fail(`${name} must be a boolean, an array of site ids or a function (siteId) => boolean; got ${show(value)}`);
+}
+
 async function generateSigningKeys(): Promise<JWKS> {
   const { privateKey } = await generateKeyPair('ES256', { extractable: true });
   const jwk = await exportJWK(privateKey);
@@ -188,12 +266,18 @@ export async function validateOptions(input: PlatformAuthOptions): Promise<Resol
   if (input.proxy !== undefined && typeof input.proxy !== 'boolean') fail(`options.proxy must be a boolean; got ${show(input.proxy)}`);
   if (input.sites !== undefined && typeof input.sites?.findById !== 'function') fail('options.sites must be an object with a findById(id) method');
 
+  const clients = checkClients(input.clients);
+  const registration = checkRegistration(input.registration, clients);
+  if (input.memberClients !== undefined && (!input.memberClients || typeof input.memberClients !== 'object')) {
+    fail(`options.memberClients must be an object like { betaEnabled }; got ${show(input.memberClients)}`);
+  }
+
   return Object.freeze({
     baseUrl,
     issuer: baseUrl,
     accounts: checkAccounts(input.accounts),
     sites: input.sites ?? { findById: async (id: string) => ({ id, name: id }) },
-    clients: checkClients(input.clients),
+    clients,
     adapter: input.adapter ?? createMemoryAdapter(),
     ownsAdapter: input.adapter === undefined,
     jwks,
@@ -207,6 +291,9 @@ export async function validateOptions(input: PlatformAuthOptions): Promise<Resol
     logger,
     memberData: input.memberData,
     accountApi: resolveAccountApiOptions(input.accountApi, production),
+    registration,
+    clientIdMetadataDocuments: checkMetadataDocuments(input.clientIdMetadataDocuments, registration.variant === 'open', production),
+    betaEnabled: checkBeta(input.memberClients?.betaEnabled),
     generated,
   });
 }

@@ -1,4 +1,6 @@
 /**
+ * Which scopes a client may hold, and the refusal of anything else.
+ *
  * Scope requests are refused, never trimmed: oidc-provider silently drops scopes that no
  * resource server knows, so every requested scope is checked here first and anything
  * unknown or outside the client's allowance is `invalid_scope` (RFC 6749 §4.1.2.1, §5.2).
@@ -7,10 +9,44 @@
  */
 import { errors } from 'oidc-provider';
 
-import { isKnownScope, parseScope } from '../scopes/catalogue.ts';
+import { findScope, isKnownScope, parseScope, scopesForAudience } from '../scopes/catalogue.ts';
+import { clientAudience } from './audience.ts';
+import type { AudienceClient } from './audience.ts';
 
-export function assertScopesAllowed(requested: string | undefined, clientScope: string | undefined): void {
-  const allowance = new Set(parseScope(clientScope));
+export interface ScopedClient extends AudienceClient {
+  readonly scope?: string | undefined;
+  /** set by oidc-provider on clients resolved from a client ID metadata document */
+  readonly clientIdMetadataDocument?: boolean;
+}
+
+export interface ScopePolicy {
+  /** whether a site operator has reviewed this metadata-document client */
+  isReviewed(clientId: string): Promise<boolean>;
+}
+
+/** Until reviewed, a metadata-document client may hold read and identity scopes only (spec §8). */
+function unreviewedMayHold(scope: string): boolean {
+  const access = findScope(scope)?.access;
+  return access === 'identity' || access === 'read';
+}
+
+/**
+ * The scopes `client` may be granted: its registered `scope`, limited to what its audience
+ * may hold; for metadata-document clients without a `scope`, every operator scope; and for
+ * those not yet reviewed, only read and identity scopes.
+ */
+export async function scopeAllowance(client: ScopedClient, policy: ScopePolicy): Promise<ReadonlySet<string>> {
+  const audience = clientAudience(client);
+  const eligible = new Set(scopesForAudience(audience));
+  const document = client.clientIdMetadataDocument === true;
+  let allowed = client.scope !== undefined
+    ? parseScope(client.scope).filter((s) => eligible.has(s))
+    : document ? [...eligible] : [];
+  if (document && !(await policy.isReviewed(client.clientId))) allowed = allowed.filter(unreviewedMayHold);
+  return new Set(allowed);
+}
+
+export function assertScopesAllowed(requested: string | undefined, allowance: ReadonlySet<string>): void {
   for (const scope of parseScope(requested)) {
     if (!isKnownScope(scope)) {
       throw new errors.InvalidScope(`the scope ${scope} is not offered by this server`, scope);

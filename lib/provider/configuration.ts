@@ -16,7 +16,9 @@ import type { ResolvedOptions } from '../config/options.ts';
 import { ENDPOINTS, providerRoutes } from '../endpoints.ts';
 import type { GrantContextStore } from '../grant-context.ts';
 import { clientAudience, memberClientSite, rolesAt } from '../policies/audience.ts';
-import { assertScopesAllowed } from '../policies/scopes.ts';
+import { EXTRA_CLIENT_METADATA, validateClientMetadata } from '../policies/client-metadata.ts';
+import { assertScopesAllowed, scopeAllowance } from '../policies/scopes.ts';
+import { createDocumentFetch } from '../cimd/fetch.ts';
 import { canonicalResource } from '../resource/indicator.ts';
 import { parseScope, SCOPE_NAMES } from '../scopes/catalogue.ts';
 import { renderProviderError } from '../../interactions/error-page.ts';
@@ -35,8 +37,21 @@ async function resolveSite(deps: ConfigurationDeps, client: Client | undefined, 
   return (await deps.grantContexts.find(grantId))?.orgId;
 }
 
+// oidc-provider's defaults, restated because the shared document cache applies them too
+const DOCUMENT_BODY_LIMIT = 5 * 1024;
+const DOCUMENT_CACHE_SECONDS = { min: 30, max: 86400 };
+
+/** Whether documents from the host of `clientId` may be fetched at all. */
+function documentHostAllowed(clientId: string, allowedHosts: ReadonlySet<string> | null): boolean {
+  if (allowedHosts === null) return true;
+  const url = URL.parse(clientId);
+  return url !== null && (allowedHosts.has(url.host) || allowedHosts.has(url.hostname));
+}
+
 export function buildConfiguration(options: ResolvedOptions, deps: ConfigurationDeps): Configuration {
   const { baseUrl, ttl } = options;
+  const cimd = options.clientIdMetadataDocuments;
+  const openRegistration = options.registration.variant === 'open';
 
   const findAccount: FindAccount = async (ctx, sub, token) => {
     const account = await options.accounts.findById(sub);
@@ -79,14 +94,36 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
     discovery: {
       // UserInfo is served beside the provider (lib/resource/userinfo.ts)
       userinfo_endpoint: `${baseUrl}${ENDPOINTS.userinfo.path}`,
+      // Variant A answers registration beside the provider (lib/registration/restricted.ts)
+      registration_endpoint: `${baseUrl}${ENDPOINTS.registration.path}`,
+      // the provider sets it to true itself when the feature is on
       client_id_metadata_document_supported: false,
     },
+    fetch: createDocumentFetch({
+      adapter: options.adapter,
+      fetch: cimd.fetch,
+      bodyLimit: DOCUMENT_BODY_LIMIT,
+      cacheDuration: DOCUMENT_CACHE_SECONDS,
+    }) as Configuration['fetch'],
+    fetchResponseBodyLimits: { 'client_id metadata document': DOCUMENT_BODY_LIMIT },
     features: {
       devInteractions: { enabled: false },
       dPoP: { enabled: false },
       rpInitiatedLogout: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
-      registration: { enabled: false },
+      // Variant B: RFC 7591 registration of operator clients (rules in lib/policies/client-metadata.ts)
+      registration: {
+        enabled: openRegistration,
+        initialAccessToken: false,
+        issueRegistrationAccessToken: false,
+      },
+      clientIdMetadataDocument: {
+        enabled: cimd.enabled,
+        ack: 'draft-02',
+        allowFetch: async (_ctx, clientId) => documentHostAllowed(clientId, cimd.allowedHosts),
+        allowClient: async () => true,
+        cacheDuration: { ...DOCUMENT_CACHE_SECONDS },
+      },
       userinfo: { enabled: false },
       revocation: {
         enabled: true,
@@ -114,9 +151,10 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
           if (!resource) {
             throw new errors.InvalidTarget(`this server issues tokens only for the resource ${baseUrl}`);
           }
-          assertScopesAllowed(ctx.oidc.params?.scope as string | undefined, client.scope);
+          const allowance = await scopeAllowance(client, cimd);
+          assertScopesAllowed(ctx.oidc.params?.scope as string | undefined, allowance);
           return {
-            scope: client.scope ?? '',
+            scope: [...allowance].join(' '),
             audience: baseUrl,
             accessTokenTTL: ttl.accessToken,
             accessTokenFormat: 'opaque',
@@ -150,18 +188,8 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
       url: (_ctx, interaction) => ENDPOINTS.interaction.path.replace(':uid', interaction.uid),
     },
     extraClientMetadata: {
-      properties: ['audience', 'org_id'],
-      validator(_ctx, key, value, metadata) {
-        if (key === 'audience') {
-          if (value === undefined) metadata.audience = 'operator';
-          else if (value !== 'member' && value !== 'operator') {
-            throw new errors.InvalidClientMetadata('audience must be "member" or "operator"');
-          }
-        }
-        if (key === 'org_id' && value !== undefined && typeof value !== 'string') {
-          throw new errors.InvalidClientMetadata('org_id must be a string');
-        }
-      },
+      properties: [...EXTRA_CLIENT_METADATA],
+      validator: (ctx, key, value, metadata) => validateClientMetadata(ctx, key, value, metadata as Record<string, unknown>),
     },
     renderError: renderProviderError,
   };

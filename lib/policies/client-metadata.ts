@@ -1,0 +1,110 @@
+/**
+ * The audience and redirect rules for client metadata, run by oidc-provider for every
+ * client it builds (`extraClientMetadata.validator`): static clients at start-up, clients
+ * loaded from storage, RFC 7591 registrations (Variant B) and client ID metadata documents.
+ *
+ * - Registration creates operator clients only: `audience: "member"`, `org_id` and
+ *   member-only scopes are refused; member clients come from a site operator (lib/member-clients).
+ * - A metadata document cannot make itself a member client either, and its redirect URIs
+ *   must be on the document's own host or a loopback address.
+ * - Registered and document clients may redirect only to https or to http on a loopback
+ *   address. With a loopback redirect they are treated as native apps, so the port is not
+ *   compared (RFC 8252 §7.3) even when the document omits `application_type`, as real MCP
+ *   clients do.
+ *
+ * The validator is synchronous (oidc-provider requires it); it sees the whole metadata
+ * object and may default fields on it.
+ *
+ * @module
+ */
+import { errors } from 'oidc-provider';
+import type { KoaContextWithOIDC } from 'oidc-provider';
+
+import { parseScope, scopesForAudience } from '../scopes/catalogue.ts';
+
+/** The extra metadata properties this library keeps on clients. */
+export const EXTRA_CLIENT_METADATA = ['audience', 'org_id'] as const;
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+export function isMetadataDocumentId(clientId: unknown): clientId is string {
+  return typeof clientId === 'string' && /^https:\/\//i.test(clientId);
+}
+
+export function isLoopbackUri(uri: string): boolean {
+  const url = URL.parse(uri);
+  return url !== null && url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
+}
+
+type Metadata = Record<string, unknown>;
+
+type ClientOrigin = 'registration' | 'metadata-document' | 'configured';
+
+function originOf(ctx: KoaContextWithOIDC | undefined, metadata: Metadata): ClientOrigin {
+  if (ctx?.oidc?.route === 'registration') return 'registration';
+  if (isMetadataDocumentId(metadata.client_id)) return 'metadata-document';
+  return 'configured';
+}
+
+function redirectUris(metadata: Metadata): string[] {
+  return Array.isArray(metadata.redirect_uris) ? metadata.redirect_uris.filter((u): u is string => typeof u === 'string') : [];
+}
+
+/** https anywhere, or http on a loopback address; anything else is refused. */
+function checkDynamicRedirects(metadata: Metadata, origin: 'registration' | 'metadata-document'): void {
+  const documentHost = origin === 'metadata-document' ? URL.parse(String(metadata.client_id))?.hostname : undefined;
+  for (const uri of redirectUris(metadata)) {
+    const url = URL.parse(uri);
+    if (url && isLoopbackUri(uri)) continue;
+    if (origin === 'registration') {
+      if (url?.protocol !== 'https:') {
+        throw new errors.InvalidRedirectUri('redirect_uris must use https, or http on a loopback address (127.0.0.1, [::1], localhost)');
+      }
+    } else if (url?.protocol !== 'https:' || url.hostname !== documentHost) {
+      throw new errors.InvalidClientMetadata(`redirect_uris of a client ID metadata document must be on its own host (${documentHost}) or a loopback address`);
+    }
+  }
+  // RFC 8252 §7.3: loopback redirects match on any port, which oidc-provider allows for native apps
+  if (redirectUris(metadata).some(isLoopbackUri)) metadata.application_type = 'native';
+}
+
+function checkAudience(ctx: KoaContextWithOIDC | undefined, metadata: Metadata): void {
+  const origin = originOf(ctx, metadata);
+  const { audience } = metadata;
+  if (origin === 'configured') {
+    if (audience === undefined) metadata.audience = 'operator';
+    else if (audience !== 'member' && audience !== 'operator') {
+      throw new errors.InvalidClientMetadata('audience must be "member" or "operator"');
+    }
+    return;
+  }
+
+  const who = origin === 'registration' ? 'registration creates operator clients only' : 'a client ID metadata document describes an operator client';
+  if (audience !== undefined && audience !== 'operator') {
+    throw new errors.InvalidClientMetadata(`audience cannot be ${JSON.stringify(audience)}: ${who}; member clients are created by a site operator`);
+  }
+  if (metadata.org_id !== undefined) {
+    throw new errors.InvalidClientMetadata(`org_id cannot be set: ${who}; the site is chosen when an operator signs in`);
+  }
+  metadata.audience = 'operator';
+
+  const eligible = new Set(scopesForAudience('operator'));
+  if (origin === 'registration') {
+    if (metadata.scope === undefined) {
+      metadata.scope = [...eligible].join(' ');
+    } else {
+      const notEligible = parseScope(typeof metadata.scope === 'string' ? metadata.scope : '').filter((s) => !eligible.has(s));
+      if (notEligible.length > 0) {
+        throw new errors.InvalidClientMetadata(`scope ${notEligible.join(' ')} is not available to registered clients (operator audience); account:* scopes belong to member clients`);
+      }
+    }
+  }
+  checkDynamicRedirects(metadata, origin);
+}
+
+export function validateClientMetadata(ctx: KoaContextWithOIDC | undefined, key: string, value: unknown, metadata: Metadata): void {
+  if (key === 'audience') checkAudience(ctx, metadata);
+  if (key === 'org_id' && value !== undefined && (typeof value !== 'string' || !value)) {
+    throw new errors.InvalidClientMetadata('org_id must be a non-empty string');
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * Variant A (restricted) registration, `POST /api/oauth/register`: the body's `client_name`
+ * names a known vendor platform, and the answer is that platform's client (201, public
+ * metadata only). Nothing is registered; an unknown name is `invalid_client_metadata`
+ * (spec §4, Registration). oidc-provider's own registration stays disabled in this variant.
+ *
+ * @module
+ */
+import { bodyParser } from '@koa/bodyparser';
+import type { Context, Middleware, Next } from 'koa';
+import type Provider from 'oidc-provider';
+
+import { ENDPOINTS } from '../endpoints.ts';
+import { publicClientMetadata } from './public-metadata.ts';
+import { normaliseClientName } from './vendor-names.ts';
+
+function refuse(ctx: Context, description: string): void {
+  ctx.status = 400;
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = { error: 'invalid_client_metadata', error_description: description };
+}
+
+export function restrictedRegistration(provider: Provider, vendors: ReadonlyMap<string, string>): Middleware {
+  const path = ENDPOINTS.registration.path;
+  const json = bodyParser({ enableTypes: ['json'], jsonLimit: '16kb', encoding: 'utf-8' });
+
+  return async function registerVendor(ctx: Context, next: Next) {
+    if (ctx.path !== path) return next();
+    if (ctx.method !== 'POST') {
+      ctx.status = 405;
+      ctx.set('Allow', 'POST');
+      ctx.body = { error: 'invalid_request', error_description: 'use POST with a JSON body' };
+      return;
+    }
+    if (!ctx.is('application/json')) {
+      refuse(ctx, 'the request body must be a JSON object (Content-Type: application/json)');
+      return;
+    }
+    try {
+      await json(ctx, async () => {});
+    } catch (err) {
+      if ((err as { status?: number }).status === 413) {
+        ctx.status = 413;
+        ctx.body = { error: 'invalid_request', error_description: 'the request body is too large' };
+        return;
+      }
+      refuse(ctx, 'the request body must be a JSON object');
+      return;
+    }
+    const body = ctx.request.body as unknown;
+    if (!body || typeof body !== 'object' || Array.isArray(body)) {
+      refuse(ctx, 'the request body must be a JSON object');
+      return;
+    }
+    const name = (body as Record<string, unknown>).client_name;
+    if (typeof name !== 'string' || !normaliseClientName(name)) {
+      refuse(ctx, 'client_name is required: it names the vendor platform you integrate as');
+      return;
+    }
+    const clientId = vendors.get(normaliseClientName(name));
+    const client = clientId === undefined ? undefined : await provider.Client.find(clientId);
+    if (!client) {
+      refuse(ctx, 'client_name does not match a known vendor platform; open dynamic registration is not offered by this server');
+      return;
+    }
+    ctx.status = 201;
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = publicClientMetadata(client.metadata() as Record<string, unknown>);
+  };
+}
