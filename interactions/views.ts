@@ -10,6 +10,11 @@ export interface ClientView {
   readonly name: string;
   /** host (or custom scheme) the user will be sent back to */
   readonly redirectHost: string;
+  /**
+   * For clients described by a client ID metadata document: the host that published it,
+   * the only part of a self-described client the server can vouch for.
+   */
+  readonly documentHost?: string;
 }
 
 export interface LoginView {
@@ -60,6 +65,7 @@ export function consentPage(view: ConsentView, nonce: string): string {
   return page('Allow access?', nonce, html`
 <h1><span class="client">${view.client.name}</span> wants to access your account</h1>
 <p>Signed in as <strong>${view.accountEmail}</strong>. After you decide you will return to <span class="host">${view.client.redirectHost}</span>.</p>
+${view.client.documentHost ? html`<p class="publisher">This application describes itself at <span class="host">${view.client.documentHost}</span>; its name is its own claim.</p>` : ''}
 ${view.loopbackOnly ? html`<div class="warning" role="note">This application runs on your own device (it returns to a loopback address). Only continue if you started this sign-in yourself.</div>` : ''}
 <p>It will be able to:</p>
 <ul class="scopes">${view.scopes.map((s) => html`<li>${s.description}<code>${s.name}</code></li>`)}</ul>

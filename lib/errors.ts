@@ -14,6 +14,7 @@ export type PlatformAuthErrorCode =
   | 'insufficient_scope'
   | 'access_denied'
   | 'not_found'
+  | 'invalid_client_metadata'
   | 'temporarily_unavailable'
   | 'server_error'
   | 'configuration_error';
@@ -70,6 +71,17 @@ export class InvalidRequestError extends PlatformAuthError {
 export class TemporarilyUnavailableError extends PlatformAuthError {
   constructor(description = 'the service is temporarily unavailable, retry later', options?: { cause?: unknown }) {
     super('temporarily_unavailable', 503, description, { ...options, expose: true });
+  }
+}
+
+/**
+ * Refusals of the member-client management API (`auth.memberClients`): `access_denied`
+ * (403) when the site lacks the "MCP connections" beta, `invalid_client_metadata` (400) for
+ * input that cannot make a client, `not_found` (404) for a client that is not the site's.
+ */
+export class MemberClientError extends PlatformAuthError {
+  constructor(code: 'access_denied' | 'invalid_client_metadata' | 'not_found', description: string, options?: { cause?: unknown }) {
+    super(code, code === 'access_denied' ? 403 : code === 'not_found' ? 404 : 400, description, options);
   }
 }
 

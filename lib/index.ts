@@ -17,11 +17,16 @@
 export { createPlatformAuth } from './platform-auth.ts';
 export type { PlatformAuth } from './platform-auth.ts';
 export type {
-  Account, AccountStore, Logger, PlatformAuthOptions, ResolvedOptions, Site, SiteStore, StaticClient, TokenLifetimes,
+  Account, AccountStore, ClientIdMetadataDocumentOptions, Logger, MemberClientOptions, MetadataDocumentFetch,
+  PlatformAuthOptions, RegistrationOptions, ResolvedOptions, Site, SiteStore, StaticClient, TokenLifetimes,
+  VendorIntegration,
 } from './config/options.ts';
+export type {
+  IssuedMemberClient, MemberClient, MemberClientInput, MemberClientManager,
+} from './member-clients/manager.ts';
 export {
   PlatformAuthError, InvalidTokenError, InsufficientScopeError, InvalidRequestError,
-  TemporarilyUnavailableError, ConfigurationError,
+  TemporarilyUnavailableError, ConfigurationError, MemberClientError,
 } from './errors.ts';
 export type { PlatformAuthErrorCode } from './errors.ts';
 export { SCOPES, SCOPE_NAMES, IDENTITY_SCOPES, scopesForAudience, findScope } from './scopes/catalogue.ts';

@@ -13,6 +13,9 @@ import type { PlatformAuthOptions, ResolvedOptions } from './config/options.ts';
 import { validateOptions } from './config/validate.ts';
 import { ENDPOINTS } from './endpoints.ts';
 import { GrantContextStore } from './grant-context.ts';
+import { ClientGrantIndex } from './member-clients/grant-index.ts';
+import { createMemberClientManager } from './member-clients/manager.ts';
+import type { MemberClientManager } from './member-clients/manager.ts';
 import { buildConfiguration } from './provider/configuration.ts';
 import { dispatchToProvider } from './provider/dispatch.ts';
 import { restrictedRegistration } from './registration/restricted.ts';
@@ -45,6 +48,8 @@ export interface PlatformAuth {
     /** `POST /account/graphql`; undefined without `options.memberData` */
     readonly accountApi: Middleware | undefined;
   };
+  /** Member clients of a site, for the host's admin area ("Developers → OAuth applications"). */
+  readonly memberClients: MemberClientManager;
   /** Koa guard for host routes: `auth.requireBearer({ scopes: ['courses:read'] })`. */
   requireBearer(options?: RequireBearerOptions): Middleware;
   /** Stops timers and closes storage the library created. */
@@ -80,7 +85,15 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   resourceRouter.get(ENDPOINTS.userinfo.path, ...userinfo);
   resourceRouter.post(ENDPOINTS.userinfo.path, ...userinfo);
 
-  const interactions = createInteractionRouter({ provider, options, grantContexts });
+  const clientGrants = new ClientGrantIndex(options.adapter);
+  const memberClients = createMemberClientManager({
+    provider,
+    adapter: options.adapter,
+    grants: clientGrants,
+    betaEnabled: options.betaEnabled,
+    siteExists: async (site) => (await options.sites.findById(site)) !== undefined,
+  });
+  const interactions = createInteractionRouter({ provider, options, grantContexts, clientGrants });
 
   const accountApi = options.memberData && createAccountApi({
     bearer,
@@ -121,6 +134,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     bearer,
     routes: () => routes,
     middleware,
+    memberClients,
     requireBearer,
     async close() {
       const adapter = options.adapter as { close?: () => Promise<void> };

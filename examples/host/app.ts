@@ -8,7 +8,9 @@ import Koa from 'koa';
 import { createPlatformAuth } from '../../lib/index.ts';
 import type { PlatformAuth, PlatformAuthOptions } from '../../lib/index.ts';
 import { createDemoMemberData } from './member-data.ts';
-import { createAccountStore, createSiteStore, demoClients } from './seed.ts';
+import {
+  BETA_SITES, VENDOR_CLIENT_ID, createAccountStore, createSiteStore, demoClients,
+} from './seed.ts';
 
 export interface DemoOptions {
   /** @default 'http://localhost:3000' */
@@ -36,6 +38,8 @@ export async function buildApp(options: DemoOptions = {}): Promise<DemoApp> {
     sites: createSiteStore(),
     clients: demoClients(baseUrl, operatorSecret),
     memberData: createDemoMemberData(),
+    registration: { variant: 'restricted', vendors: [{ clientId: VENDOR_CLIENT_ID }] },
+    memberClients: { betaEnabled: [...BETA_SITES] },
     ...options.auth,
   });
 

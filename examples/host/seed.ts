@@ -52,6 +52,10 @@ export function createSiteStore(): SiteStore {
 
 export const MEMBER_CLIENT_ID = 'demo-member-app';
 export const OPERATOR_CLIENT_ID = 'demo-operator-app';
+/** the vendor platform Variant A registration hands out for `client_name: "Acme LMS"` */
+export const VENDOR_CLIENT_ID = 'acme-lms';
+/** sites with the "MCP connections" beta, where operators may create member clients */
+export const BETA_SITES: readonly string[] = ['demo-school'];
 
 export function demoClients(baseUrl: string, operatorSecret: string): StaticClient[] {
   return [
@@ -72,6 +76,15 @@ export function demoClients(baseUrl: string, operatorSecret: string): StaticClie
       client_secret: operatorSecret,
       token_endpoint_auth_method: 'client_secret_post',
       redirect_uris: [`${baseUrl}/demo/callback`],
+      audience: 'operator',
+    },
+    {
+      client_id: VENDOR_CLIENT_ID,
+      client_name: 'Acme LMS',
+      // a public vendor client: the integration runs on the operator's machine with PKCE
+      token_endpoint_auth_method: 'none',
+      application_type: 'native',
+      redirect_uris: ['http://127.0.0.1/acme/callback'],
       audience: 'operator',
     },
   ];

@@ -1,0 +1,216 @@
+/**
+ * Member clients, created by a site operator in the host's admin area ("Developers → OAuth
+ * applications"), never self-serve (spec §2.2). The host's admin routes call this API after
+ * checking that the signed-in person operates `site`; every method is scoped to that site,
+ * so one site's operator can never see or change another site's clients.
+ *
+ * Clients are stored through oidc-provider's own Client model (the adapter), as member
+ * audience metadata with the site as `org_id`, so every instance sees them at once.
+ *
+ * @example
+ * ```ts
+ * const { client, clientSecret } = await auth.memberClients.create('demo-school', {
+ *   name: 'Study buddy', redirectUris: ['https://buddy.example/cb'], type: 'confidential',
+ *   scopes: ['openid', 'profile', 'account:read'],
+ * });
+ * ```
+ *
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+
+import type Provider from 'oidc-provider';
+
+import type { Adapter, AdapterFactory } from '../../adapters/types.ts';
+import { MemberClientError } from '../errors.ts';
+import { isLoopbackUri } from '../policies/client-metadata.ts';
+import { scopesForAudience } from '../scopes/catalogue.ts';
+import type { ClientGrantIndex } from './grant-index.ts';
+
+export interface MemberClientInput {
+  /** shown on the consent page */
+  name: string;
+  /** https, or http on a loopback address (any port is then accepted, RFC 8252 §7.3) */
+  redirectUris: string[];
+  /** `public`: PKCE only (`none`); `confidential`: also a secret (`client_secret_post`) */
+  type: 'public' | 'confidential';
+  /** picked from the member-eligible scopes; the client may request nothing else */
+  scopes: string[];
+}
+
+export interface MemberClient {
+  readonly clientId: string;
+  readonly site: string;
+  readonly name: string;
+  readonly redirectUris: readonly string[];
+  readonly type: 'public' | 'confidential';
+  readonly scopes: readonly string[];
+  /** epoch seconds */
+  readonly createdAt: number;
+}
+
+export interface IssuedMemberClient {
+  readonly client: MemberClient;
+  /** confidential clients only; shown once, never stored anywhere readable */
+  readonly clientSecret?: string;
+}
+
+export interface MemberClientManager {
+  /** Refused unless the site has the "MCP connections" beta. */
+  create(site: string, input: MemberClientInput): Promise<IssuedMemberClient>;
+  list(site: string): Promise<MemberClient[]>;
+  get(site: string, clientId: string): Promise<MemberClient>;
+  /** A new secret for a confidential client; the old one stops working at once. */
+  rotateSecret(site: string, clientId: string): Promise<IssuedMemberClient & { clientSecret: string }>;
+  /** Deletes the client and revokes its grants and every token they issued. */
+  delete(site: string, clientId: string): Promise<void>;
+}
+
+export interface MemberClientDeps {
+  readonly provider: Provider;
+  /** the storage of the provider, for the per-site list (model `SiteMemberClients`) */
+  readonly adapter: AdapterFactory;
+  readonly grants: ClientGrantIndex;
+  readonly betaEnabled: (site: string) => Promise<boolean>;
+  readonly siteExists: (site: string) => Promise<boolean>;
+}
+
+type Stored = Record<string, unknown>;
+
+const MAX_NAME = 100;
+const MAX_REDIRECTS = 10;
+const GRANT_MODELS = ['AccessToken', 'RefreshToken', 'AuthorizationCode'] as const;
+
+function invalid(description: string): never {
+  throw new MemberClientError('invalid_client_metadata', description);
+}
+
+function checkInput(input: MemberClientInput): MemberClientInput {
+  if (!input || typeof input !== 'object') invalid('pass { name, redirectUris, type, scopes }');
+  const name = typeof input.name === 'string' ? input.name.trim() : '';
+  if (!name || name.length > MAX_NAME) invalid(`name must be 1 to ${MAX_NAME} characters`);
+  if (input.type !== 'public' && input.type !== 'confidential') invalid('type must be "public" or "confidential"');
+  if (!Array.isArray(input.redirectUris) || input.redirectUris.length === 0 || input.redirectUris.length > MAX_REDIRECTS) {
+    invalid(`redirectUris must list 1 to ${MAX_REDIRECTS} URIs`);
+  }
+  for (const uri of input.redirectUris) {
+    const url = typeof uri === 'string' ? URL.parse(uri) : null;
+    if (!url || url.hash || !(url.protocol === 'https:' || isLoopbackUri(uri))) {
+      invalid(`redirect URI ${JSON.stringify(uri)} must be https, or http on a loopback address, without a fragment`);
+    }
+  }
+  const eligible = new Set(scopesForAudience('member'));
+  if (!Array.isArray(input.scopes) || input.scopes.length === 0) invalid(`scopes must pick at least one of ${[...eligible].join(', ')}`);
+  for (const scope of input.scopes) {
+    if (!eligible.has(scope)) invalid(`scope ${JSON.stringify(scope)} cannot be given to a member client; pick from ${[...eligible].join(', ')}`);
+  }
+  return { name, type: input.type, redirectUris: [...new Set(input.redirectUris)], scopes: [...new Set(input.scopes)] };
+}
+
+function view(stored: Stored): MemberClient {
+  return Object.freeze({
+    clientId: String(stored.client_id),
+    site: String(stored.org_id),
+    name: String(stored.client_name),
+    redirectUris: Object.freeze([...(stored.redirect_uris as string[])]),
+    type: stored.token_endpoint_auth_method === 'none' ? 'public' : 'confidential',
+    scopes: Object.freeze(String(stored.scope ?? '').split(' ').filter(Boolean)),
+    createdAt: Number(stored.client_id_issued_at ?? 0),
+  });
+}
+
+export function createMemberClientManager({ provider, adapter, grants, betaEnabled, siteExists }: MemberClientDeps): MemberClientManager {
+  // oidc-provider's own storage of clients: Client.find reads stored clients from it
+  const clients = (provider.Client as unknown as { adapter: Adapter }).adapter;
+  const sites = adapter('SiteMemberClients');
+
+  /** The stored client, if it is a member client of `site`; the same answer for "another site's" and "none". */
+  async function load(site: string, clientId: string): Promise<Stored> {
+    const stored = typeof clientId === 'string' && clientId ? await clients.find(clientId) : undefined;
+    if (!stored || stored.audience !== 'member' || stored.org_id !== site) {
+      throw new MemberClientError('not_found', `site ${site} has no OAuth application ${JSON.stringify(clientId)}`);
+    }
+    return stored as Stored;
+  }
+
+  async function save(metadata: Stored): Promise<void> {
+    try {
+      // the provider's own schema and our audience rules (lib/policies/client-metadata.ts)
+      await provider.Client.validate(metadata as never);
+    } catch (err) {
+      invalid((err as { error_description?: string }).error_description ?? 'the client metadata is invalid');
+    }
+    await clients.upsert(String(metadata.client_id), metadata as never, undefined as unknown as number);
+  }
+
+  async function siteIndex(site: string): Promise<string[]> {
+    const stored = await sites.find(site);
+    return Array.isArray(stored?.clientIds) ? (stored.clientIds as string[]) : [];
+  }
+
+  async function writeSiteIndex(site: string, ids: string[]): Promise<void> {
+    await sites.upsert(site, { clientIds: ids }, undefined as unknown as number);
+  }
+
+  return Object.freeze({
+    async create(site: string, input: MemberClientInput) {
+      if (typeof site !== 'string' || !(await siteExists(site))) invalid(`site ${JSON.stringify(site)} does not exist`);
+      if (!(await betaEnabled(site))) {
+        throw new MemberClientError('access_denied', `OAuth applications need the "MCP connections" beta, which is not enabled for site ${site}`);
+      }
+      const checked = checkInput(input);
+      const clientId = `mc_${randomBytes(12).toString('base64url')}`;
+      const clientSecret = checked.type === 'confidential' ? randomBytes(32).toString('base64url') : undefined;
+      const metadata: Stored = {
+        client_id: clientId,
+        client_id_issued_at: Math.floor(Date.now() / 1000),
+        client_name: checked.name,
+        redirect_uris: checked.redirectUris,
+        // loopback redirects match on any port only for native apps (RFC 8252 §7.3)
+        application_type: checked.redirectUris.some(isLoopbackUri) ? 'native' : 'web',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: clientSecret ? 'client_secret_post' : 'none',
+        scope: checked.scopes.join(' '),
+        audience: 'member',
+        org_id: site,
+        ...(clientSecret ? { client_secret: clientSecret, client_secret_expires_at: 0 } : {}),
+      };
+      await save(metadata);
+      await writeSiteIndex(site, [...(await siteIndex(site)), clientId]);
+      return Object.freeze({ client: view(metadata), ...(clientSecret ? { clientSecret } : {}) });
+    },
+
+    async list(site: string) {
+      const found = await Promise.all((await siteIndex(site)).map((id) => clients.find(id)));
+      return found
+        .filter((s): s is NonNullable<typeof s> => s !== undefined && s.audience === 'member' && s.org_id === site)
+        .map((s) => view(s as Stored));
+    },
+
+    async get(site: string, clientId: string) {
+      return view(await load(site, clientId));
+    },
+
+    async rotateSecret(site: string, clientId: string) {
+      const stored = await load(site, clientId);
+      if (stored.token_endpoint_auth_method === 'none') invalid('public clients have no secret to rotate');
+      const clientSecret = randomBytes(32).toString('base64url');
+      const metadata = { ...stored, client_secret: clientSecret };
+      await save(metadata);
+      return Object.freeze({ client: view(metadata), clientSecret });
+    },
+
+    async delete(site: string, clientId: string) {
+      await load(site, clientId);
+      // the client first: from here on no token of it is accepted anywhere
+      await clients.destroy(clientId);
+      await writeSiteIndex(site, (await siteIndex(site)).filter((id) => id !== clientId));
+      for (const { id } of await grants.list(clientId)) {
+        await Promise.all(GRANT_MODELS.map((model) => provider[model].revokeByGrantId(id)));
+        await (await provider.Grant.find(id))?.destroy();
+      }
+      await grants.remove(clientId);
+    },
+  });
+}
