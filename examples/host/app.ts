@@ -7,6 +7,7 @@ import Koa from 'koa';
 
 import { createPlatformAuth } from '../../lib/index.ts';
 import type { PlatformAuth, PlatformAuthOptions } from '../../lib/index.ts';
+import { adminPage } from './admin-page.ts';
 import { createDemoMemberData } from './member-data.ts';
 import {
   BETA_SITES, VENDOR_CLIENT_ID, createAccountStore, createSiteStore, demoClients,
@@ -32,10 +33,12 @@ export interface DemoApp {
 export async function buildApp(options: DemoOptions = {}): Promise<DemoApp> {
   const baseUrl = options.baseUrl ?? 'http://localhost:3000';
   const operatorSecret = options.operatorSecret ?? randomBytes(24).toString('base64url');
+  const accounts = createAccountStore();
+  const sites = createSiteStore();
   const auth = await createPlatformAuth({
     baseUrl,
-    accounts: createAccountStore(),
-    sites: createSiteStore(),
+    accounts,
+    sites,
     clients: demoClients(baseUrl, operatorSecret),
     memberData: createDemoMemberData(),
     registration: { variant: 'restricted', vendors: [{ clientId: VENDOR_CLIENT_ID }] },
@@ -45,6 +48,7 @@ export async function buildApp(options: DemoOptions = {}): Promise<DemoApp> {
 
   const app = new Koa();
   app.use(auth.routes());
+  app.use(adminPage({ auth, accounts, sites, secret: operatorSecret }));
   app.use(async function demoPages(ctx, next) {
     if (ctx.method !== 'GET') return next();
     if (ctx.path === '/') {
