@@ -33,9 +33,18 @@
  *
  * Connections: with `url`, the adapter owns its client and closes it in `close()`. That
  * client fails fast rather than queueing: while Redis is unreachable every call rejects
- * (within `connectTimeout` at worst) instead of hanging the request that made it, and
- * ioredis keeps reconnecting in the background, so calls succeed again once Redis is back.
- * With `client`, the caller's configuration is used as is and `close()` leaves it open.
+ * (within `connectTimeout` at worst, `commandTimeout` for a Redis that accepts but does not
+ * answer) instead of hanging the request that made it, and ioredis keeps reconnecting in
+ * the background, so calls succeed again once Redis is back. With `client`, the caller's
+ * configuration is used as is and `close()` leaves it open: give it `enableOfflineQueue:
+ * false`, `maxRetriesPerRequest: 1` and a `commandTimeout`, or calls wait in ioredis' queue
+ * while Redis is away.
+ *
+ * Errors: a call that cannot reach Redis (connection refused, reset or closed, timed out,
+ * retries exhausted, or a reply such as LOADING, READONLY, CLUSTERDOWN, OOM that says "not
+ * now") rejects with `StorageUnavailableError`, which the library answers with 503
+ * `temporarily_unavailable`. Other errors (a corrupt record, a script bug) are left as
+ * they are.
  *
  * @module
  */
@@ -43,7 +52,7 @@ import { Redis } from 'ioredis';
 import type { Cluster } from 'ioredis';
 import { errors } from 'oidc-provider';
 
-import { GRANTABLE_MODELS } from './types.ts';
+import { GRANTABLE_MODELS, StorageUnavailableError } from './types.ts';
 import type { Adapter, AdapterPayload, ClosableAdapterFactory } from './types.ts';
 
 export interface RedisAdapterOptions {
@@ -60,6 +69,17 @@ export interface RedisAdapterOptions {
    * @default 'platform-auth:'
    */
   keyPrefix?: string;
+  /**
+   * Where the client created from `url` reports its connection: one warning when Redis
+   * becomes unreachable, one line when it is back. Host, port and an error code only.
+   * @default console
+   */
+  logger?: ConnectionLogger;
+}
+
+export interface ConnectionLogger {
+  info(message: string): void;
+  warn(message: string): void;
 }
 
 /** How long a connection attempt, and so a call made during one, may take. */
@@ -147,6 +167,34 @@ return 0
 
 type Consumed = [status: 0 | 1] | [status: 2, grantId?: string];
 
+// Replies meaning "not now" rather than "wrong": loading a dataset after a restart, a
+// replica that cannot take writes after a failover, a cluster resharding, memory full,
+// persistence failing, a script running too long.
+const TRANSIENT_REPLY = /^(?:LOADING|BUSY|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|OOM|MISCONF|NOREPLICAS)\b/;
+
+/** A failure to reach Redis as StorageUnavailableError; any other error as it is. */
+function toStorageError(error: unknown): unknown {
+  if (!(error instanceof Error) || error instanceof errors.OIDCProviderError) return error;
+  if (error.name === 'ReplyError') {
+    // MULTI refused because a queued command was (EXECABORT): judge by those replies
+    const previous = (error as { previousErrors?: unknown[] }).previousErrors;
+    const replies = previous?.length ? previous : [error];
+    const transient = replies.every((e) => e instanceof Error && TRANSIENT_REPLY.test(e.message));
+    if (!transient) return error;
+    const reply = replies[0] as Error;
+    return new StorageUnavailableError(`redis: ${/^\S+/.exec(reply.message)![0]}`, { cause: error });
+  }
+  // programming errors are not outages
+  if (error instanceof TypeError || error instanceof RangeError || error instanceof SyntaxError || error instanceof ReferenceError) {
+    return error;
+  }
+  // connection refused/reset/closed, stream not writeable, command timed out, retries
+  // exhausted, no cluster node reachable: ioredis' messages for these carry no data
+  const code = (error as NodeJS.ErrnoException).code;
+  const reason = code ?? (error.name !== 'Error' ? error.name : error.message.slice(0, 100));
+  return new StorageUnavailableError(`redis: ${reason}`, { cause: error });
+}
+
 interface Scripts {
   platformAuthConsume(key: string, now: number, prefix: string, revokeHere: '0' | '1'): Promise<Consumed>;
   platformAuthRevoke(indexKey: string, grantKey: string, keepKey: string): Promise<number>;
@@ -161,6 +209,8 @@ class RedisStore {
   readonly prefix: string;
   readonly isCluster: boolean;
   readonly #owned: boolean;
+  /** set by close(), so that closing is not reported as an outage */
+  closing = false;
 
   constructor(client: Redis | Cluster, owned: boolean, prefix: string) {
     client.defineCommand('platformAuthConsume', { numberOfKeys: 1, lua: CONSUME_LUA });
@@ -207,42 +257,54 @@ class RedisStore {
     });
   }
 
+  /** Every use of the client goes through here, so that no outage escapes as anything else. */
+  async call<T>(operation: (client: Client) => Promise<T>): Promise<T> {
+    await this.ready();
+    try {
+      return await operation(this.client);
+    } catch (error) {
+      throw toStorageError(error);
+    }
+  }
+
   /** Runs commands as one MULTI, or on a Cluster (keys in different slots) one by one. */
   async run(commands: Command[]): Promise<void> {
-    await this.ready();
-    if (this.isCluster || commands.length === 1) {
-      // ioredis exposes every command, scripts included, as a method of that name
-      const methods = this.client as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
-      await Promise.all(commands.map(([name, ...args]) => methods[name]!.apply(this.client, args)));
-      return;
-    }
-    const results = await this.client.multi(commands).exec();
-    for (const [error] of results ?? []) if (error) throw error;
+    await this.call(async (client) => {
+      if (this.isCluster || commands.length === 1) {
+        // ioredis exposes every command, scripts included, as a method of that name
+        const methods = client as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+        await Promise.all(commands.map(([name, ...args]) => methods[name]!.apply(client, args)));
+        return;
+      }
+      const results = await client.multi(commands).exec();
+      for (const [error] of results ?? []) if (error) throw error;
+    });
   }
 
   async get(key: string): Promise<AdapterPayload | undefined> {
-    await this.ready();
-    const raw = await this.client.get(key);
+    const raw = await this.call((client) => client.get(key));
     return raw === null ? undefined : (JSON.parse(raw) as AdapterPayload);
   }
 
   /** Deletes the grant's records (but `keepKey`), its index and its Grant record. */
   async revokeGrant(grantId: string, keepKey?: string): Promise<void> {
-    await this.ready();
     const indexKey = this.grantIndexKey(grantId);
     const grantKey = this.recordKey('Grant', grantId);
-    if (!this.isCluster) {
-      await this.client.platformAuthRevoke(indexKey, grantKey, keepKey ?? '');
-      return;
-    }
-    const members = await this.client.smembers(indexKey);
-    await Promise.all(members.filter((key) => key !== keepKey).map((key) => this.client.del(key)));
-    // same hash tag: one slot, one command; deleted last so a failure above can be retried
-    await this.client.del(indexKey, grantKey);
+    await this.call(async (client) => {
+      if (!this.isCluster) {
+        await client.platformAuthRevoke(indexKey, grantKey, keepKey ?? '');
+        return;
+      }
+      const members = await client.smembers(indexKey);
+      await Promise.all(members.filter((key) => key !== keepKey).map((key) => client.del(key)));
+      // same hash tag: one slot, one command; deleted last so a failure above can be retried
+      await client.del(indexKey, grantKey);
+    });
   }
 
   async close(): Promise<void> {
     if (!this.#owned) return;
+    this.closing = true;
     const { client } = this;
     const { status } = client;
     if (status === 'end') return;
@@ -318,8 +380,7 @@ class RedisAdapter implements Adapter {
 
   async #findByIndex(kind: 'uid' | 'userCode', value: string): Promise<AdapterPayload | undefined> {
     const store = this.#store;
-    await store.ready();
-    const id = await store.client.get(store.indexKey(kind, this.#model, value));
+    const id = await store.call((client) => client.get(store.indexKey(kind, this.#model, value)));
     if (id === null) return undefined;
     const payload = await this.find(id);
     return payload?.[kind] === value ? payload : undefined;
@@ -327,10 +388,9 @@ class RedisAdapter implements Adapter {
 
   async consume(id: string): Promise<void> {
     const store = this.#store;
-    await store.ready();
     const key = store.recordKey(this.#model, id);
-    const [status, grantId] = await store.client.platformAuthConsume(
-      key, epoch(), store.prefix, store.isCluster ? '0' : '1');
+    const [status, grantId] = await store.call((client) => client.platformAuthConsume(
+      key, epoch(), store.prefix, store.isCluster ? '0' : '1'));
     if (status !== 2) return;
     if (store.isCluster && grantId) await store.revokeGrant(grantId, key);
     throw new errors.InvalidGrant('grant artefact already consumed');
@@ -355,6 +415,36 @@ class RedisAdapter implements Adapter {
   async revokeByGrantId(grantId: string): Promise<void> {
     await this.#store.revokeGrant(grantId);
   }
+}
+
+/**
+ * Logs when the connection is lost and when it is back, once each, not per attempt.
+ *
+ * ioredis emits 'error' on every failed (re)connection attempt. Without a listener it logs
+ * each one to stderr, and the few errors it emits directly (e.g. a protocol error) would
+ * be thrown by the EventEmitter and end the process. Every failed call already rejects to
+ * its caller, so the listener only reports.
+ */
+function reportConnection(client: Redis, logger: ConnectionLogger, closing: () => boolean): void {
+  const where = `${client.options.host ?? '127.0.0.1'}:${client.options.port ?? 6379}`;
+  let lostAt: number | undefined;
+  const lost = (reason: string) => {
+    if (lostAt !== undefined) return;
+    lostAt = Date.now();
+    logger.warn(`platform-auth: Redis at ${where} is unreachable (${reason}); requests that need storage are answered 503 until it is back. Reconnecting.`);
+  };
+  client.on('error', (error: NodeJS.ErrnoException) => {
+    if (!closing()) lost(error.code ?? error.name);
+  });
+  // a Redis that shuts down cleanly closes the connection without an error
+  client.on('close', () => {
+    if (!closing()) lost('connection closed');
+  });
+  client.on('ready', () => {
+    if (lostAt === undefined) return;
+    logger.info(`platform-auth: Redis at ${where} is reachable again after ${Math.round((Date.now() - lostAt) / 1000)} s.`);
+    lostAt = undefined;
+  });
 }
 
 /**
@@ -386,12 +476,9 @@ export function createRedisAdapter(options: RedisAdapterOptions): ClosableAdapte
       connectTimeout: CONNECT_TIMEOUT_MS,
       commandTimeout: COMMAND_TIMEOUT_MS,
     });
-    // ioredis emits 'error' on every failed (re)connection attempt. Without a listener it
-    // logs each one to stderr, and the few errors it emits directly (e.g. a protocol
-    // error) would be thrown by the EventEmitter and end the process. Every failed call
-    // already rejects to its caller, so the listener has nothing to add.
-    owned.on('error', () => {});
     store = new RedisStore(owned, true, keyPrefix);
+    const owner = store;
+    reportConnection(owned, options.logger ?? console, () => owner.closing);
   }
   const factory = (modelName: string) => new RedisAdapter(modelName, store);
   return Object.assign(factory, {

@@ -10,10 +10,16 @@
  *   request answers `invalid_grant` and the winner's tokens die with the grant (RFC 6749
  *   §4.1.2, RFC 9700 §4.14.2).
  * - Records expire after `expiresIn` seconds and are never evicted before that.
+ * - A call that cannot reach the storage (connection down, timed out, server loading or
+ *   read-only) rejects with `StorageUnavailableError`, promptly: never a call that hangs.
+ *   Requests that need storage then answer 503 `temporarily_unavailable` (lib/storage/outage.ts),
+ *   and an adapter must serve again by itself once its storage is back. Any other error
+ *   (corrupt record, a bug) stays what it is and is a 500.
  *
  * @module
  */
 import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { errors } from 'oidc-provider';
 
 export type { Adapter, AdapterPayload };
 
@@ -36,3 +42,31 @@ export const GRANTABLE_MODELS: ReadonlySet<string> = new Set([
   // this library's per-grant record (lib/grant-context.ts)
   'GrantContext',
 ]);
+
+/**
+ * Thrown by an adapter whose storage cannot be reached. An oidc-provider error (503
+ * `temporarily_unavailable`, exposed), so the provider's own error handling answers it as
+ * RFC 6749 §5.2 JSON and never redirects it to the client; the library's guards
+ * (lib/storage/outage.ts) answer it for every other route.
+ *
+ * `error_detail` is a short reason for logs (an error code, never a key, token or secret);
+ * the underlying error is kept as `cause`.
+ *
+ * @example
+ * ```ts
+ * // in a custom adapter
+ * try { return await db.get(id); }
+ * catch (cause) { throw new StorageUnavailableError('db: ECONNREFUSED', { cause }); }
+ * ```
+ */
+export class StorageUnavailableError extends errors.OIDCProviderError {
+  constructor(reason = 'storage unreachable', options?: { cause?: unknown }) {
+    super(503, 'temporarily_unavailable', options?.cause === undefined ? { detail: reason } : { detail: reason, cause: options.cause });
+    this.name = 'StorageUnavailableError';
+    this.error_description = 'the service is temporarily unavailable, retry later';
+    this.expose = true;
+    // RFC 6749 §4.1.2.1 would allow redirecting this to the client; a page that says
+    // "try again" keeps the user where a reload helps once storage is back
+    this.allow_redirect = false;
+  }
+}

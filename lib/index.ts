@@ -37,4 +37,5 @@ export { BearerVerifier, extractBearerToken } from './resource/bearer.ts';
 export type { BearerAuth, VerifyOptions } from './resource/bearer.ts';
 export type { RequireBearerOptions, BearerState } from './resource/require-bearer.ts';
 export { createMemoryAdapter } from '../adapters/memory.ts';
+export { StorageUnavailableError } from '../adapters/types.ts';
 export type { AdapterFactory, ClosableAdapterFactory } from '../adapters/types.ts';

@@ -1,16 +1,134 @@
 /**
  * `npm run example`: starts the demo host on PORT (default 3000).
+ *
+ * | variable | |
+ * | --- | --- |
+ * | `PORT`, `BASE_URL` | where it listens; the issuer (default `http://localhost:$PORT`) |
+ * | `REDIS_URL` | store everything in this Redis instead of in memory |
+ * | `REDIS_KEY_PREFIX` | prefix of every key (default `platform-auth:`) |
+ * | `DEMO_SECRET` | derives the ID-token signing key, the cookie keys and the operator client's secret |
+ * | `DEMO_JWKS`, `DEMO_COOKIE_KEYS`, `DEMO_OPERATOR_SECRET` | set those one by one instead (JWKS JSON; comma-separated keys) |
+ *
+ * Several instances on one Redis behave as one server when they share `REDIS_URL`,
+ * `BASE_URL` and their secrets (`DEMO_SECRET`): a code issued by one is redeemed on
+ * another, and sign-in cookies and ID-token signatures are valid everywhere.
+ *
+ * @module
  */
+import { createECDH, createHash, hkdfSync } from 'node:crypto';
+import type { JsonWebKey } from 'node:crypto';
+
+import { createRedisAdapter } from '../../adapters/redis.ts';
+import type { ClosableAdapterFactory } from '../../adapters/types.ts';
+import type { PlatformAuthOptions } from '../../lib/index.ts';
 import { buildApp } from './app.ts';
 import { MEMBER_CLIENT_ID, OPERATOR_CLIENT_ID } from './seed.ts';
 
+interface DemoSecrets {
+  jwks?: { keys: JsonWebKey[] };
+  cookieKeys?: string[];
+  operatorSecret?: string;
+  /** how they were obtained, for the banner */
+  source: string;
+}
+
+const derive = (secret: string, info: string) => Buffer.from(hkdfSync('sha256', secret, 'platform-auth demo', info, 32));
+
+/** A P-256 private key from the secret: every instance with the same secret signs with the same key. */
+function deriveSigningKey(secret: string): JsonWebKey {
+  for (let counter = 0; ; counter += 1) {
+    const d = derive(secret, `ES256 signing key ${counter}`);
+    const ecdh = createECDH('prime256v1');
+    try {
+      // rejects the rare value that is not below the curve order; the next counter will be
+      ecdh.setPrivateKey(d);
+    } catch {
+      continue;
+    }
+    const point = ecdh.getPublicKey(); // 0x04 || x || y
+    return {
+      kty: 'EC',
+      crv: 'P-256',
+      d: d.toString('base64url'),
+      x: point.subarray(1, 33).toString('base64url'),
+      y: point.subarray(33).toString('base64url'),
+      kid: `demo-${createHash('sha256').update(point).digest('base64url').slice(0, 12)}`,
+    };
+  }
+}
+
+function fail(message: string): never {
+  console.error(`platform-auth demo: ${message}`);
+  process.exit(1);
+}
+
+function readSecrets(env: NodeJS.ProcessEnv): DemoSecrets {
+  const secret = env.DEMO_SECRET;
+  if (secret !== undefined && secret.length < 16) fail('DEMO_SECRET must be at least 16 characters (e.g. `openssl rand -base64 32`)');
+  const sources: string[] = [];
+  let jwks: DemoSecrets['jwks'];
+  if (env.DEMO_JWKS) {
+    try {
+      jwks = JSON.parse(env.DEMO_JWKS) as { keys: JsonWebKey[] };
+    } catch {
+      fail('DEMO_JWKS must be a JWKS in JSON: {"keys":[{ private ES256 key with a kid }]}');
+    }
+    sources.push('signing key from DEMO_JWKS');
+  } else if (secret) {
+    jwks = { keys: [deriveSigningKey(secret)] };
+  }
+  let cookieKeys: string[] | undefined;
+  if (env.DEMO_COOKIE_KEYS) {
+    cookieKeys = env.DEMO_COOKIE_KEYS.split(',').map((k) => k.trim()).filter(Boolean);
+    sources.push('cookie keys from DEMO_COOKIE_KEYS');
+  } else if (secret) {
+    cookieKeys = [derive(secret, 'cookie key').toString('base64url')];
+  }
+  let operatorSecret = env.DEMO_OPERATOR_SECRET;
+  if (operatorSecret) sources.push('operator secret from DEMO_OPERATOR_SECRET');
+  else if (secret) operatorSecret = derive(secret, 'operator client secret').toString('base64url');
+  if (secret) sources.push(sources.length ? 'the rest derived from DEMO_SECRET' : 'signing key, cookie keys and operator secret derived from DEMO_SECRET');
+  return {
+    ...(jwks && { jwks }),
+    ...(cookieKeys && { cookieKeys }),
+    ...(operatorSecret && { operatorSecret }),
+    source: sources.length ? sources.join(', ') : 'generated for this process only (set DEMO_SECRET to run several instances)',
+  };
+}
+
+/** The URL without its password, for printing. */
+function redact(url: string): string {
+  const parsed = URL.parse(url);
+  if (!parsed) return '(unparseable REDIS_URL)';
+  if (parsed.password) parsed.password = '***';
+  return parsed.href;
+}
+
 const port = Number(process.env.PORT ?? 3000);
 const baseUrl = process.env.BASE_URL ?? `http://localhost:${port}`;
+const secrets = readSecrets(process.env);
+const redisUrl = process.env.REDIS_URL;
+const keyPrefix = process.env.REDIS_KEY_PREFIX ?? 'platform-auth:';
 
-const demo = await buildApp({ baseUrl, operatorSecret: process.env.DEMO_OPERATOR_SECRET });
+let adapter: ClosableAdapterFactory | undefined;
+let storage = 'in memory (this process only, lost on restart)';
+if (redisUrl) {
+  adapter = createRedisAdapter({ url: redisUrl, keyPrefix });
+  storage = `Redis at ${redact(redisUrl)} (key prefix ${keyPrefix})`;
+}
+
+const auth: Partial<PlatformAuthOptions> = {
+  ...(adapter && { adapter }),
+  ...(secrets.jwks && { jwks: secrets.jwks as PlatformAuthOptions['jwks'] }),
+  ...(secrets.cookieKeys && { cookieKeys: secrets.cookieKeys }),
+};
+const demo = await buildApp({ baseUrl, operatorSecret: secrets.operatorSecret, auth });
 const server = demo.app.listen(port, () => {
   console.log(`
-platform-auth demo listening on ${baseUrl}
+platform-auth demo listening on ${baseUrl} (port ${port})
+
+  storage          ${storage}
+  secrets          ${secrets.source}
 
   discovery        ${baseUrl}/.well-known/openid-configuration
   resource meta    ${baseUrl}/.well-known/oauth-protected-resource
@@ -28,10 +146,21 @@ platform-auth demo listening on ${baseUrl}
 `);
 });
 
-async function shutdown() {
-  server.close();
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  console.log(`${signal}: finishing open requests, then closing storage`);
+  // a request that never ends must not keep the process alive
+  setTimeout(() => process.exit(1), 5_000).unref();
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
   await demo.close();
+  // the library closes only storage it created itself
+  await adapter?.close();
   process.exit(0);
 }
-process.on('SIGINT', shutdown);
-process.on('SIGTERM', shutdown);
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -11,6 +11,7 @@ import { InsufficientScopeError, InvalidTokenError, TemporarilyUnavailableError 
 import { clientAudience } from '../policies/audience.ts';
 import type { Audience } from '../scopes/catalogue.ts';
 import { parseScope } from '../scopes/catalogue.ts';
+import { isStorageUnavailable } from '../storage/outage.ts';
 
 /** Who a verified token speaks for. */
 export interface BearerAuth {
@@ -69,6 +70,8 @@ export class BearerVerifier {
       at = await AccessToken.find(token);
       if (at) [grant, client] = await Promise.all([Grant.find(at.grantId!), Client.find(at.clientId!)]);
     } catch (cause) {
+      // an outage is a 503; anything else (a corrupt record, a bug) stays an error
+      if (!isStorageUnavailable(cause)) throw cause;
       throw new TemporarilyUnavailableError(undefined, { cause });
     }
     if (!at || at.isExpired) throw new InvalidTokenError('the access token is invalid, expired or revoked');

@@ -1,23 +1,128 @@
 /**
- * Fail closed when storage is unreachable: requests that need it get a clear 503 answer,
- * never a hang or a crash. Placeholder: the implementation lands with the Redis work.
+ * Fail closed when storage is unreachable: a request that needs it is answered 503
+ * `temporarily_unavailable` (RFC 6749 §5.2 JSON, or a short page for browsers) with
+ * `Retry-After`, never a hang, a 500 or a crash, and the next request after storage is
+ * back is served normally (adapters reconnect by themselves; nothing here keeps state).
+ *
+ * Adapters reject with `StorageUnavailableError` (adapters/types.ts), an oidc-provider
+ * error with status 503, so the provider's own error handlers already answer it on its
+ * endpoints. Two guards cover the rest:
+ *
+ * - `providerStorageOutageGuard`, the first `provider.use()` middleware: answers the error
+ *   when it escapes those handlers (oidc-provider saves the session after its error
+ *   handler has run), and puts the outage page and `Retry-After` on the provider's 503s.
+ * - `storageOutageGuard`, first in the library's route chain: the same for the sign-in and
+ *   consent pages, UserInfo, the Account API and whatever host route comes after them.
+ *
+ * Discovery, JWKS and the protected-resource metadata never touch storage and keep working.
  *
  * @module
  */
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 
+import { StorageUnavailableError } from '../../adapters/types.ts';
+import { createNonce, setPageHeaders } from '../../interactions/security.ts';
+import { noticePage } from '../../interactions/views.ts';
 import type { Logger } from '../config/options.ts';
+import { TemporarilyUnavailableError } from '../errors.ts';
+import { outageLog } from './outage-log.ts';
+import type { OutageLog } from './outage-log.ts';
 
-/** Wraps the library's own routers (interactions, UserInfo, Account API, MCP). */
-export function storageOutageGuard(_logger: Logger): Middleware {
-  return async function storageOutage(_ctx, next) {
+/** Sent as `Retry-After`: about how long a Redis restart or failover takes to be noticed. */
+export const RETRY_AFTER_SECONDS = 5;
+
+/** `error` and the errors it was caused by, outermost first. */
+function* causeChain(error: unknown): Generator<Error> {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; depth += 1) {
+    yield e;
+    e = e.cause;
+  }
+}
+
+/** Whether `error`, or an error it was caused by, says that storage is unreachable. */
+export function isStorageUnavailable(error: unknown): error is Error {
+  for (const e of causeChain(error)) {
+    if (e instanceof StorageUnavailableError || e instanceof TemporarilyUnavailableError) return true;
+  }
+  return false;
+}
+
+/** The adapter's short reason (an error code), when the error carries one. */
+function reasonOf(error: unknown): string | undefined {
+  for (const e of causeChain(error)) {
+    if (e instanceof StorageUnavailableError) return e.error_detail;
+  }
+  return undefined;
+}
+
+/** A 503 someone further down already wrote (UserInfo's bearer check, a host route). */
+function isOutageAnswer(ctx: Context): boolean {
+  if (ctx.status !== 503) return false;
+  const body = ctx.body as { error?: unknown } | string | undefined;
+  return typeof body === 'object' && body !== null && body.error === 'temporarily_unavailable';
+}
+
+function setRetryHeaders(ctx: Context): void {
+  ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
+  ctx.set('Cache-Control', 'no-store');
+}
+
+function writeOutagePage(ctx: Context): void {
+  const nonce = createNonce();
+  setPageHeaders(ctx, nonce);
+  ctx.body = noticePage({
+    title: 'Temporarily unavailable',
+    message: 'This cannot be completed right now. Please try again in a moment.',
+  }, nonce);
+}
+
+/** Answers 503 `temporarily_unavailable`: JSON, or the page when the client prefers HTML. */
+export function answerStorageUnavailable(ctx: Context): void {
+  // drop whatever a handler set before storage failed under it (a redirect, a cookie), as
+  // Koa's own error handling does
+  ctx.res.getHeaderNames().forEach((name) => ctx.remove(name));
+  ctx.status = 503;
+  // the same test as oidc-provider's error handler: JSON unless HTML is preferred
+  if (ctx.accepts('json', 'html') === 'html') writeOutagePage(ctx);
+  else ctx.body = new TemporarilyUnavailableError().toResponseObject();
+  setRetryHeaders(ctx);
+}
+
+async function guard(ctx: Context, next: () => Promise<unknown>, log: OutageLog): Promise<boolean> {
+  try {
     await next();
+  } catch (error) {
+    if (!isStorageUnavailable(error) || ctx.headerSent) throw error;
+    log.refused(reasonOf(error));
+    answerStorageUnavailable(ctx);
+    return true;
+  }
+  return false;
+}
+
+/** Wraps the library's own routers (interactions, UserInfo, Account API, MCP) and the host's routes after them. */
+export function storageOutageGuard(logger: Logger): Middleware {
+  const log = outageLog(logger);
+  return async function storageOutage(ctx, next) {
+    if (await guard(ctx, next, log)) return;
+    // the provider answers for itself (ctx.respond false) and its guard has logged
+    if (ctx.respond !== false && isOutageAnswer(ctx)) {
+      log.refused(undefined);
+      setRetryHeaders(ctx);
+    }
   };
 }
 
-/** Installed with `provider.use()`: the same for the provider's own endpoints. */
-export function providerStorageOutageGuard(_logger: Logger): Middleware {
-  return async function providerStorageOutage(_ctx, next) {
-    await next();
+/** Installed with `provider.use()`, before everything else: the same for the provider's own endpoints. */
+export function providerStorageOutageGuard(logger: Logger): Middleware {
+  const log = outageLog(logger);
+  return async function providerStorageOutage(ctx, next) {
+    if (await guard(ctx, next, log)) return;
+    // oidc-provider answers no 503 of its own: these are StorageUnavailableError, rendered
+    // by its error handlers as JSON or through renderError as a "this link does not work" page
+    if (ctx.status !== 503) return;
+    log.refused(undefined);
+    if (ctx.response.is('html')) writeOutagePage(ctx);
+    setRetryHeaders(ctx);
   };
 }

@@ -3,12 +3,32 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 
 import { createRedisAdapter } from '../../adapters/redis.ts';
+import type { ConnectionLogger } from '../../adapters/redis.ts';
+import { StorageUnavailableError } from '../../adapters/types.ts';
 import { startRedis } from '../support/redis-server.ts';
 import type { RedisHandle } from '../support/redis-server.ts';
 import { describeAdapterContract } from './contract.ts';
 
 const freshPrefix = () => `platform-auth-test:${randomUUID()}:`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function captureLogger(): ConnectionLogger & { lines: string[] } {
+  const lines: string[] = [];
+  return { lines, info: (m) => lines.push(`info: ${m}`), warn: (m) => lines.push(`warn: ${m}`) };
+}
+
+/** Retries `call` until it stops failing (ioredis reconnects with a backoff of up to 2 s). */
+async function eventually<T>(call: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await call();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await sleep(100);
+    }
+  }
+}
 
 let server: RedisHandle;
 
@@ -159,8 +179,10 @@ describe('redis adapter when Redis goes away', () => {
   });
 
   // jest fails the running test on any unhandled rejection, so passing also means none
-  test('calls reject fast while Redis is down, and work again once it is back', async () => {
-    const factory = createRedisAdapter({ url: dedicated.url, keyPrefix: freshPrefix() });
+  test('calls reject fast with StorageUnavailableError while Redis is down, and work again once it is back', async () => {
+    const logger = captureLogger();
+    const prefix = freshPrefix();
+    const factory = createRedisAdapter({ url: dedicated.url, keyPrefix: prefix, logger });
     try {
       const tokens = factory('AccessToken');
       await tokens.upsert('before', { a: 1, grantId: 'g' }, 60);
@@ -179,36 +201,86 @@ describe('redis adapter when Redis goes away', () => {
       ];
       for (const call of calls) {
         const started = Date.now();
-        await expect(call()).rejects.toThrow();
+        const error = await call().then(() => undefined, (e: unknown) => e);
+        expect(error).toBeInstanceOf(StorageUnavailableError);
+        expect(error).toMatchObject({ statusCode: 503, error: 'temporarily_unavailable', expose: true, allow_redirect: false });
+        expect((error as StorageUnavailableError).error_detail).toMatch(/^redis: /);
         expect(Date.now() - started).toBeLessThan(2_000);
       }
       // the outage goes on while ioredis keeps retrying in the background
       await sleep(1_000);
       const started = Date.now();
-      await expect(tokens.find('before')).rejects.toThrow();
+      await expect(tokens.find('before')).rejects.toBeInstanceOf(StorageUnavailableError);
       expect(Date.now() - started).toBeLessThan(2_000);
 
       // an adapter started, and closed, during the outage neither hangs nor leaks a handle
-      const lateComer = createRedisAdapter({ url: dedicated.url, keyPrefix: freshPrefix() });
-      await expect(lateComer('Session').find('s')).rejects.toThrow();
+      const lateLogger = captureLogger();
+      const lateComer = createRedisAdapter({ url: dedicated.url, keyPrefix: freshPrefix(), logger: lateLogger });
+      await expect(lateComer('Session').find('s')).rejects.toBeInstanceOf(StorageUnavailableError);
       await lateComer.close();
+      expect(lateLogger.lines).toEqual([expect.stringMatching(/^warn: .*unreachable \(ECONNREFUSED\)/)]);
 
       await dedicated.restart();
 
-      // ioredis reconnects by itself (its backoff is at most 2 s between attempts)
-      const deadline = Date.now() + 10_000;
-      for (;;) {
-        try {
-          await tokens.find('before');
-          break;
-        } catch (error) {
-          if (Date.now() > deadline) throw error;
-          await sleep(100);
-        }
-      }
+      await eventually(() => tokens.find('before'));
       await tokens.upsert('after', { c: 1 }, 60);
       expect(await tokens.find('after')).toEqual({ c: 1 });
+
+      // one line when lost, one when back: not one per reconnection attempt
+      expect(logger.lines).toEqual([
+        expect.stringMatching(/^warn: platform-auth: Redis at 127\.0\.0\.1:\d+ is unreachable/),
+        expect.stringMatching(/^info: platform-auth: Redis at 127\.0\.0\.1:\d+ is reachable again/),
+      ]);
+      expect(logger.lines.join('\n')).not.toContain(prefix);
     } finally {
+      await factory.close();
+    }
+    // closing is not an outage
+    expect(logger.lines).toHaveLength(2);
+  });
+
+  test('a Redis that accepts connections but does not answer times out instead of hanging', async () => {
+    const factory = createRedisAdapter({ url: dedicated.url, keyPrefix: freshPrefix(), logger: captureLogger() });
+    try {
+      await eventually(() => factory('Session').upsert('s', { a: 1 }, 60));
+      dedicated.pause();
+      const started = Date.now();
+      const error = await factory('Session').find('s').then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(StorageUnavailableError);
+      // commandTimeout is 5 s
+      expect(Date.now() - started).toBeLessThan(8_000);
+      dedicated.resume();
+      expect(await eventually(() => factory('Session').find('s'))).toEqual({ a: 1 });
+    } finally {
+      dedicated.resume();
+      await factory.close();
+    }
+  });
+
+  test('"not now" replies (READONLY after a failover) are outages; other errors are not', async () => {
+    const prefix = freshPrefix();
+    const factory = createRedisAdapter({ url: dedicated.url, keyPrefix: prefix, logger: captureLogger() });
+    const admin = new Redis(dedicated.url);
+    try {
+      await eventually(() => factory('AccessToken').upsert('t', { grantId: 'g' }, 60));
+      // a replica of a master that does not exist: reads work, writes are refused
+      await admin.replicaof('127.0.0.1', String(1));
+      const error = await factory('AccessToken').upsert('u', { grantId: 'g' }, 60).then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(StorageUnavailableError);
+      expect((error as StorageUnavailableError).error_detail).toBe('redis: READONLY');
+      await expect(factory('AccessToken').consume('t')).rejects.toBeInstanceOf(StorageUnavailableError);
+      expect(await factory('AccessToken').find('t')).toEqual({ grantId: 'g' });
+      await admin.replicaof('NO', 'ONE');
+
+      // a record that is not JSON is a bug or corruption, not an outage: a 500, not a 503
+      await admin.set(`${prefix}AuthorizationCode:{bad}`, 'not json', 'EX', 60);
+      const corrupt = await factory('AuthorizationCode').consume('bad').then(() => undefined, (e: unknown) => e);
+      expect(corrupt).toBeInstanceOf(Error);
+      expect(corrupt).not.toBeInstanceOf(StorageUnavailableError);
+      await expect(factory('AuthorizationCode').find('bad')).rejects.toThrow(SyntaxError);
+    } finally {
+      await admin.replicaof('NO', 'ONE').catch(() => {});
+      await admin.quit();
       await factory.close();
     }
   });

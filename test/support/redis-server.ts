@@ -1,12 +1,16 @@
 /**
  * A Redis for tests: the one named by REDIS_URL, or a throwaway redis-server on a free
- * port (no persistence), so `npm test` needs nothing running beforehand.
+ * port, so `npm test` needs nothing running beforehand. Spawned servers keep nothing on
+ * disk unless asked to (`persistent`, for tests that restart them and expect the data back).
  *
  * @module
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export interface RedisHandle {
   readonly url: string;
@@ -15,11 +19,22 @@ export interface RedisHandle {
   stop(): Promise<void>;
   /** Starts the spawned server again on the same port; throws for REDIS_URL. */
   restart(): Promise<void>;
+  /**
+   * Freezes a spawned server (SIGSTOP): it keeps its connections but answers nothing, like
+   * a hung or overloaded Redis, until `resume()`. Throws for REDIS_URL.
+   */
+  pause(): void;
+  resume(): void;
 }
 
 export interface StartRedisOptions {
   /** Spawn a dedicated server even if REDIS_URL is set (tests that stop and restart it). */
   forceSpawn?: boolean;
+  /**
+   * Keep the data across `stop()`/`restart()`: an append-only file, fsynced on every write,
+   * in a temporary directory removed when the test process exits. Spawned servers only.
+   */
+  persistent?: boolean;
 }
 
 const READY_TIMEOUT_MS = 10_000;
@@ -34,11 +49,18 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
       async restart() {
         throw new Error('cannot restart the Redis named by REDIS_URL');
       },
+      pause() {
+        throw new Error('cannot pause the Redis named by REDIS_URL');
+      },
+      resume() {
+        throw new Error('cannot resume the Redis named by REDIS_URL');
+      },
     };
   }
 
   const port = await freePort();
-  let child: ChildProcess | undefined = await spawnServer(port);
+  const args = options.persistent ? persistenceArgs() : ['--save', '', '--appendonly', 'no'];
+  let child: ChildProcess | undefined = await spawnServer(port, args);
 
   return {
     url: `redis://127.0.0.1:${port}`,
@@ -51,9 +73,22 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
     async restart() {
       if (child) await kill(child);
       child = undefined;
-      child = await spawnServer(port);
+      child = await spawnServer(port, args);
+    },
+    pause() {
+      if (!child) throw new Error('redis-server is not running');
+      child.kill('SIGSTOP');
+    },
+    resume() {
+      child?.kill('SIGCONT');
     },
   };
+}
+
+function persistenceArgs(): string[] {
+  const dir = mkdtempSync(join(tmpdir(), 'platform-auth-redis-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return ['--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always'];
 }
 
 async function freePort(): Promise<number> {
@@ -69,9 +104,9 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function spawnServer(port: number): Promise<ChildProcess> {
+async function spawnServer(port: number, args: string[]): Promise<ChildProcess> {
   const child = spawn('redis-server', [
-    '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
+    '--port', String(port), '--bind', '127.0.0.1', ...args,
   ], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const collect = (chunk: Buffer) => {
@@ -124,6 +159,8 @@ async function kill(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill('SIGTERM');
+  // a paused server would hold the SIGTERM until it runs again
+  child.kill('SIGCONT');
   const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
   await exited;
   clearTimeout(timer);
