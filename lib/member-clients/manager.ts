@@ -148,8 +148,25 @@ export function createMemberClientManager({ provider, adapter, grants, betaEnabl
     return Array.isArray(stored?.clientIds) ? (stored.clientIds as string[]) : [];
   }
 
-  async function writeSiteIndex(site: string, ids: string[]): Promise<void> {
-    await sites.upsert(site, { clientIds: ids }, undefined as unknown as number);
+  // The per-site list is one record, changed by read-modify-write, which the adapter
+  // contract cannot make atomic. Changes to one site are queued within this instance, and
+  // each change is read back and redone until it holds, so concurrent changes from other
+  // instances converge instead of silently dropping a client from the list.
+  const queues = new Map<string, Promise<unknown>>();
+  function updateSiteIndex(site: string, change: (ids: string[]) => string[], holds: (ids: string[]) => boolean): Promise<void> {
+    const run = async () => {
+      for (let attempt = 0; attempt < 5; attempt += 1) {
+        await sites.upsert(site, { clientIds: change(await siteIndex(site)) }, undefined as unknown as number);
+        await new Promise((resolve) => setTimeout(resolve, 5 + Math.floor(Math.random() * 20)));
+        if (holds(await siteIndex(site))) return;
+      }
+      throw new Error(`the list of OAuth applications of site ${site} kept changing; retry`);
+    };
+    const queued = (queues.get(site) ?? Promise.resolve()).then(run, run);
+    const settled = queued.catch(() => undefined);
+    queues.set(site, settled);
+    void settled.then(() => { if (queues.get(site) === settled) queues.delete(site); });
+    return queued;
   }
 
   return Object.freeze({
@@ -177,7 +194,7 @@ export function createMemberClientManager({ provider, adapter, grants, betaEnabl
         ...(clientSecret ? { client_secret: clientSecret, client_secret_expires_at: 0 } : {}),
       };
       await save(metadata);
-      await writeSiteIndex(site, [...(await siteIndex(site)), clientId]);
+      await updateSiteIndex(site, (ids) => [...ids.filter((id) => id !== clientId), clientId], (ids) => ids.includes(clientId));
       return Object.freeze({ client: view(metadata), ...(clientSecret ? { clientSecret } : {}) });
     },
 
@@ -205,7 +222,7 @@ export function createMemberClientManager({ provider, adapter, grants, betaEnabl
       await load(site, clientId);
       // the client first: from here on no token of it is accepted anywhere
       await clients.destroy(clientId);
-      await writeSiteIndex(site, (await siteIndex(site)).filter((id) => id !== clientId));
+      await updateSiteIndex(site, (ids) => ids.filter((id) => id !== clientId), (ids) => !ids.includes(clientId));
       for (const { id } of await grants.list(clientId)) {
         await Promise.all(GRANT_MODELS.map((model) => provider[model].revokeByGrantId(id)));
         await (await provider.Grant.find(id))?.destroy();

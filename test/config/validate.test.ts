@@ -111,3 +111,53 @@ describe('other options', () => {
     expect(await rejection({ ttl: { accessToken: 0 } })).toMatch(/options\.ttl\.accessToken must be a positive whole number/);
   });
 });
+
+describe('registration, metadata documents and member clients', () => {
+  const vendor = { client_id: 'v', client_name: 'Vendor', redirect_uris: ['https://v.example/cb'] };
+
+  it('defaults to restricted registration with no vendors and no metadata documents', async () => {
+    const resolved = await validateOptions(base);
+    expect(resolved.registration.variant).toBe('restricted');
+    expect(resolved.registration.vendors.size).toBe(0);
+    expect(resolved.clientIdMetadataDocuments.enabled).toBe(false);
+    expect(await resolved.betaEnabled('any-site')).toBe(false);
+  });
+
+  it('turns metadata documents on for open registration (any host) and for an allowlist', async () => {
+    const open = await validateOptions({ ...base, registration: { variant: 'open' } });
+    expect(open.clientIdMetadataDocuments).toMatchObject({ enabled: true, allowedHosts: null });
+    const listed = await validateOptions({ ...base, clientIdMetadataDocuments: { allowedHosts: ['Tools.Example', 'a.example:8443'] } });
+    expect(listed.clientIdMetadataDocuments.enabled).toBe(true);
+    expect([...listed.clientIdMetadataDocuments.allowedHosts!]).toEqual(['tools.example', 'a.example:8443']);
+  });
+
+  it.each([
+    [{ registration: { variant: 'closed' } }, /registration\.variant must be "restricted" \(Variant A\) or "open"/],
+    [{ registration: { vendors: [{ clientId: 'missing' }] } }, /vendors\[0\]\.clientId "missing" must name a client in options\.clients/],
+    [{ clients: [{ ...vendor, audience: 'member', org_id: 's', scope: 'openid' }], registration: { vendors: [{ clientId: 'v' }] } }, /is a member client; vendor platforms are operator clients/],
+    [{ clients: [{ ...vendor, client_name: undefined }], registration: { vendors: [{ clientId: 'v' }] } }, /names must list the client_name values/],
+    [{ clients: [vendor, { ...vendor, client_id: 'w' }], registration: { vendors: [{ clientId: 'v' }, { clientId: 'w', names: [' VENDOR '] }] } }, /already names the vendor "v"/],
+    [{ clientIdMetadataDocuments: { enabled: true } }, /accepted only from allowedHosts; list the hosts or set enabled: false/],
+    [{ clientIdMetadataDocuments: { allowedHosts: ['https://tools.example'] } }, /allowedHosts entries must be host names/],
+    [{ clientIdMetadataDocuments: { allowedHosts: ['tools.example'], reviewed: 'all' } }, /reviewed must be an array of client_id URLs or a function/],
+    [{ clients: [{ ...vendor, client_id: 'https://v.example/client.json' }] }, /must not be an https URL: such client_ids name client ID metadata documents/],
+    [{ memberClients: { betaEnabled: 'yes' } }, /betaEnabled must be a boolean, an array of site ids or a function/],
+  ])('refuses %j', async (options, message) => {
+    expect(await rejection(options as Partial<PlatformAuthOptions>)).toMatch(message);
+  });
+
+  it('refuses the test-only document fetch in production', async () => {
+    const message = await rejection({
+      baseUrl: 'https://learn.example.com', production: true, jwks: await es256Jwks(), cookieKeys: ['k'.repeat(32)],
+      clientIdMetadataDocuments: { allowedHosts: ['tools.example'], fetch: async () => new Response('{}') },
+    });
+    expect(message).toMatch(/fetch is for tests only/);
+  });
+
+  it('resolves the beta flag from a list or a function', async () => {
+    const list = await validateOptions({ ...base, memberClients: { betaEnabled: ['a'] } });
+    expect([await list.betaEnabled('a'), await list.betaEnabled('b')]).toEqual([true, false]);
+    const fn = await validateOptions({ ...base, memberClients: { betaEnabled: async (site) => site === 'b' } });
+    expect([await fn.betaEnabled('a'), await fn.betaEnabled('b')]).toEqual([false, true]);
+  });
+});

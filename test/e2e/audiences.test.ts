@@ -6,6 +6,7 @@
 import { createAccountStore } from '../../examples/host/seed.ts';
 import type { Account, AccountStore } from '../../lib/index.ts';
 import { Browser, isPage, signIn } from '../support/browser.ts';
+import type { SignInOptions } from '../support/browser.ts';
 import {
   ADMIN, MEMBER, OUTSIDER, STUDENT, buildAuthorizeUrl, exchangeCode, obtainCode, obtainTokens, operator, postForm,
 } from '../support/flows.ts';
@@ -36,7 +37,7 @@ beforeAll(async () => {
 });
 afterAll(() => app.stop());
 
-async function authorizeRedirect(client: FlowClient, scope: string, user = STUDENT) {
+async function authorizeRedirect(client: FlowClient, scope: string, user: SignInOptions = STUDENT) {
   const state = randomState();
   const redirect = await signIn(new Browser(app.baseUrl), buildAuthorizeUrl(app.baseUrl, client, { scope, state, challenge: pkcePair().challenge }), user);
   return { params: new URL(redirect).searchParams, state };
