@@ -9,6 +9,8 @@ import Provider from 'oidc-provider';
 
 import { createInteractionRouter } from '../interactions/router.ts';
 import { createAccountApi } from './account-api/index.ts';
+import { createDocsRouter } from './docs/index.ts';
+import { createMcpEndpoint } from './mcp/index.ts';
 import type { PlatformAuthOptions, ResolvedOptions } from './config/options.ts';
 import { validateOptions } from './config/validate.ts';
 import { ENDPOINTS } from './endpoints.ts';
@@ -47,6 +49,10 @@ export interface PlatformAuth {
     readonly registration: Middleware | undefined;
     /** `POST /account/graphql`; undefined without `options.memberData` */
     readonly accountApi: Middleware | undefined;
+    /** `/mcp`; undefined when `options.mcp` is `false` */
+    readonly mcp: Middleware | undefined;
+    /** `GET /openapi.json` and `GET /auth.md` */
+    readonly docs: Middleware;
   };
   /** Member clients of a site, for the host's admin area ("Developers → OAuth applications"). */
   readonly memberClients: MemberClientManager;
@@ -75,12 +81,15 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
 
   const resourceRouter = new Router();
   const metadata = JSON.stringify(protectedResourceMetadata(options.baseUrl));
-  resourceRouter.get(ENDPOINTS.protectedResourceMetadata.path, function protectedResource(ctx) {
+  const serveMetadata = function protectedResource(ctx: Parameters<Middleware>[0]) {
     ctx.set('Access-Control-Allow-Origin', '*');
     ctx.set('Cache-Control', 'public, max-age=3600');
     ctx.type = 'json';
     ctx.body = metadata;
-  });
+  };
+  // RFC 9728 §3.1: MCP clients also look for the path-aware form of /mcp; the resource is the origin
+  resourceRouter.get(ENDPOINTS.protectedResourceMetadata.path, serveMetadata);
+  resourceRouter.get(ENDPOINTS.mcpResourceMetadata.path, serveMetadata);
   const userinfo = [catchBearerErrors(metadataUrl), requireBearer(), userinfoHandler(options.accounts)];
   resourceRouter.get(ENDPOINTS.userinfo.path, ...userinfo);
   resourceRouter.post(ENDPOINTS.userinfo.path, ...userinfo);
@@ -104,6 +113,18 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     logger: options.logger,
   });
 
+  const mcp = options.mcp.enabled
+    ? createMcpEndpoint({
+      baseUrl: options.baseUrl,
+      bearer,
+      resourceMetadata: metadataUrl,
+      dataSource: options.memberData,
+      options: options.mcp,
+      logger: options.logger,
+    })
+    : undefined;
+  const docs = createDocsRouter({ options });
+
   const middleware = Object.freeze({
     resource: resourceRouter.routes() as Middleware,
     interactions: interactions.routes() as Middleware,
@@ -112,6 +133,8 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
       : undefined,
     provider: dispatchToProvider(provider, { idTokens: options.idTokens, registration: options.registration.variant === 'open' }),
     accountApi: accountApi || undefined,
+    mcp,
+    docs,
   });
 
   const chain = [
@@ -119,6 +142,8 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     middleware.resource,
     middleware.interactions,
     ...(middleware.accountApi ? [middleware.accountApi] : []),
+    ...(middleware.mcp ? [middleware.mcp] : []),
+    middleware.docs,
     ...(middleware.registration ? [middleware.registration] : []),
     middleware.provider,
   ];

@@ -8,6 +8,8 @@ import type { ClientMetadata, JWKS } from 'oidc-provider';
 
 import type { AdapterFactory } from '../../adapters/types.ts';
 import type { AccountApiOptions, ResolvedAccountApiOptions } from '../account-api/index.ts';
+import type { DocsOptions, ResolvedDocsOptions } from '../docs/index.ts';
+import type { McpOptions, ResolvedMcpOptions } from '../mcp/index.ts';
 import type { MemberDataSource } from '../member-data/types.ts';
 import type { Audience } from '../scopes/catalogue.ts';
 
@@ -221,6 +223,10 @@ export interface PlatformAuthOptions {
   clientIdMetadataDocuments?: ClientIdMetadataDocumentOptions;
   /** Member clients created through `auth.memberClients`. */
   memberClients?: MemberClientOptions;
+  /** The MCP endpoint (`/mcp`): its tools; `false` turns it off. */
+  mcp?: McpOptions | false;
+  /** `/openapi.json` and `/auth.md`. */
+  docs?: DocsOptions;
 }
 
 export interface ResolvedRegistration {
@@ -259,6 +265,8 @@ export interface ResolvedOptions {
   readonly registration: ResolvedRegistration;
   readonly clientIdMetadataDocuments: ResolvedClientIdMetadataDocuments;
   readonly betaEnabled: (siteId: string) => Promise<boolean>;
+  readonly mcp: ResolvedMcpOptions;
+  readonly docs: ResolvedDocsOptions;
   /** keys of the generated development secrets, for the start-up banner */
   readonly generated: readonly ('jwks' | 'cookieKeys')[];
 }

@@ -11,6 +11,8 @@ import type { JWK, JWKS } from 'oidc-provider';
 
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import { resolveAccountApiOptions } from '../account-api/index.ts';
+import { resolveDocsOptions } from '../docs/index.ts';
+import { resolveMcpOptions } from '../mcp/index.ts';
 import { normaliseClientName } from '../registration/vendor-names.ts';
 import { ConfigurationError } from '../errors.ts';
 import { IDENTITY_SCOPES, isKnownScope, scopesForAudience } from '../scopes/catalogue.ts';
@@ -294,6 +296,8 @@ export async function validateOptions(input: PlatformAuthOptions): Promise<Resol
     registration,
     clientIdMetadataDocuments: checkMetadataDocuments(input.clientIdMetadataDocuments, registration.variant === 'open', production),
     betaEnabled: checkBeta(input.memberClients?.betaEnabled),
+    mcp: resolveMcpOptions(input.mcp),
+    docs: resolveDocsOptions(input.docs),
     generated,
   });
 }
