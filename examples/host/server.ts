@@ -28,6 +28,7 @@ interface DemoSecrets {
   jwks?: { keys: JsonWebKey[] };
   cookieKeys?: string[];
   operatorSecret?: string;
+  adminSecret?: string;
   /** how they were obtained, for the banner */
   source: string;
 }
@@ -92,6 +93,7 @@ function readSecrets(env: NodeJS.ProcessEnv): DemoSecrets {
     ...(jwks && { jwks }),
     ...(cookieKeys && { cookieKeys }),
     ...(operatorSecret && { operatorSecret }),
+    ...(secret && { adminSecret: derive(secret, 'admin session key').toString('base64url') }),
     source: sources.length ? sources.join(', ') : 'generated for this process only (set DEMO_SECRET to run several instances)',
   };
 }
@@ -122,7 +124,7 @@ const auth: Partial<PlatformAuthOptions> = {
   ...(secrets.jwks && { jwks: secrets.jwks as PlatformAuthOptions['jwks'] }),
   ...(secrets.cookieKeys && { cookieKeys: secrets.cookieKeys }),
 };
-const demo = await buildApp({ baseUrl, operatorSecret: secrets.operatorSecret, auth });
+const demo = await buildApp({ baseUrl, operatorSecret: secrets.operatorSecret, adminSecret: secrets.adminSecret, auth });
 const server = demo.app.listen(port, () => {
   console.log(`
 platform-auth demo listening on ${baseUrl} (port ${port})
