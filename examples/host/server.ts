@@ -4,6 +4,7 @@
  * | variable | |
  * | --- | --- |
  * | `PORT`, `BASE_URL` | where it listens; the issuer (default `http://localhost:$PORT`) |
+ * | `VARIANT` | `A` (default): restricted registration; `B`: open registration and metadata documents |
  * | `REDIS_URL` | store everything in this Redis instead of in memory |
  * | `REDIS_KEY_PREFIX` | prefix of every key (default `platform-auth:`) |
  * | `DEMO_SECRET` | derives the ID-token signing key, the cookie keys and the operator client's secret |
@@ -119,7 +120,15 @@ if (redisUrl) {
   storage = `Redis at ${redact(redisUrl)} (key prefix ${keyPrefix})`;
 }
 
+// VARIANT=B: open dynamic registration (and metadata documents from any host); A by default
+const variant = (process.env.VARIANT ?? 'A').toUpperCase();
+if (variant !== 'A' && variant !== 'B') {
+  console.error(`VARIANT must be A (restricted registration) or B (open registration); got ${JSON.stringify(process.env.VARIANT)}`);
+  process.exit(1);
+}
+
 const auth: Partial<PlatformAuthOptions> = {
+  ...(variant === 'B' && { registration: { variant: 'open' } }),
   ...(adapter && { adapter }),
   ...(secrets.jwks && { jwks: secrets.jwks as PlatformAuthOptions['jwks'] }),
   ...(secrets.cookieKeys && { cookieKeys: secrets.cookieKeys }),
@@ -130,10 +139,12 @@ const server = demo.app.listen(port, () => {
 platform-auth demo listening on ${baseUrl} (port ${port})
 
   storage          ${storage}
+  registration     ${variant === 'B' ? 'Variant B: open dynamic registration, metadata documents from any host' : 'Variant A: client_name "Acme LMS" → acme-lms (VARIANT=B for open registration)'}
   secrets          ${secrets.source}
 
   discovery        ${baseUrl}/.well-known/openid-configuration
   resource meta    ${baseUrl}/.well-known/oauth-protected-resource
+  admin page       ${baseUrl}/admin   (Developers → OAuth applications; admin@example.com)
 
   accounts         student@example.com / student   (student at demo-school)
                    admin@example.com / admin       (admin at demo-school)
@@ -142,6 +153,7 @@ platform-auth demo listening on ${baseUrl} (port ${port})
   member client    ${MEMBER_CLIENT_ID} (public, PKCE, redirect http://127.0.0.1:<any port>/callback)
   operator client  ${OPERATOR_CLIENT_ID} / secret ${demo.operatorSecret}
                    (client_secret_post, redirect ${baseUrl}/demo/callback)
+  vendor client    acme-lms (Acme LMS; public, redirect http://127.0.0.1:<any port>/acme/callback)
 
   Try: open ${baseUrl}/oauth/authorize?response_type=code&client_id=${OPERATOR_CLIENT_ID}&redirect_uri=${encodeURIComponent(`${baseUrl}/demo/callback`)}&scope=openid%20profile%20courses:read&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256&state=xyz
        (code_verifier: dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk)
