@@ -18,6 +18,12 @@ export interface DemoOptions {
   baseUrl?: string;
   /** @default a random secret, printed at start-up */
   operatorSecret?: string;
+  /**
+   * Signs the admin page's session cookie; never the operator client's secret, which the
+   * demo prints.
+   * @default a random key for this process
+   */
+  adminSecret?: string;
   /** anything else to pass to createPlatformAuth (tests turn features on and off here) */
   auth?: Partial<PlatformAuthOptions>;
 }
@@ -48,7 +54,7 @@ export async function buildApp(options: DemoOptions = {}): Promise<DemoApp> {
 
   const app = new Koa();
   app.use(auth.routes());
-  app.use(adminPage({ auth, accounts, sites, secret: operatorSecret }));
+  app.use(adminPage({ auth, accounts, sites, secret: options.adminSecret ?? randomBytes(32).toString('base64url') }));
   app.use(async function demoPages(ctx, next) {
     if (ctx.method !== 'GET') return next();
     if (ctx.path === '/') {

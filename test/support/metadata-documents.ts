@@ -33,6 +33,12 @@ function selfSignedCertificate(): { key: string; cert: string } {
   }
 }
 
+function plainHeaders(init: HeadersInit | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  new Headers(init).forEach((value, name) => { out[name] = value; });
+  return out;
+}
+
 export interface ServedDocument {
   status?: number;
   body: unknown;
@@ -82,7 +88,7 @@ export async function startDocumentServer(): Promise<DocumentServer> {
       servername: target.hostname === '127.0.0.1' ? undefined : target.hostname,
       path: `${target.pathname}${target.search}`,
       method: init.method ?? 'GET',
-      headers: { ...Object.fromEntries(new Headers(init.headers as HeadersInit)), host: target.host },
+      headers: { ...plainHeaders(init.headers as HeadersInit | undefined), host: target.host },
       ca: cert,
       signal: init.signal ?? undefined,
     }, (res) => {
