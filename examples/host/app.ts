@@ -7,6 +7,7 @@ import Koa from 'koa';
 
 import { createPlatformAuth } from '../../lib/index.ts';
 import type { PlatformAuth, PlatformAuthOptions } from '../../lib/index.ts';
+import { adminApi } from './admin-api.ts';
 import { adminPage } from './admin-page.ts';
 import { createDemoMemberData } from './member-data.ts';
 import {
@@ -54,6 +55,7 @@ export async function buildApp(options: DemoOptions = {}): Promise<DemoApp> {
 
   const app = new Koa();
   app.use(auth.routes());
+  app.use(adminApi(auth));
   app.use(adminPage({ auth, accounts, sites, secret: options.adminSecret ?? randomBytes(32).toString('base64url') }));
   app.use(async function demoPages(ctx, next) {
     if (ctx.method !== 'GET') return next();

@@ -1,37 +1,18 @@
 /**
- * The Account API, `POST /account/graphql`. Placeholder: mounted by the composition root
- * when `options.memberData` is set; the implementation lands with the Account API work.
+ * The Account API, `POST /account/graphql`: GraphQL over the signed-in member's data at the
+ * token's site, for member tokens with `account:read`. Mounted by the composition root when
+ * `options.memberData` is set.
  *
  * @module
  */
-import type { Middleware } from 'koa';
-
-import type { Logger } from '../config/options.ts';
-import type { MemberDataSource } from '../member-data/types.ts';
-import type { BearerVerifier } from '../resource/bearer.ts';
-
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- placeholder
-export interface AccountApiOptions {}
-
-export type ResolvedAccountApiOptions = Required<AccountApiOptions>;
-
-/** Defaults and checks `options.accountApi`; throws ConfigurationError naming the fix. */
-export function resolveAccountApiOptions(input: AccountApiOptions | undefined, _production: boolean): ResolvedAccountApiOptions {
-  return { ...input };
-}
-
-export interface AccountApiDeps {
-  readonly bearer: BearerVerifier;
-  /** the RFC 9728 metadata URL for `WWW-Authenticate` challenges */
-  readonly resourceMetadata: string;
-  readonly dataSource: MemberDataSource;
-  readonly options: ResolvedAccountApiOptions;
-  readonly production: boolean;
-  readonly logger: Logger;
-}
-
-export function createAccountApi(_deps: AccountApiDeps): Middleware {
-  return async function accountApi(_ctx, next) {
-    await next();
-  };
-}
+export { resolveAccountApiOptions } from './options.ts';
+export type { AccountApiOptions, ResolvedAccountApiOptions } from './options.ts';
+export { ACCOUNT_API_ACCESS, ACCOUNT_API_PATH, createAccountApi } from './router.ts';
+export type { AccountApiDeps } from './router.ts';
+export { createAccountApiEngine } from './engine.ts';
+export type { AccountApiEngine, EngineAnswer } from './engine.ts';
+export type { AccountApiContext } from './resolvers.ts';
+export { typeDefs as accountApiTypeDefs } from './schema.ts';
+export { ASSUMED_LIST_SIZE, createQueryLimitsRule, measureSelectionSet } from './rules/query-limits.ts';
+export type { Measure, QueryLimits } from './rules/query-limits.ts';
+export { NoIntrospectionRule } from './rules/no-introspection.ts';

@@ -1,0 +1,84 @@
+/**
+ * How errors leave the Account API. Every error carries `extensions.code`; the service's
+ * input errors become `BAD_USER_INPUT` with their reason; anything unexpected is logged and
+ * answered as "Unexpected error." with `INTERNAL_SERVER_ERROR`: no message, stack or cause
+ * of the original reaches the client.
+ *
+ * @module
+ */
+import { GraphQLError } from 'graphql';
+import type { GraphQLFormattedError } from 'graphql';
+
+import type { Logger } from '../config/options.ts';
+import { MemberDataInputError } from '../member-data/errors.ts';
+
+export const UNEXPECTED_MESSAGE = 'Unexpected error.';
+
+function originalOf(error: unknown): unknown {
+  let current = error;
+  while (current instanceof GraphQLError && current.originalError) current = current.originalError;
+  return current;
+}
+
+/** The `maskError` of yoga's masked-errors plugin. */
+export function createMaskError(logger: Logger) {
+  return function maskError(error: unknown, message: string = UNEXPECTED_MESSAGE): Error {
+    const located = error instanceof GraphQLError ? error : undefined;
+    const original = originalOf(error);
+    if (original instanceof MemberDataInputError) {
+      return new GraphQLError(original.message, {
+        nodes: located?.nodes, positions: located?.positions, path: located?.path,
+        extensions: {
+          code: 'BAD_USER_INPUT',
+          reason: original.code,
+          argument: original.argument,
+          ...(original.maximum === undefined ? {} : { maximum: original.maximum }),
+        },
+      });
+    }
+    if (original instanceof GraphQLError) {
+      // graphql-js's own request errors (variables, operation name): the caller's input
+      if (original.extensions.code === undefined) {
+        return new GraphQLError(original.message, {
+          nodes: original.nodes, positions: original.positions, path: original.path,
+          extensions: { ...original.extensions, code: 'BAD_USER_INPUT' },
+        });
+      }
+      return original;
+    }
+    const where = located?.path ? ` at ${located.path.join('.')}` : '';
+    const detail = original instanceof Error ? (original.stack ?? `${original.name}: ${original.message}`) : String(original);
+    logger.error(`platform-auth: the Account API failed${where}: ${detail}`);
+    return new GraphQLError(message, {
+      nodes: located?.nodes, positions: located?.positions, path: located?.path,
+      extensions: { code: 'INTERNAL_SERVER_ERROR' },
+    });
+  };
+}
+
+/** The wire form of an error: yoga's internal extensions (`http`, `unexpected`) stripped. */
+export function formatError(error: GraphQLError): GraphQLFormattedError {
+  const formatted = error.toJSON();
+  if (!formatted.extensions) return formatted;
+  const { http: _http, unexpected: _unexpected, originalError: _original, ...extensions } = formatted.extensions;
+  return { ...formatted, extensions };
+}
+
+/** An answer decided before GraphQL runs (method, media type, size, JSON): a status and one coded error. */
+export class RequestProblem extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(status: number, code: string, message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.name = 'RequestProblem';
+    this.status = status;
+    this.code = code;
+    this.headers = headers;
+  }
+
+  toBody(): { errors: GraphQLFormattedError[] } {
+    return { errors: [{ message: this.message, extensions: { code: this.code } }] };
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * The HTTP edge of `POST /account/graphql`: media type, size limit, JSON and the GraphQL
+ * request parameters. The body is read straight from the Node request (the library is
+ * mounted before any body parser), and never beyond the limit.
+ *
+ * @module
+ */
+import type { IncomingMessage } from 'node:http';
+
+import { RequestProblem } from './errors.ts';
+
+export interface GraphQLParams {
+  readonly query: string;
+  readonly variables: Record<string, unknown> | undefined;
+  readonly operationName: string | undefined;
+}
+
+/** `application/json`, with no charset or `charset=utf-8`. */
+export function checkContentType(header: string | undefined): void {
+  const [type = '', ...params] = (header ?? '').split(';').map((s) => s.trim().toLowerCase());
+  const charset = params.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/"/g, '');
+  if (type !== 'application/json' || (charset !== undefined && charset !== 'utf-8')) {
+    throw new RequestProblem(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the request as Content-Type: application/json (UTF-8) with a body {"query": "…"}.');
+  }
+}
+
+function tooLarge(limit: number): RequestProblem {
+  // close the connection rather than drain an arbitrarily long body
+  return new RequestProblem(413, 'REQUEST_ENTITY_TOO_LARGE', `The request body is larger than ${limit} bytes.`, { Connection: 'close' });
+}
+
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > limit) return Promise.reject(tooLarge(limit));
+  if (req.readableEnded) {
+    return Promise.reject(new Error('platform-auth: the request body was read before the Account API; mount auth.routes() before any body parser'));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        cleanup();
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onError = () => {
+      cleanup();
+      reject(new RequestProblem(400, 'BAD_REQUEST', 'The request body was not received completely.'));
+    };
+    const onClose = () => {
+      if (!req.complete) onError();
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+function badRequest(message: string): RequestProblem {
+  return new RequestProblem(400, 'BAD_REQUEST', message);
+}
+
+/** The `query`, `variables` and `operationName` of a JSON body; other members are ignored. */
+export function parseParams(body: Buffer): GraphQLParams {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw badRequest('The request body is not valid JSON.');
+  }
+  if (Array.isArray(parsed)) throw badRequest('Batched requests are not supported: send one operation per request.');
+  if (parsed === null || typeof parsed !== 'object') throw badRequest('The request body must be a JSON object: {"query": "…", "variables": {…}}.');
+  const { query, variables, operationName } = parsed as Record<string, unknown>;
+  if (typeof query !== 'string' || query.trim() === '') throw badRequest('"query" must be a non-empty GraphQL document string.');
+  if (variables != null && (typeof variables !== 'object' || Array.isArray(variables))) throw badRequest('"variables" must be a JSON object when present.');
+  if (operationName != null && typeof operationName !== 'string') throw badRequest('"operationName" must be a string when present.');
+  return {
+    query,
+    variables: (variables ?? undefined) as Record<string, unknown> | undefined,
+    operationName: (operationName ?? undefined) as string | undefined,
+  };
+}

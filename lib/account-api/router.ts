@@ -1,0 +1,107 @@
+/**
+ * `POST /account/graphql` as Koa middleware: a pipeline of named steps, each of which either
+ * answers or hands on. Auth comes first, so nothing about the body is looked at for a caller
+ * without a member token holding `account:read`.
+ *
+ * @module
+ */
+import type { Context, Middleware, Next } from 'koa';
+import { renderGraphiQL } from 'graphql-yoga';
+
+import type { Logger } from '../config/options.ts';
+import { InvalidTokenError, PlatformAuthError } from '../errors.ts';
+import { createMemberDataService } from '../member-data/service.ts';
+import type { MemberDataSource } from '../member-data/types.ts';
+import type { BearerAuth, BearerVerifier, VerifyOptions } from '../resource/bearer.ts';
+import { writeBearerError } from '../resource/challenge.ts';
+import { createAccountApiEngine } from './engine.ts';
+import { ENDPOINTS } from '../endpoints.ts';
+import { RequestProblem } from './errors.ts';
+import { checkContentType, parseParams, readBody } from './http.ts';
+import type { ResolvedAccountApiOptions } from './options.ts';
+
+/** The path of the Account API, from the endpoint table. */
+export const ACCOUNT_API_PATH = ENDPOINTS.accountApi.path;
+
+/** Member tokens only, with `account:read`: an operator token gets 403 insufficient_scope. */
+export const ACCOUNT_API_ACCESS: VerifyOptions = Object.freeze<VerifyOptions>({ scopes: ['account:read'], audiences: ['member'] });
+
+export interface AccountApiDeps {
+  readonly bearer: BearerVerifier;
+  /** the RFC 9728 metadata URL for `WWW-Authenticate` challenges */
+  readonly resourceMetadata: string;
+  readonly dataSource: MemberDataSource;
+  readonly options: ResolvedAccountApiOptions;
+  readonly production: boolean;
+  readonly logger: Logger;
+}
+
+function writeProblem(ctx: Context, problem: RequestProblem): void {
+  ctx.status = problem.status;
+  for (const [name, value] of Object.entries(problem.headers)) ctx.set(name, value);
+  ctx.body = problem.toBody();
+}
+
+export function createAccountApi(deps: AccountApiDeps): Middleware {
+  const { options } = deps;
+  const service = createMemberDataService(deps.dataSource, { maxPageSize: options.maxPageSize });
+  const engine = createAccountApiEngine(options, deps.logger);
+  const graphiql = options.graphiql
+    ? renderGraphiQL({
+      title: 'Account API',
+      endpoint: ACCOUNT_API_PATH,
+      method: 'POST',
+      headers: JSON.stringify({ Authorization: 'Bearer <member access token with account:read>' }),
+      defaultQuery: '{\n  viewer {\n    id\n    email\n    enrolledCourses(first: 5) {\n      nodes { slug title expireDate hasLifetimeAccess lastWatchedLecture { lectureId positionSeconds } }\n      pageInfo { hasNextPage endCursor }\n      totalCount\n    }\n  }\n}\n',
+    })
+    : undefined;
+
+  async function authenticate(ctx: Context): Promise<BearerAuth | undefined> {
+    try {
+      const auth = await deps.bearer.verifyHeader(ctx.get('authorization') || undefined, ACCOUNT_API_ACCESS);
+      // member tokens always carry their client's site; one without is not ours to answer
+      if (!auth?.site) throw new InvalidTokenError('the access token names no site');
+      return auth;
+    } catch (error) {
+      if (error instanceof PlatformAuthError) {
+        writeBearerError(ctx, error, deps.resourceMetadata);
+        return undefined;
+      }
+      throw error;
+    }
+  }
+
+  return async function accountApi(ctx: Context, next: Next) {
+    if (ctx.path !== ACCOUNT_API_PATH) return next();
+    // personal data: never stored by a cache
+    ctx.set('Cache-Control', 'no-store');
+    if (ctx.method !== 'POST') {
+      if (graphiql && ctx.method === 'GET' && ctx.accepts('json', 'html') === 'html') {
+        ctx.type = 'html';
+        ctx.body = graphiql;
+        return;
+      }
+      ctx.set('Allow', 'POST');
+      writeProblem(ctx, new RequestProblem(405, 'METHOD_NOT_ALLOWED', `Use POST ${ACCOUNT_API_PATH} with a JSON body {"query": "…"}.`));
+      return;
+    }
+
+    const auth = await authenticate(ctx);
+    if (!auth) return;
+
+    try {
+      checkContentType(ctx.get('content-type') || undefined);
+      const params = parseParams(await readBody(ctx.req, options.maxBodyBytes));
+      const { status, body } = await engine.run(params, { account: service.forMember(auth) });
+      ctx.status = status;
+      ctx.type = 'application/json';
+      ctx.body = JSON.stringify(body);
+    } catch (error) {
+      if (error instanceof RequestProblem) {
+        writeProblem(ctx, error);
+        return;
+      }
+      throw error;
+    }
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * How values leave the service: instants as ISO 8601 UTC strings and money as exact decimal
+ * strings, whatever the host stored.
+ *
+ * @module
+ */
+import type { Instant, MoneyRecord } from './types.ts';
+
+export interface Money {
+  /** exact decimal in the currency's major unit, e.g. `"49.90"`, `"-5.00"`, `"1200"` (JPY) */
+  readonly amount: string;
+  /** ISO 4217 code */
+  readonly currency: string;
+}
+
+/** ISO 8601 in UTC (`2025-03-01T09:00:00.000Z`); throws for a value that is not a point in time. */
+// what toISOString produces; such strings pass through without a round trip through Date
+const CANONICAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+export function toIsoInstant(value: Instant): string {
+  if (typeof value === 'string' && CANONICAL.test(value)) return value;
+  const date = value instanceof Date ? value : new Date(value);
+  if (Number.isNaN(date.getTime())) throw new TypeError('member data: a date is not a valid point in time');
+  return date.toISOString();
+}
+
+const fractionDigits = new Map<string, number>();
+
+function digitsOf(currency: string): number {
+  let digits = fractionDigits.get(currency);
+  if (digits === undefined) {
+    // throws RangeError for a code that is not ISO 4217-shaped
+    digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    fractionDigits.set(currency, digits);
+  }
+  return digits;
+}
+
+export function formatMoney(money: MoneyRecord): Money {
+  if (!Number.isSafeInteger(money.amountMinor)) throw new TypeError('member data: amountMinor must be an integer');
+  const currency = money.currency.toUpperCase();
+  const digits = digitsOf(currency);
+  const sign = money.amountMinor < 0 ? '-' : '';
+  const units = String(Math.abs(money.amountMinor)).padStart(digits + 1, '0');
+  const amount = digits === 0 ? units : `${units.slice(0, -digits)}.${units.slice(-digits)}`;
+  return { amount: `${sign}${amount}`, currency };
+}

@@ -1,0 +1,54 @@
+/**
+ * A host route protected by the guard with an operator scope (examples/host/admin-api.ts)
+ * accepts an operator token and refuses a member one.
+ */
+import { ADMIN_COURSES_PATH } from '../../examples/host/admin-api.ts';
+import { STUDENT } from '../support/flows.ts';
+import { startApp } from '../support/start-app.ts';
+import type { RunningApp } from '../support/start-app.ts';
+import { memberToken, operatorToken } from './support.ts';
+
+let app: RunningApp;
+
+beforeAll(async () => {
+  app = await startApp();
+});
+afterAll(() => app.stop());
+
+const get = (authorization?: string) => fetch(`${app.baseUrl}${ADMIN_COURSES_PATH}`, { headers: authorization ? { authorization } : {} });
+
+describe('the host admin API behind requireBearer({ scopes: [courses:read], audiences: [operator] })', () => {
+  it('accepts an operator token and serves the courses of its site', async () => {
+    const res = await get(`Bearer ${await operatorToken(app, 'openid courses:read')}`);
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.site).toBe('demo-school');
+    expect(body.courses).toHaveLength(31);
+    expect(body.courses).toContainEqual({ slug: 'staff-onboarding', title: 'Staff Onboarding', public: false });
+    expect(body.courses.map((c: { slug: string }) => c.slug)).not.toContain('music-theory');
+  });
+
+  it('refuses an operator token without courses:read with 403 insufficient_scope', async () => {
+    const res = await get(`Bearer ${await operatorToken(app, 'openid students:read')}`);
+    expect(res.status).toBe(403);
+    expect((await res.json()).error).toBe('insufficient_scope');
+    expect(res.headers.get('www-authenticate')).toContain('scope="courses:read"');
+  });
+
+  it('refuses a member token with 403 insufficient_scope', async () => {
+    const res = await get(`Bearer ${await memberToken(app, STUDENT, 'openid account:read')}`);
+    expect(res.status).toBe(403);
+    expect(await res.json()).toEqual({ error: 'insufficient_scope', error_description: expect.stringContaining('operator') });
+    const challenge = res.headers.get('www-authenticate')!;
+    expect(challenge).toMatch(/^Bearer error="insufficient_scope", /);
+    expect(challenge).toContain('scope="courses:read"');
+    expect(challenge).toContain(`resource_metadata="${app.baseUrl}/.well-known/oauth-protected-resource"`);
+  });
+
+  it('refuses a request without a token with 401 invalid_token', async () => {
+    const res = await get();
+    expect(res.status).toBe(401);
+    expect((await res.json()).error).toBe('invalid_token');
+    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
+  });
+});

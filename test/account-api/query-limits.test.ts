@@ -1,0 +1,109 @@
+/**
+ * The depth and cost rule and the introspection refusal, run by graphql-js validation
+ * against the Account API schema.
+ */
+import { buildSchema, getIntrospectionQuery, parse, specifiedRules, validate } from 'graphql';
+import type { GraphQLError, ValidationRule } from 'graphql';
+
+import {
+  ASSUMED_LIST_SIZE, NoIntrospectionRule, accountApiTypeDefs, createQueryLimitsRule, measureSelectionSet,
+} from '../../lib/account-api/index.ts';
+import type { Measure, QueryLimits } from '../../lib/account-api/index.ts';
+
+const schema = buildSchema(accountApiTypeDefs);
+const LIMITS: QueryLimits = { maxDepth: 10, maxCost: 10_000, maxPageSize: 100, defaultPageSize: 20 };
+
+function measure(query: string, limits = LIMITS): Measure {
+  let result: Measure | undefined;
+  const probe: ValidationRule = (context) => ({
+    OperationDefinition(node) {
+      result = measureSelectionSet(context, node.selectionSet, schema.getQueryType()!, limits);
+      return false;
+    },
+  });
+  validate(schema, parse(query), [probe]);
+  return result!;
+}
+
+function errorsOf(query: string, rules = [createQueryLimitsRule(LIMITS)]): readonly GraphQLError[] {
+  return validate(schema, parse(query), [...specifiedRules, ...rules]);
+}
+
+const FULL_AT_CAP = `{ viewer { id email
+  enrolledCourses(first: 100) { nodes { slug title enrolledAt expireDate hasLifetimeAccess lastWatchedLecture { lectureId positionSeconds } } pageInfo { hasNextPage endCursor } totalCount }
+  orders(first: 100) { nodes { id number status createdAt total { amount currency } items { title kind quantity total { amount currency } } } pageInfo { hasNextPage endCursor } totalCount }
+  eventRegistrations(first: 100) { nodes { id status registeredAt event { id title startsAt } } pageInfo { hasNextPage endCursor } totalCount }
+} }`;
+
+describe('measure', () => {
+  it('counts each field once and multiplies list items by first', () => {
+    // viewer, enrolledCourses, nodes, 20 × (slug, title)
+    expect(measure('{ viewer { enrolledCourses { nodes { slug title } } } }')).toEqual({ cost: 3 + 20 * 2, depth: 4 });
+    expect(measure('{ viewer { enrolledCourses(first: 5) { nodes { slug } totalCount } } }')).toEqual({ cost: 4 + 5, depth: 4 });
+    expect(measure('{ viewer { enrolledCourses(first: 0) { nodes { slug } } } }').cost).toBe(3);
+  });
+
+  it('counts a variable first, or one above the cap, as the cap', () => {
+    expect(measure('query ($n: Int) { viewer { enrolledCourses(first: $n) { nodes { slug } } } }').cost).toBe(3 + 100);
+    expect(measure('{ viewer { enrolledCourses(first: 5000) { nodes { slug } } } }').cost).toBe(3 + 100);
+  });
+
+  it('assumes a size for lists without first', () => {
+    expect(measure('{ viewer { orders(first: 1) { nodes { items { title } } } } }').cost).toBe(3 + 1 * (1 + ASSUMED_LIST_SIZE));
+  });
+
+  it('follows fragments and inline fragments, and ignores introspection fields', () => {
+    const direct = measure('{ viewer { enrolledCourses(first: 3) { nodes { slug title } } } }');
+    const viaFragments = measure(`{ viewer { __typename enrolledCourses(first: 3) { ...C } } }
+      fragment C on EnrolledCourseConnection { nodes { ... on EnrolledCourse { slug } ...T } }
+      fragment T on EnrolledCourse { title __typename }`);
+    expect(viaFragments).toEqual(direct);
+  });
+
+  it('stays linear when fragments are spread many times, and survives cycles', () => {
+    const levels = Array.from({ length: 30 }, (_, i) => `fragment F${i} on Viewer { ...F${i + 1} ...F${i + 1} }`).join('\n');
+    const started = Date.now();
+    const m = measure(`{ viewer { ...F0 } } ${levels} fragment F30 on Viewer { id }`);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(m.cost).toBe(1 + 2 ** 30);
+    expect(measure('{ viewer { ...A } } fragment A on Viewer { id ...B } fragment B on Viewer { ...A }').cost).toBe(2);
+  });
+
+  it('prices every list of the viewer at the cap under the default maxCost', () => {
+    const full = measure(FULL_AT_CAP);
+    expect(full.depth).toBe(6);
+    expect(full.cost).toBeGreaterThan(5000);
+    expect(full.cost).toBeLessThanOrEqual(LIMITS.maxCost);
+  });
+});
+
+describe('createQueryLimitsRule', () => {
+  it('accepts the full query at the cap', () => {
+    expect(errorsOf(FULL_AT_CAP)).toEqual([]);
+  });
+
+  it('refuses a query deeper than maxDepth with QUERY_TOO_DEEP', () => {
+    const errors = errorsOf('{ viewer { orders { nodes { items { total { amount } } } } } }', [createQueryLimitsRule({ ...LIMITS, maxDepth: 5 })]);
+    expect(errors.map((e) => e.extensions)).toEqual([{ code: 'QUERY_TOO_DEEP', depth: 6, maxDepth: 5 }]);
+  });
+
+  it('refuses a query costlier than maxCost with QUERY_TOO_COSTLY', () => {
+    const aliases = Array.from({ length: 5 }, (_, i) => `o${i}: orders(first: 100) { nodes { items { title kind quantity } } }`).join(' ');
+    const errors = errorsOf(`{ viewer { ${aliases} } }`);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.extensions).toMatchObject({ code: 'QUERY_TOO_COSTLY', maxCost: 10_000 });
+    expect(errors[0]!.extensions.cost).toBeGreaterThan(10_000);
+  });
+
+  it('lets the standard introspection query through (graphql-js bounds introspection itself)', () => {
+    expect(errorsOf(getIntrospectionQuery())).toEqual([]);
+  });
+});
+
+describe('NoIntrospectionRule', () => {
+  it('refuses __schema and __type but not __typename', () => {
+    const errors = errorsOf('{ __schema { types { name } } __type(name: "Viewer") { name } viewer { __typename } }', [NoIntrospectionRule]);
+    expect(errors.map((e) => e.extensions.code)).toEqual(['INTROSPECTION_DISABLED', 'INTROSPECTION_DISABLED']);
+    expect(errorsOf('{ viewer { __typename id } }', [NoIntrospectionRule])).toEqual([]);
+  });
+});

@@ -1,0 +1,198 @@
+/**
+ * The member-data service over a recording fake source: the member it asks for, formats,
+ * batching, and the demo data walked through every page.
+ */
+import { createDemoMemberData } from '../../examples/host/member-data.ts';
+import { MemberDataInputError, createMemberDataService, formatMoney, toIsoInstant } from '../../lib/member-data/index.ts';
+import type {
+  EnrolmentRecord, LectureProgressRecord, MemberDataSource, MemberIdentity, MemberRef, PageRequest,
+} from '../../lib/member-data/index.ts';
+
+const STUDENT: MemberIdentity = { sub: 'acc-1', site: 'school-a', audience: 'member' };
+
+interface Call {
+  method: string;
+  member: MemberRef;
+  arg: unknown;
+}
+
+function fakeSource(enrolments: EnrolmentRecord[], progress: LectureProgressRecord[] = []) {
+  const calls: Call[] = [];
+  const record = (method: string, member: MemberRef, arg: unknown) => calls.push({ method, member: { ...member }, arg });
+  const source: MemberDataSource = {
+    async findMember(member) {
+      record('findMember', member, undefined);
+      return { email: 'one@example.com' };
+    },
+    async listEnrolments(member, page: PageRequest) {
+      record('listEnrolments', member, page);
+      return { items: enrolments.slice(page.offset, page.offset + page.limit), totalCount: enrolments.length };
+    },
+    async findLastWatchedLectures(member, slugs) {
+      record('findLastWatchedLectures', member, [...slugs]);
+      // answers more than it was asked for: the service must not pass the extra on
+      return progress;
+    },
+    async listOrders(member, page) {
+      record('listOrders', member, page);
+      return { items: [], totalCount: 0 };
+    },
+    async listEventRegistrations(member, page) {
+      record('listEventRegistrations', member, page);
+      return { items: [], totalCount: 0 };
+    },
+  };
+  return { source, calls };
+}
+
+const course = (slug: string, extra: Partial<EnrolmentRecord> = {}): EnrolmentRecord => ({
+  courseSlug: slug, courseTitle: slug.toUpperCase(), enrolledAt: '2025-01-01T00:00:00Z', hasLifetimeAccess: false, expiresAt: null, ...extra,
+});
+
+describe('forMember', () => {
+  it('asks the source for exactly the token\'s member and site', async () => {
+    const { source, calls } = fakeSource([course('a')]);
+    const account = createMemberDataService(source).forMember(STUDENT);
+    expect(account.member).toEqual({ site: 'school-a', memberId: 'acc-1' });
+    await account.profile();
+    await account.enrolledCourses();
+    await account.orders({ first: 3 });
+    await account.eventRegistrations();
+    expect(calls.map((c) => c.member)).toEqual(Array(4).fill({ site: 'school-a', memberId: 'acc-1' }));
+    expect(calls.find((c) => c.method === 'listOrders')!.arg).toEqual({ offset: 0, limit: 3 });
+  });
+
+  it('refuses operator tokens and tokens without a site', () => {
+    const service = createMemberDataService(fakeSource([]).source);
+    expect(() => service.forMember({ ...STUDENT, audience: 'operator' })).toThrow(TypeError);
+    expect(() => service.forMember({ ...STUDENT, site: undefined })).toThrow(TypeError);
+  });
+
+  it('memoises the profile for the life of the account', async () => {
+    const { source, calls } = fakeSource([]);
+    const account = createMemberDataService(source).forMember(STUDENT);
+    expect(await account.profile()).toEqual({ id: 'acc-1', email: 'one@example.com' });
+    await account.profile();
+    expect(calls.filter((c) => c.method === 'findMember')).toHaveLength(1);
+  });
+});
+
+describe('values', () => {
+  it('answers ISO 8601 in UTC, and a null expireDate for lifetime access', async () => {
+    const { source } = fakeSource([
+      course('lifetime', { hasLifetimeAccess: true, expiresAt: '2030-01-01T00:00:00Z' }),
+      course('dated', { enrolledAt: new Date(Date.UTC(2024, 1, 29, 12)), expiresAt: '2025-03-01T10:00:00+02:00' }),
+      course('date-only', { enrolledAt: '2025-06-01', expiresAt: null }),
+    ]);
+    const { nodes } = await createMemberDataService(source).forMember(STUDENT).enrolledCourses();
+    expect(nodes).toEqual([
+      { slug: 'lifetime', title: 'LIFETIME', enrolledAt: '2025-01-01T00:00:00.000Z', expireDate: null, hasLifetimeAccess: true },
+      { slug: 'dated', title: 'DATED', enrolledAt: '2024-02-29T12:00:00.000Z', expireDate: '2025-03-01T08:00:00.000Z', hasLifetimeAccess: false },
+      { slug: 'date-only', title: 'DATE-ONLY', enrolledAt: '2025-06-01T00:00:00.000Z', expireDate: null, hasLifetimeAccess: false },
+    ]);
+  });
+
+  it('refuses a value that is not a point in time', () => {
+    expect(() => toIsoInstant('next tuesday')).toThrow(TypeError);
+  });
+
+  it('formats money as an exact decimal in the currency\'s major unit', () => {
+    expect(formatMoney({ amountMinor: 4990, currency: 'EUR' })).toEqual({ amount: '49.90', currency: 'EUR' });
+    expect(formatMoney({ amountMinor: 5, currency: 'eur' })).toEqual({ amount: '0.05', currency: 'EUR' });
+    expect(formatMoney({ amountMinor: -500, currency: 'USD' })).toEqual({ amount: '-5.00', currency: 'USD' });
+    expect(formatMoney({ amountMinor: 1200, currency: 'JPY' })).toEqual({ amount: '1200', currency: 'JPY' });
+    expect(formatMoney({ amountMinor: 1234, currency: 'KWD' })).toEqual({ amount: '1.234', currency: 'KWD' });
+    expect(() => formatMoney({ amountMinor: 1.5, currency: 'EUR' })).toThrow(TypeError);
+  });
+});
+
+describe('progress batching', () => {
+  const progress = [
+    { courseSlug: 'a', lectureId: 'a-3', positionSeconds: 12 },
+    { courseSlug: 'c', lectureId: 'c-1', positionSeconds: 0 },
+    { courseSlug: 'not-asked', lectureId: 'x', positionSeconds: 1 },
+  ];
+
+  it('sends the lookups of one tick as one call, each course once', async () => {
+    const { source, calls } = fakeSource([], progress);
+    const account = createMemberDataService(source).forMember(STUDENT);
+    const answers = await Promise.all(['a', 'b', 'c', 'a', 'not-asked-here'].map((s) => account.lastWatchedLecture(s)));
+    expect(answers).toEqual([{ lectureId: 'a-3', positionSeconds: 12 }, null, { lectureId: 'c-1', positionSeconds: 0 }, { lectureId: 'a-3', positionSeconds: 12 }, null]);
+    const lookups = calls.filter((c) => c.method === 'findLastWatchedLectures');
+    expect(lookups).toHaveLength(1);
+    expect(lookups[0]!.arg).toEqual(['a', 'b', 'c', 'not-asked-here']);
+  });
+
+  it('does not answer a course the caller did not ask about', async () => {
+    const { source } = fakeSource([], progress);
+    const account = createMemberDataService(source).forMember(STUDENT);
+    expect(await account.lastWatchedLecture('b')).toBeNull();
+  });
+
+  it('reports a failing lookup to every caller of the batch', async () => {
+    const { source } = fakeSource([]);
+    source.findLastWatchedLectures = async () => {
+      throw new Error('progress store down');
+    };
+    const account = createMemberDataService(source).forMember(STUDENT);
+    const results = await Promise.allSettled([account.lastWatchedLecture('a'), account.lastWatchedLecture('b')]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+  });
+
+  it('fetches a page with its progress in two calls', async () => {
+    const { source, calls } = fakeSource(['a', 'b', 'c', 'd'].map((s) => course(s)), progress);
+    const page = await createMemberDataService(source).forMember(STUDENT).enrolledCoursesWithProgress({ first: 3 });
+    expect(page.nodes.map((n) => [n.slug, n.lastWatchedLecture?.lectureId ?? null])).toEqual([['a', 'a-3'], ['b', null], ['c', 'c-1']]);
+    expect(calls.map((c) => c.method)).toEqual(['listEnrolments', 'findLastWatchedLectures']);
+    expect(calls[1]!.arg).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('the demo data through the service', () => {
+  const service = createMemberDataService(createDemoMemberData(), { maxPageSize: 10 });
+
+  it('walks the student\'s enrolments page by page, each once', async () => {
+    const account = service.forMember({ sub: 'acc-student', site: 'demo-school', audience: 'member' });
+    const slugs: string[] = [];
+    let after: string | null = null;
+    let pages = 0;
+    do {
+      const page: Awaited<ReturnType<typeof account.enrolledCourses>> = await account.enrolledCourses({ first: 10, after });
+      slugs.push(...page.nodes.map((n) => n.slug));
+      after = page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null;
+      pages += 1;
+    } while (after);
+    expect(pages).toBe(3);
+    expect(slugs).toHaveLength(27);
+    expect(new Set(slugs).size).toBe(27);
+    expect(slugs).not.toContain('alumni-masterclass');
+  });
+
+  it('applies its own cap, and lowers the default page to it', async () => {
+    const account = service.forMember({ sub: 'acc-student', site: 'demo-school', audience: 'member' });
+    await expect(account.orders({ first: 11 })).rejects.toBeInstanceOf(MemberDataInputError);
+    expect((await account.enrolledCourses()).nodes).toHaveLength(10);
+  });
+
+  it('searches the public catalogue with cursors bound to the search', async () => {
+    const catalogue = service.catalogue!;
+    const first = await catalogue.searchCourses('demo-school', '', { first: 10 });
+    expect(first.totalCount).toBe(29);
+    expect(first.nodes.map((c) => c.slug)).not.toContain('staff-onboarding');
+    const second = await catalogue.searchCourses('demo-school', '', { first: 10, after: first.pageInfo.endCursor });
+    expect(second.nodes[0]!.slug).not.toBe(first.nodes[0]!.slug);
+    await expect(catalogue.searchCourses('demo-school', 'drawing', { after: first.pageInfo.endCursor })).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
+    const drawing = await catalogue.searchCourses('demo-school', 'Drawing');
+    // life-drawing is not public
+    expect(drawing.nodes.map((c) => c.slug).sort()).toEqual(['figure-drawing', 'pen-drawing']);
+  });
+
+  it('gives the outline of public courses only', async () => {
+    const catalogue = service.catalogue!;
+    const outline = await catalogue.courseOutline('demo-school', 'perspective');
+    expect(outline?.sections).toHaveLength(3);
+    expect(outline?.sections.flatMap((s) => s.lectures).filter((l) => l.freePreview)).toHaveLength(1);
+    expect(await catalogue.courseOutline('demo-school', 'staff-onboarding')).toBeUndefined();
+    expect(await catalogue.courseOutline('other-school', 'perspective')).toBeUndefined();
+  });
+});
