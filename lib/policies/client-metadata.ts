@@ -5,6 +5,7 @@
  *
  * - Registration creates operator clients only: `audience: "member"`, `org_id` and
  *   member-only scopes are refused; member clients come from a site operator (lib/member-clients).
+ *   A registered client may request every operator scope, whatever `scope` it registered.
  * - A metadata document cannot make itself a member client either, and its redirect URIs
  *   must be on the document's own host or a loopback address.
  * - Registered and document clients may redirect only to https or to http on a loopback
@@ -90,14 +91,16 @@ function checkAudience(ctx: KoaContextWithOIDC | undefined, metadata: Metadata):
 
   const eligible = new Set(scopesForAudience('operator'));
   if (origin === 'registration') {
-    if (metadata.scope === undefined) {
-      metadata.scope = [...eligible].join(' ');
-    } else {
-      const notEligible = parseScope(typeof metadata.scope === 'string' ? metadata.scope : '').filter((s) => !eligible.has(s));
-      if (notEligible.length > 0) {
-        throw new errors.InvalidClientMetadata(`scope ${notEligible.join(' ')} is not available to registered clients (operator audience); account:* scopes belong to member clients`);
-      }
+    const notEligible = parseScope(typeof metadata.scope === 'string' ? metadata.scope : '').filter((s) => !eligible.has(s));
+    if (notEligible.length > 0) {
+      throw new errors.InvalidClientMetadata(`scope ${notEligible.join(' ')} is not available to registered clients (operator audience); account:* scopes belong to member clients`);
     }
+    // The registered scope is what the client asks for first, not a ceiling: MCP clients
+    // register with the protected-resource `scopes_supported` (identity only) and then step
+    // up to data scopes on 403 insufficient_scope hints, which a ceiling would refuse. Every
+    // operator scope is allowed, and the answer says so (RFC 7591 §3.2.1 lets the server
+    // replace a requested value).
+    metadata.scope = [...eligible].join(' ');
   }
   checkDynamicRedirects(metadata, origin);
 }

@@ -176,6 +176,18 @@ describe('Variant B (open)', () => {
     expect((await introspect(wrongSecret, tokens.access_token)).error).toBe('invalid_client');
   });
 
+  it('treats a registered scope as a first request, not a ceiling: step-up to data scopes works', async () => {
+    // MCP clients register with the protected-resource scopes_supported (identity only)
+    const registered = await (await register(app, {
+      redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none', scope: 'openid profile email',
+    })).json();
+    expect(registered.scope.split(' ')).toEqual(expect.arrayContaining(['openid', 'courses:read', 'students:write']));
+    expect(registered.scope.split(' ')).not.toContain('account:read');
+    const client = { clientId: registered.client_id, redirectUri: 'http://127.0.0.1:40998/callback' };
+    const tokens = await obtainTokens(app.baseUrl, client, { scope: 'openid courses:read' }, ADMIN);
+    expect(tokens.scope.split(' ').sort()).toEqual(['courses:read', 'openid']);
+  });
+
   it('a registered client asking for account:read gets invalid_scope at the authorization endpoint', async () => {
     const registered = await (await register(app, {
       redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none',
