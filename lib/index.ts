@@ -32,6 +32,14 @@ export type { PlatformAuthErrorCode } from './errors.ts';
 export { SCOPES, SCOPE_NAMES, IDENTITY_SCOPES, scopesForAudience, findScope } from './scopes/catalogue.ts';
 export type { Audience, ScopeAccess, ScopeDefinition } from './scopes/catalogue.ts';
 export { ENDPOINTS } from './endpoints.ts';
+export { describeBearerRoute } from './docs/index.ts';
+export { defineMcpTool, McpToolError } from './mcp/index.ts';
+export type {
+  AnyMcpTool, McpCaller, McpInputSchema, McpOptions, McpTool, McpToolAudience, McpToolResult,
+} from './mcp/index.ts';
+export type {
+  AuthMdOptions, BearerRouteDescription, DocsOptions, OpenApiDocument, OpenApiOptions, OpenApiPaths,
+} from './docs/index.ts';
 export type { EndpointDefinition, EndpointId } from './endpoints.ts';
 export { BearerVerifier, extractBearerToken } from './resource/bearer.ts';
 export type { BearerAuth, VerifyOptions } from './resource/bearer.ts';

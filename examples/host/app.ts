@@ -9,6 +9,7 @@ import { createPlatformAuth } from '../../lib/index.ts';
 import type { PlatformAuth, PlatformAuthOptions } from '../../lib/index.ts';
 import { adminApi } from './admin-api.ts';
 import { adminPage } from './admin-page.ts';
+import { demoMcpOptions } from './mcp-tools.ts';
 import { createDemoMemberData } from './member-data.ts';
 import {
   BETA_SITES, VENDOR_CLIENT_ID, createAccountStore, createSiteStore, demoClients,
@@ -50,6 +51,7 @@ export async function buildApp(options: DemoOptions = {}): Promise<DemoApp> {
     memberData: createDemoMemberData(),
     registration: { variant: 'restricted', vendors: [{ clientId: VENDOR_CLIENT_ID }] },
     memberClients: { betaEnabled: [...BETA_SITES] },
+    mcp: demoMcpOptions({ accounts }),
     ...options.auth,
   });
 

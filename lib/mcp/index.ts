@@ -1,37 +1,18 @@
 /**
- * The MCP endpoint, `/mcp`. Placeholder: mounted by the composition root; the
- * implementation lands with the MCP work.
+ * The MCP endpoint, `/mcp`: the SDK's Streamable HTTP transport, stateless with JSON
+ * responses. Public tools anonymously; member tools for member tokens with `account:read`;
+ * the host's operator (and other) tools by audience and scope (`options.mcp.tools`).
+ * Mounted by the composition root unless `options.mcp` is `false`.
  *
  * @module
  */
-import type { Middleware } from 'koa';
-
-import type { Logger } from '../config/options.ts';
-import type { MemberDataSource } from '../member-data/types.ts';
-import type { BearerVerifier } from '../resource/bearer.ts';
-
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- placeholder
-export interface McpOptions {}
-
-export type ResolvedMcpOptions = McpOptions & { readonly enabled: boolean };
-
-/** Defaults and checks `options.mcp`; throws ConfigurationError naming the fix. */
-export function resolveMcpOptions(input: McpOptions | false | undefined): ResolvedMcpOptions {
-  return { ...(input || {}), enabled: input !== false };
-}
-
-export interface McpDeps {
-  readonly baseUrl: string;
-  readonly bearer: BearerVerifier;
-  /** the RFC 9728 metadata URL for `WWW-Authenticate` challenges */
-  readonly resourceMetadata: string;
-  readonly dataSource: MemberDataSource | undefined;
-  readonly options: ResolvedMcpOptions;
-  readonly logger: Logger;
-}
-
-export function createMcpEndpoint(_deps: McpDeps): Middleware {
-  return async function mcp(_ctx, next) {
-    await next();
-  };
-}
+export { createEndpointTools, createMcpEndpoint } from './endpoint.ts';
+export type { McpDeps } from './endpoint.ts';
+export { resolveMcpOptions } from './options.ts';
+export type { McpOptions, ResolvedMcpOptions } from './options.ts';
+export { McpToolError, ToolAuthenticationRequiredError } from './errors.ts';
+export { defineMcpTool } from './tools/types.ts';
+export type { AnyMcpTool, McpCaller, McpInputSchema, McpTool, McpToolAudience, McpToolResult } from './tools/types.ts';
+export { MEMBER_TOOL_NAMES, MEMBER_TOOL_SCOPES } from './tools/member.ts';
+export { PUBLIC_TOOL_NAMES } from './tools/public.ts';
+export { UNEXPECTED_TOOL_ERROR } from './tools/result.ts';

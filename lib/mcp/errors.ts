@@ -1,0 +1,39 @@
+/**
+ * The errors of `/mcp`. A tool's own failure is an MCP tool error (`isError: true`, HTTP 200);
+ * only the caller's credentials ever turn into HTTP 401/403.
+ *
+ * @module
+ */
+import { InsufficientScopeError, InvalidTokenError } from '../errors.ts';
+import type { PlatformAuthError } from '../errors.ts';
+
+/**
+ * Thrown by a tool handler for an answer the caller should read: it becomes the tool error's
+ * text. Anything else a handler throws is logged and answered as a masked tool error.
+ */
+export class McpToolError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'McpToolError';
+  }
+}
+
+/**
+ * 401 for a call without a token to a tool that needs one. Carries the tool's scopes so the
+ * challenge can name them (MCP authorization: the client requests the `scope` of the 401
+ * first, before the protected-resource metadata's `scopes_supported`).
+ */
+export class ToolAuthenticationRequiredError extends InvalidTokenError {
+  readonly scope: string;
+
+  constructor(tool: string, scope: string) {
+    super(`the ${tool} tool needs an access token with ${scope}: send Authorization: Bearer <token>`);
+    this.scope = scope;
+  }
+}
+
+/** The scope a challenge for `error` should name, if any. */
+export function challengeScope(error: PlatformAuthError): string | undefined {
+  if (error instanceof ToolAuthenticationRequiredError || error instanceof InsufficientScopeError) return error.scope;
+  return undefined;
+}

@@ -1,0 +1,85 @@
+/**
+ * The tool contract of `/mcp`: what the library's own tools and a host's tools
+ * (`options.mcp.tools`) are made of. Who may call a tool is data (`audience`, `scopes`), so
+ * `tools/list` filtering, the 401/403 step-up answers and the check inside the call all read
+ * the same two fields.
+ *
+ * @example
+ * ```ts
+ * import { z } from 'zod';
+ * import { defineMcpTool, McpToolError } from 'platform-auth';
+ *
+ * const listCourses = defineMcpTool({
+ *   name: 'list_site_courses',
+ *   description: 'The courses of the school you administer, published or not.',
+ *   audience: 'operator',
+ *   scopes: ['courses:read'],
+ *   inputSchema: { includeUnlisted: z.boolean().default(true) },
+ *   async handler({ includeUnlisted }, caller) {
+ *     if (!caller.site) throw new McpToolError('the token names no school');
+ *     return { courses: await db.courses(caller.site, { includeUnlisted }) };
+ *   },
+ * });
+ * ```
+ *
+ * @module
+ */
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+
+import type { BearerAuth } from '../../resource/bearer.ts';
+
+/**
+ * Who may call a tool: `public` anyone, a request without a token included; `member` a
+ * member token (a person's own data at one site); `operator` an operator token (a site
+ * administrator's client).
+ */
+export type McpToolAudience = 'public' | 'member' | 'operator';
+
+/** The caller a handler is given: the verified token, or `undefined` for an anonymous public call. */
+export type McpCaller<A extends McpToolAudience = McpToolAudience> = A extends 'public' ? BearerAuth | undefined : BearerAuth;
+
+/**
+ * What a handler returns: a JSON object. It is answered as the tool's `structuredContent`
+ * and, serialised, as its text content.
+ */
+export type McpToolResult = Record<string, unknown>;
+
+/** A zod object schema, or its raw shape (`{ slug: z.string() }`), as the MCP SDK takes them. */
+export type McpInputSchema<Shape extends z.ZodRawShape = z.ZodRawShape> =
+  | Shape
+  | z.ZodObject<Shape, z.UnknownKeysParam, z.ZodTypeAny>;
+
+export interface McpTool<Shape extends z.ZodRawShape = z.ZodRawShape, A extends McpToolAudience = McpToolAudience> {
+  /** unique; letters, digits, `_`, `-` and `.`, at most 128 characters */
+  readonly name: string;
+  /** a short human-facing name */
+  readonly title?: string;
+  /** what the tool does, for the model choosing it */
+  readonly description: string;
+  readonly audience: A;
+  /**
+   * Every one of these scopes is required. Empty for `public` tools; at least one for
+   * `member` (`account:read`) and `operator` tools (e.g. `courses:read`): it is what the
+   * 403 `insufficient_scope` step-up asks the client to obtain.
+   */
+  readonly scopes: readonly string[];
+  /** validated by the SDK before the handler runs; a failure is a tool error naming the field */
+  readonly inputSchema: McpInputSchema<Shape>;
+  /** @default { readOnlyHint: true, openWorldHint: false } */
+  readonly annotations?: ToolAnnotations;
+  /**
+   * Runs the tool for `caller`. Throw `McpToolError` for an answer the caller should see
+   * (`isError` with its message); anything else is logged and answered as a masked tool error.
+   */
+  handler(args: z.output<z.ZodObject<Shape>>, caller: McpCaller<A>): McpToolResult | Promise<McpToolResult>;
+}
+
+/** Identity, for type inference of `args` and `caller` from `inputSchema` and `audience`. */
+export function defineMcpTool<Shape extends z.ZodRawShape, A extends McpToolAudience>(tool: McpTool<Shape, A>): McpTool<Shape, A> {
+  return tool;
+}
+
+/** Any tool, whatever its shape and audience (what `options.mcp.tools` holds). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- handler arguments are checked per tool by defineMcpTool
+export type AnyMcpTool = McpTool<any, McpToolAudience>;

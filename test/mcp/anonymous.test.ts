@@ -1,0 +1,226 @@
+/**
+ * `/mcp` without a token, through the SDK's own client: the public tools only, schema-checked
+ * inputs, tool errors instead of HTTP errors, and 401 (never a silent anonymous answer) for
+ * a protected tool. Raw HTTP only for what no MCP client sends (other methods, CORS, limits).
+ */
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+
+import { startApp } from '../support/start-app.ts';
+import type { RunningApp } from '../support/start-app.ts';
+import {
+  challengeParams, connect, expectHttpError, LIBRARY_PUBLIC_TOOLS, mcpUrl, rejection, structured, toolErrorText,
+} from './support.ts';
+import type { Connected } from './support.ts';
+
+let app: RunningApp;
+let anon: Connected;
+
+beforeAll(async () => {
+  app = await startApp();
+  anon = await connect(app);
+});
+afterAll(async () => {
+  await anon.close();
+  await app.stop();
+});
+
+interface Course { slug: string; title: string; summary: string | null }
+interface CoursePage { site: string; courses: Course[]; pageInfo: { hasNextPage: boolean; endCursor: string | null }; totalCount: number }
+
+describe('anonymous tools/list and tools/call', () => {
+  it('negotiates the newest protocol revision', () => {
+    expect(anon.transport.protocolVersion).toBe(LATEST_PROTOCOL_VERSION);
+    expect(anon.client.getServerVersion()?.name).toBe('platform-auth');
+    // stateless: the tool list never changes under a client, so no list_changed notifications
+    expect(anon.client.getServerCapabilities()).toEqual({ tools: { listChanged: false } });
+    expect(anon.client.getInstructions()).toMatch(/public course catalogue/);
+  });
+
+  it('lists the public tools only, each with an input schema and read-only annotations', async () => {
+    const { tools } = await anon.client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(LIBRARY_PUBLIC_TOOLS);
+    for (const tool of tools) {
+      expect(tool.inputSchema.type).toBe('object');
+      expect(tool.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
+      expect(tool.description).toEqual(expect.any(String));
+    }
+    expect(tools[0]!.inputSchema.properties).toHaveProperty('first.maximum', 100);
+  });
+
+  it('searches the default school\'s public catalogue', async () => {
+    const page = structured<CoursePage>(await anon.client.callTool({ name: 'search_courses', arguments: { query: 'colour' } }));
+    expect(page.site).toBe('demo-school');
+    expect(page.courses.map((c) => c.slug)).toEqual(['watercolour-basics', 'colour-theory']);
+    expect(page.totalCount).toBe(2);
+  });
+
+  it('pages through the catalogue with first/after, and never lists private courses', async () => {
+    const seen: string[] = [];
+    let after: string | undefined;
+    for (let i = 0; i < 5; i += 1) {
+      const page = structured<CoursePage>(await anon.client.callTool({ name: 'search_courses', arguments: { first: 12, ...(after ? { after } : {}) } }));
+      seen.push(...page.courses.map((c) => c.slug));
+      if (!page.pageInfo.hasNextPage) break;
+      after = page.pageInfo.endCursor!;
+    }
+    expect(seen).toHaveLength(29);
+    expect(new Set(seen).size).toBe(29);
+    expect(seen).not.toContain('life-drawing');
+    expect(seen).not.toContain('staff-onboarding');
+  });
+
+  it('reads another school\'s catalogue when asked by site', async () => {
+    const page = structured<CoursePage>(await anon.client.callTool({ name: 'search_courses', arguments: { site: 'other-school' } }));
+    expect(page.courses.map((c) => c.slug).sort()).toEqual(['guitar-for-beginners', 'music-theory']);
+  });
+
+  it('gives a public course outline', async () => {
+    const { course } = structured<{ course: { slug: string; sections: { lectures: { id: string; freePreview: boolean }[] }[] } }>(
+      await anon.client.callTool({ name: 'get_course_outline', arguments: { course: 'perspective' } }),
+    );
+    expect(course.slug).toBe('perspective');
+    expect(course.sections).toHaveLength(3);
+    expect(course.sections[0]!.lectures[0]).toEqual(expect.objectContaining({ id: 'perspective-l1', freePreview: true }));
+  });
+
+  it.each(['staff-onboarding', 'alumni-masterclass', 'no-such-course'])('answers a tool error, not an outline, for %s', async (course) => {
+    const text = toolErrorText(await anon.client.callTool({ name: 'get_course_outline', arguments: { course } }));
+    expect(text).toContain(`no public course "${course}"`);
+  });
+
+  it('says the caller is anonymous', async () => {
+    expect(structured(await anon.client.callTool({ name: 'whoami', arguments: {} }))).toEqual(expect.objectContaining({ authenticated: false }));
+  });
+});
+
+describe('inputs are validated by schema; failures are tool errors', () => {
+  it.each([
+    ['first above the cap', { first: 101 }, /first/],
+    ['first of 0', { first: 0 }, /first/],
+    ['a string first', { first: 'ten' }, /first/],
+    ['a search text too long', { query: 'x'.repeat(201) }, /query/],
+  ])('%s', async (_label, args, message) => {
+    expect(toolErrorText(await anon.client.callTool({ name: 'search_courses', arguments: args }))).toMatch(message);
+  });
+
+  it('an unknown argument is dropped, not an error (models add them)', async () => {
+    const page = structured<CoursePage>(await anon.client.callTool({ name: 'search_courses', arguments: { query: 'ink', sorting: 'asc' } }));
+    expect(page.courses.map((c) => c.slug)).toEqual(['ink-and-wash']);
+  });
+
+  it('a forged cursor is a tool error naming the argument', async () => {
+    expect(toolErrorText(await anon.client.callTool({ name: 'search_courses', arguments: { after: 'bm90LWEtY3Vyc29yOjU' } }))).toMatch(/^after: /);
+  });
+
+  it('a missing required argument is a tool error', async () => {
+    expect(toolErrorText(await anon.client.callTool({ name: 'get_course_outline', arguments: {} }))).toMatch(/course/);
+  });
+
+  it('an unknown tool is a tool error', async () => {
+    expect(toolErrorText(await anon.client.callTool({ name: 'drop_tables', arguments: {} }))).toMatch(/drop_tables not found/);
+  });
+});
+
+describe('protected tools without a token', () => {
+  it.each([
+    ['list_my_courses', 'account:read'],
+    ['list_my_orders', 'account:read'],
+    ['list_site_courses', 'courses:read'],
+    ['list_site_students', 'students:read'],
+  ])('%s: the client sees 401 invalid_token naming %s and the metadata', async (name, scope) => {
+    const before = anon.seen.length;
+    expectHttpError(await rejection(anon.client.callTool({ name, arguments: {} })), 401);
+    const [response] = anon.seen.slice(before);
+    expect(response!.status).toBe(401);
+    expect(challengeParams(response!.challenge)).toEqual({
+      error: 'invalid_token',
+      error_description: expect.stringContaining(name),
+      scope,
+      resource_metadata: `${app.baseUrl}/.well-known/oauth-protected-resource`,
+    });
+  });
+
+  it('a batch with one protected call is refused as a whole', async () => {
+    const res = await post([
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_my_orders', arguments: {} } },
+    ], { 'mcp-protocol-version': '2025-03-26' });
+    expect(res.status).toBe(401);
+    expect(challengeParams(res.headers.get('www-authenticate')).scope).toBe('account:read');
+  });
+});
+
+function post(body: unknown, headers: Record<string, string> = {}, init: RequestInit = {}) {
+  return fetch(mcpUrl(app), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    ...init,
+  });
+}
+
+describe('HTTP edges (no MCP client sends these)', () => {
+  it.each(['GET', 'DELETE', 'PUT'])('%s is 405 with a JSON-RPC error: the server keeps no sessions', async (method) => {
+    const res = await fetch(mcpUrl(app), { method, headers: { accept: 'text/event-stream, application/json' } });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST, OPTIONS');
+    expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringMatching(/^Method not allowed/) }, id: null });
+  });
+
+  it('answers a CORS preflight and exposes the challenge header', async () => {
+    const res = await fetch(mcpUrl(app), {
+      method: 'OPTIONS',
+      headers: { origin: 'https://inspector.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, mcp-protocol-version' },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('access-control-allow-headers')).toMatch(/Authorization/);
+    expect(res.headers.get('access-control-allow-methods')).toBe('POST');
+    const refused = await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_my_orders' } }, { origin: 'https://inspector.example' });
+    expect(refused.headers.get('access-control-allow-origin')).toBe('*');
+    expect(refused.headers.get('access-control-expose-headers')).toMatch(/WWW-Authenticate/);
+  });
+
+  it('negotiates an older protocol revision a client asks for', async () => {
+    const res = await post({
+      jsonrpc: '2.0', id: 0, method: 'initialize',
+      params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'old', version: '0' } },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.headers.get('mcp-session-id')).toBeNull();
+    expect((await res.json()).result.protocolVersion).toBe('2025-03-26');
+  });
+
+  it('refuses a body over the limit with 413, without reading it', async () => {
+    const res = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(300 * 1024) } });
+    expect(res.status).toBe(413);
+    expect((await res.json()).error.code).toBe(-32000);
+  });
+
+  it('answers malformed JSON with a JSON-RPC parse error', async () => {
+    const res = await post('{"jsonrpc": "2.0", "id": 1, "method": ');
+    expect(res.status).toBe(400);
+    expect((await res.json()).error.code).toBe(-32700);
+  });
+
+  it('answers a body that is not JSON with 415', async () => {
+    const res = await post('tools/list', { 'content-type': 'text/plain' });
+    expect(res.status).toBe(415);
+  });
+
+  it('answers without Accept of both media types with 406, as the SDK does', async () => {
+    const res = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { accept: 'application/json' });
+    expect(res.status).toBe(406);
+  });
+
+  it('is never stored by a cache', async () => {
+    const res = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'mcp-protocol-version': LATEST_PROTOCOL_VERSION });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('leaves other paths to the next middleware', async () => {
+    expect((await fetch(new URL('/mcp/extra', app.baseUrl), { method: 'POST' })).status).toBe(404);
+  });
+});
