@@ -80,7 +80,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   const requireBearer = createRequireBearer(bearer, metadataUrl);
 
   const resourceRouter = new Router();
-  const metadata = JSON.stringify(protectedResourceMetadata(options.baseUrl));
+  const metadata = JSON.stringify(protectedResourceMetadata(options.baseUrl, options.docs.authMd !== false));
   const serveMetadata = function protectedResource(ctx: Parameters<Middleware>[0]) {
     ctx.set('Access-Control-Allow-Origin', '*');
     ctx.set('Cache-Control', 'public, max-age=3600');
@@ -89,7 +89,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   };
   // RFC 9728 §3.1: MCP clients also look for the path-aware form of /mcp; the resource is the origin
   resourceRouter.get(ENDPOINTS.protectedResourceMetadata.path, serveMetadata);
-  resourceRouter.get(ENDPOINTS.mcpResourceMetadata.path, serveMetadata);
+  if (options.mcp.enabled) resourceRouter.get(ENDPOINTS.mcpResourceMetadata.path, serveMetadata);
   const userinfo = [catchBearerErrors(metadataUrl), requireBearer(), userinfoHandler(options.accounts)];
   resourceRouter.get(ENDPOINTS.userinfo.path, ...userinfo);
   resourceRouter.post(ENDPOINTS.userinfo.path, ...userinfo);

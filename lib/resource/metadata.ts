@@ -16,17 +16,18 @@ export interface ProtectedResourceMetadata {
   authorization_servers: string[];
   scopes_supported: string[];
   bearer_methods_supported: string[];
-  resource_documentation: string;
+  resource_documentation?: string;
   resource_name: string;
 }
 
-export function protectedResourceMetadata(baseUrl: string): ProtectedResourceMetadata {
+/** `documentation`: whether `/auth.md` is served, so the metadata never points at a 404. */
+export function protectedResourceMetadata(baseUrl: string, documentation = true): ProtectedResourceMetadata {
   return {
     resource: baseUrl,
     authorization_servers: [baseUrl],
     scopes_supported: [...IDENTITY_SCOPES],
     bearer_methods_supported: ['header'],
-    resource_documentation: `${baseUrl}/auth.md`,
+    ...(documentation && { resource_documentation: `${baseUrl}${ENDPOINTS.authMd.path}` }),
     resource_name: 'Course platform API',
   };
 }

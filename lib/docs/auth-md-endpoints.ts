@@ -1,0 +1,189 @@
+/**
+ * Section 4 of `/auth.md`: the endpoint table, the request parameters and fields, and an
+ * example request for each step of the flow.
+ *
+ * @module
+ */
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+
+import type { ResolvedOptions } from '../config/options.ts';
+import { ENDPOINTS } from '../endpoints.ts';
+import type { EndpointId } from '../endpoints.ts';
+import { code, codeList, fence, table } from './markdown.ts';
+import { authorizeParameters, tokenGrants } from './protocol.ts';
+import { endpointUrl, servedEndpoints, templatePath } from './surface.ts';
+
+type Row = (options: ResolvedOptions) => readonly [request: string, response: string];
+
+/** The Request and Response columns, per endpoint; a new table entry does not compile until it is here. */
+const ROWS: Record<EndpointId, Row> = {
+  protectedResourceMetadata: () => ['none', 'protected-resource metadata (RFC 9728): `resource`, `authorization_servers`, `scopes_supported`'],
+  mcpResourceMetadata: () => ['none', 'the same protected-resource metadata, at its path-aware address for the tool endpoint (RFC 9728 §3.1)'],
+  authorizationServerMetadata: (o) => ['none', `authorization-server metadata (RFC 8414): lists every endpoint, grant type and scope; the source of truth; includes \`registration_endpoint\`, \`client_id_metadata_document_supported\` (here \`${o.clientIdMetadataDocuments.enabled}\`) and ${o.idTokens ? '`id_token_signing_alg_values_supported` and `jwks_uri`' : 'neither `id_token_signing_alg_values_supported` nor `jwks_uri` (no ID tokens)'}`],
+  openidConfiguration: () => ['none', 'OpenID Connect discovery document (the same content)'],
+  authorization: () => ['query parameters (below); interactive user sign-in and consent', 'redirect to `redirect_uri` with `code`, `state` and `iss` (RFC 9207)'],
+  token: () => ['form-encoded (below)', 'JSON token response'],
+  userinfo: () => ['header `Authorization: Bearer <ACCESS_TOKEN>`; the token must carry `openid`', 'JSON claims (2.3): `sub`, `org_id`, `roles`; `name` with `profile`; `email` with `email`'],
+  revocation: () => ['form-encoded: `token`, `client_id` (and `client_secret` for confidential clients)', '`200`, empty: the access or refresh token is revoked (RFC 7009)'],
+  introspection: () => ['form-encoded: `token`, `client_id` (and `client_secret` for confidential clients)', 'RFC 7662 JSON: `active`, `scope`, `client_id`, `sub`, `exp`, and `aud`, the resource the token is bound to; answered only to the token\'s own client'],
+  registration: (o) => (o.registration.variant === 'restricted'
+    ? ['JSON `{"client_name": <vendor platform name>}`', '`201` with the platform\'s `client_id` and public metadata (Variant A)']
+    : ['JSON client metadata (RFC 7591)', '`201` with `client_id` (and `client_secret` for confidential clients) (Variant B)']),
+  jwks: () => ['none', 'the ES256 public keys that sign ID tokens (JWKS)'],
+  interaction: () => ['browser only', 'the sign-in and consent pages the authorization endpoint leads to; not an API'],
+  accountApi: () => ['JSON body `{"query": <GraphQL string>, "variables": {…}}`; header `Authorization: Bearer <ACCESS_TOKEN>` (member token with `account:read`); header `Content-Type: application/json`', 'GraphQL JSON result for the signed-in member'],
+  mcp: () => ['tool protocol (MCP, Streamable HTTP, JSON-RPC); a request with no token is served as anonymous with public tools only', 'tool results'],
+  openapi: () => ['none', 'machine-readable API description (OpenAPI 3.1)'],
+  authMd: () => ['none', 'this interface description'],
+};
+
+const PLACEHOLDER_REDIRECT = 'http://127.0.0.1:8765/callback';
+
+function endpointTable(options: ResolvedOptions): string {
+  const rows = servedEndpoints(options).map((e) => {
+    const [request, response] = ROWS[e.id as EndpointId](options);
+    return [e.methods.join(', '), code(templatePath(e.path)), request, response];
+  });
+  return table(['Method', 'Path', 'Request', 'Response'], rows);
+}
+
+function authorizationSection(options: ResolvedOptions): string {
+  const params = authorizeParameters(options);
+  const { baseUrl } = options;
+  const scope = options.memberData ? 'openid profile email account:read' : 'openid profile email';
+  const query = [
+    'response_type=code',
+    'client_id=<CLIENT_ID>',
+    `redirect_uri=${encodeURIComponent(PLACEHOLDER_REDIRECT)}`,
+    `scope=${encodeURIComponent(scope)}`,
+    `resource=${encodeURIComponent(baseUrl)}`,
+    'code_challenge=<CODE_CHALLENGE>',
+    'code_challenge_method=S256',
+    'state=<STATE>',
+    ...(options.idTokens ? ['nonce=<NONCE>'] : []),
+  ].join('&');
+  return [
+    `### Authorization request parameters (\`GET ${ENDPOINTS.authorization.path}\`)`,
+    table(['Parameter', 'Required', 'Rule'], params.map((p) => [code(p.name), p.required, p.rule])),
+    'Make the PKCE pair: `code_verifier` is 43-128 random characters of `A-Z a-z 0-9 - . _ ~`; `code_challenge` is BASE64URL(SHA-256(`code_verifier`)) without padding:',
+    fence('sh', 'CODE_VERIFIER=$(openssl rand -base64 48 | tr \'+/\' \'-_\' | tr -d \'=\\n\')\nCODE_CHALLENGE=$(printf %s "$CODE_VERIFIER" | openssl dgst -sha256 -binary | openssl base64 -A | tr \'+/\' \'-_\' | tr -d \'=\')'),
+    'Send the user\'s browser to (each value URL-encoded):',
+    fence('text', `${endpointUrl(options, 'authorization')}?${query}`),
+    `After sign-in and consent the browser arrives at \`redirect_uri\` with \`code\`, \`state\` and \`iss\` (equal to \`${options.issuer}\`); check both \`state\` and \`iss\`. On refusal it arrives with \`error\`, \`error_description\`, \`state\` and \`iss\` instead.`,
+  ].join('\n\n');
+}
+
+function tokenSection(options: ResolvedOptions): string {
+  const grants = tokenGrants(options);
+  const token = endpointUrl(options, 'token');
+  const response = {
+    access_token: '<ACCESS_TOKEN>',
+    expires_in: options.ttl.accessToken,
+    ...(options.idTokens ? { id_token: '<ID_TOKEN>' } : {}),
+    refresh_token: '<REFRESH_TOKEN>',
+    scope: options.memberData ? 'openid profile email account:read' : 'openid profile email',
+    token_type: 'Bearer',
+  };
+  return [
+    `### Token request (\`POST ${ENDPOINTS.token.path}\`, \`application/x-www-form-urlencoded\`)`,
+    table(['Grant', 'Parameters', 'Result'], grants.map((g) => [
+      code(g.grantType),
+      g.fields.map((f) => (f.mandatory ? code(f.name) : `${code(f.name)} (${f.required === 'no' ? 'optional' : f.required})`)).join(', '),
+      g.summary,
+    ])),
+    ...grants.flatMap((g) => [
+      `Fields of \`grant_type=${g.grantType}\`:`,
+      table(['Field', 'Required', 'Rule'], g.fields.map((f) => [code(f.name), f.required, f.rule])),
+    ]),
+    'Exchange the code:',
+    fence('sh', [
+      `curl -X POST ${token} \\`,
+      '  -d grant_type=authorization_code \\',
+      '  -d code=<CODE> \\',
+      `  --data-urlencode redirect_uri=${PLACEHOLDER_REDIRECT} \\`,
+      '  -d client_id=<CLIENT_ID> \\',
+      '  -d code_verifier=<CODE_VERIFIER> \\',
+      `  --data-urlencode resource=${options.baseUrl}`,
+    ].join('\n')),
+    'Answer (`200`, `Cache-Control: no-store`):',
+    fence('json', JSON.stringify(response, null, 2)),
+    'Refresh (the answer has the same shape; keep the new `refresh_token`, the old one is spent):',
+    fence('sh', `curl -X POST ${token} -d grant_type=refresh_token -d refresh_token=<REFRESH_TOKEN> -d client_id=<CLIENT_ID>`),
+    `Confidential clients add \`-d client_secret=<CLIENT_SECRET>\` to every request to this endpoint, ${ENDPOINTS.revocation.path} and ${ENDPOINTS.introspection.path}. Revoke with \`curl -X POST ${endpointUrl(options, 'revocation')} -d token=<REFRESH_TOKEN> -d client_id=<CLIENT_ID>\`. The \`resource\` binding of a token is reported by introspection (RFC 7662) as \`aud\`.`,
+  ].join('\n\n');
+}
+
+function resourceSection(options: ResolvedOptions): string {
+  const parts: string[] = [];
+  parts.push(
+    `### UserInfo (\`GET ${ENDPOINTS.userinfo.path}\`)`,
+    fence('sh', `curl ${endpointUrl(options, 'userinfo')} -H 'Authorization: Bearer <ACCESS_TOKEN>'`),
+  );
+  if (options.memberData) {
+    const query = '{ viewer { id email enrolledCourses(first: 10) { nodes { slug expireDate hasLifetimeAccess lastWatchedLecture { lectureId positionSeconds } } pageInfo { hasNextPage endCursor } } } }';
+    parts.push(
+      `### Account API (\`POST ${ENDPOINTS.accountApi.path}\`)`,
+      `A member token with \`account:read\` (member audience) is required; the answer is that member's data at the token's site. Further pages: pass \`pageInfo.endCursor\` as \`after\`.`,
+      fence('sh', `curl -X POST ${endpointUrl(options, 'accountApi')} \\\n  -H 'Authorization: Bearer <ACCESS_TOKEN>' \\\n  -H 'Content-Type: application/json' \\\n  -d '${JSON.stringify({ query })}'`),
+    );
+  }
+  if (options.mcp.enabled) {
+    const initialize = {
+      jsonrpc: '2.0', id: 1, method: 'initialize',
+      params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'my-agent', version: '1.0.0' } },
+    };
+    parts.push(
+      `### Tool endpoint (\`${ENDPOINTS.mcp.path}\`)`,
+      'The Model Context Protocol over Streamable HTTP: JSON-RPC messages in `POST` bodies, with `Accept: application/json, text/event-stream`. Start with `initialize`, then `tools/list` and `tools/call`. Without a token (leave out `Authorization`) the caller is anonymous and sees the public tools only; a member token with `account:read` adds the member\'s own tools. `tools/list` lists only what the caller may call.',
+      fence('sh', `curl -X POST ${endpointUrl(options, 'mcp')} \\\n  -H 'Accept: application/json, text/event-stream' \\\n  -H 'Content-Type: application/json' \\\n  -H 'Authorization: Bearer <ACCESS_TOKEN>' \\\n  -d '${JSON.stringify(initialize)}'`),
+    );
+  }
+  return parts.join('\n\n');
+}
+
+function registrationSection(options: ResolvedOptions): string {
+  const url = endpointUrl(options, 'registration');
+  const heading = `### Registration (\`POST ${ENDPOINTS.registration.path}\`)`;
+  if (options.registration.variant === 'restricted') {
+    return [
+      heading,
+      'This deployment runs **Variant A (restricted)**.',
+      [
+        '- Variant A (restricted): accepts a `client_name`, matches it against the known vendor-platform integrations (case- and whitespace-insensitively), and returns that platform\'s `client_id` with its public metadata (never a secret). Nothing is registered. Open dynamic registration (RFC 7591) is not offered; an unrecognized `client_name` is refused with error `invalid_client_metadata`.',
+        '- Variant B (open): not offered by this deployment.',
+      ].join('\n'),
+      fence('sh', `curl -X POST ${url} -H 'Content-Type: application/json' -d '{"client_name": "<YOUR PLATFORM NAME>"}'`),
+      'The vendor-platform names are not listed here. A client that is not a known vendor platform obtains a `client_id` as described in 2.2.',
+    ].join('\n\n');
+  }
+  const example = {
+    client_name: 'My agent',
+    redirect_uris: [PLACEHOLDER_REDIRECT],
+    token_endpoint_auth_method: 'none',
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    scope: 'openid profile email courses:read',
+  };
+  return [
+    heading,
+    'This deployment runs **Variant B (open)**.',
+    [
+      '- Variant A (restricted): not used by this deployment.',
+      `- Variant B (open): accepts client metadata per RFC 7591 and registers the client dynamically. \`token_endpoint_auth_method\`: ${codeList(['none', 'client_secret_post'])} (default \`client_secret_post\`); \`response_types\`: \`code\`; \`redirect_uris\`: https, or http on a loopback address. Registered clients act for site operators: \`scope\` may list operator and identity scopes (default: all of them), never \`account:*\`. A \`client_secret\` is returned once, for \`client_secret_post\` clients. Client ID Metadata Documents: ${options.clientIdMetadataDocuments.enabled ? 'supported, from any host (2.2)' : 'not supported'}; the discovery field \`client_id_metadata_document_supported\` says the same.`,
+    ].join('\n'),
+    fence('sh', `curl -X POST ${url} -H 'Content-Type: application/json' -d '${JSON.stringify(example)}'`),
+    'Refusals: `invalid_client_metadata` or `invalid_redirect_uri` (400).',
+  ].join('\n\n');
+}
+
+export function endpointsSection(options: ResolvedOptions): string {
+  return [
+    '## 4. Endpoints',
+    `All endpoints are on the origin ${options.baseUrl}.`,
+    endpointTable(options),
+    authorizationSection(options),
+    tokenSection(options),
+    resourceSection(options),
+    registrationSection(options),
+  ].join('\n\n');
+}

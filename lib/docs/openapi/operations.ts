@@ -1,0 +1,262 @@
+/**
+ * The operations of every endpoint in the table, keyed by endpoint id: a new entry in
+ * lib/endpoints.ts does not compile until it is described here.
+ *
+ * @module
+ */
+import { ACCOUNT_API_ACCESS } from '../../account-api/index.ts';
+import type { ResolvedOptions } from '../../config/options.ts';
+import { ENDPOINTS } from '../../endpoints.ts';
+import type { EndpointId, HttpMethod } from '../../endpoints.ts';
+import { bearerOperation } from '../bearer-route.ts';
+import { authorizeParameters } from '../protocol.ts';
+import { endpointUrl, templatePath } from '../surface.ts';
+import { jsonContent, ref } from './helpers.ts';
+import type { OpenApiMethod, OpenApiOperation, OpenApiPaths } from './types.ts';
+
+/** The tags operations are grouped by. */
+export const TAGS = {
+  discovery: { name: 'Discovery', description: 'Well-known metadata documents: where everything else is found.' },
+  oauth: { name: 'OAuth', description: 'Authorization code flow with PKCE, tokens, UserInfo, revocation and introspection.' },
+  registration: { name: 'Registration', description: 'Obtaining a `client_id`.' },
+  account: { name: 'Account API', description: 'GraphQL over the signed-in member\'s own data.' },
+  mcp: { name: 'MCP', description: 'Model Context Protocol endpoint (Streamable HTTP).' },
+  docs: { name: 'Documentation', description: 'This description and the interface description, generated from the configuration.' },
+  browser: { name: 'Browser pages', description: 'HTML pages for the user\'s browser during authorization; not an API.' },
+} as const;
+
+type Operations = Partial<Record<Lowercase<HttpMethod>, Omit<OpenApiOperation, 'operationId' | 'summary'> & { summary?: string }>>;
+type Describe = (options: ResolvedOptions) => Operations;
+
+const CACHE_CONTROL = { 'Cache-Control': ref('headers', 'Cache-Control') };
+const oauthError = ref('responses', 'OAuthError');
+const unavailable = ref('responses', 'TemporarilyUnavailable');
+const htmlPage = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
+
+function form(schema: string): Record<string, unknown> {
+  return { required: true, content: { 'application/x-www-form-urlencoded': { schema: ref('schemas', schema) } } };
+}
+
+function metadataDocument(schema: string, tag: string = TAGS.discovery.name): Describe {
+  return () => ({
+    get: {
+      tags: [tag],
+      responses: { 200: { description: 'the document', headers: CACHE_CONTROL, content: jsonContent(ref('schemas', schema)) } },
+    },
+  });
+}
+
+function generatedDocument(type: string, schema: Record<string, unknown>): Describe {
+  return () => ({
+    get: {
+      tags: [TAGS.docs.name],
+      parameters: [{ name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' }, description: 'the `ETag` of a copy you hold' }],
+      responses: {
+        200: {
+          description: 'the document, rendered from this deployment\'s configuration',
+          headers: { ETag: ref('headers', 'ETag'), 'Cache-Control': ref('headers', 'Cache-Control') },
+          content: { [type]: { schema } },
+        },
+        304: { description: 'not modified: the copy named by `If-None-Match` is current' },
+      },
+    },
+  });
+}
+
+const DESCRIBE: Record<EndpointId, Describe> = {
+  protectedResourceMetadata: metadataDocument('ProtectedResourceMetadata'),
+  mcpResourceMetadata: metadataDocument('ProtectedResourceMetadata'),
+  authorizationServerMetadata: metadataDocument('AuthorizationServerMetadata'),
+  openidConfiguration: metadataDocument('AuthorizationServerMetadata'),
+  authorization: (options) => ({
+    get: {
+      tags: [TAGS.oauth.name],
+      description: 'Send the user\'s browser here. The user signs in and consents on this server\'s pages; then the browser is redirected to `redirect_uri`.',
+      parameters: authorizeParameters(options).map((p) => ({
+        name: p.name, in: 'query', required: p.mandatory, description: p.rule, schema: p.schema,
+      })),
+      responses: {
+        303: {
+          description: 'A redirect: to the sign-in and consent pages first; finally to `redirect_uri` with `code`, `state` and `iss` (RFC 9207), or with `error`, `error_description`, `state` and `iss`.',
+          headers: { Location: { schema: { type: 'string', format: 'uri' } } },
+        },
+        400: htmlPage('an error page, when the client or `redirect_uri` cannot be trusted with a redirect'),
+      },
+    },
+  }),
+  token: () => ({
+    post: {
+      tags: [TAGS.oauth.name],
+      description: 'Client authentication: public clients send `client_id` only (`none`); confidential clients add `client_secret` in the form (`client_secret_post`). HTTP Basic is refused.',
+      requestBody: form('TokenRequest'),
+      responses: {
+        200: { description: 'tokens', headers: CACHE_CONTROL, content: jsonContent(ref('schemas', 'TokenResponse')) },
+        400: oauthError,
+        401: ref('responses', 'InvalidClient'),
+        503: unavailable,
+      },
+    },
+  }),
+  userinfo: () => {
+    const operation = () => bearerOperation({ scopes: ['openid'] }, {
+      tags: [TAGS.oauth.name],
+      responses: { 200: { description: 'the claims the token\'s scopes release', content: jsonContent(ref('schemas', 'UserInfo')) } },
+    });
+    return { get: operation(), post: operation() };
+  },
+  revocation: () => ({
+    post: {
+      tags: [TAGS.oauth.name],
+      description: 'RFC 7009. A client revokes only its own tokens; revoking a refresh token ends the grant.',
+      requestBody: form('RevocationRequest'),
+      responses: { 200: { description: 'revoked, or the token was already unknown' }, 400: oauthError, 401: ref('responses', 'InvalidClient'), 503: unavailable },
+    },
+  }),
+  introspection: () => ({
+    post: {
+      tags: [TAGS.oauth.name],
+      requestBody: form('IntrospectionRequest'),
+      responses: {
+        200: { description: 'the token\'s state', content: jsonContent(ref('schemas', 'IntrospectionResponse')) },
+        400: oauthError,
+        401: ref('responses', 'InvalidClient'),
+        503: unavailable,
+      },
+    },
+  }),
+  registration: (options) => (options.registration.variant === 'restricted'
+    ? {
+      post: {
+        tags: [TAGS.registration.name],
+        description: 'Variant A (restricted): the `client_name` is matched against the known vendor platforms, and the answer is that platform\'s client. Nothing is registered; open dynamic registration (RFC 7591) is not offered.',
+        requestBody: { required: true, content: jsonContent(ref('schemas', 'VendorLookupRequest'), { client_name: 'Example LMS' }) },
+        responses: {
+          201: { description: 'the vendor platform\'s client', content: jsonContent(ref('schemas', 'VendorClient')) },
+          400: { description: '`invalid_client_metadata`: no `client_name`, or it matches no known vendor platform', content: jsonContent(ref('schemas', 'OAuthError')) },
+        },
+      },
+    }
+    : {
+      post: {
+        tags: [TAGS.registration.name],
+        description: 'Variant B (open): RFC 7591 dynamic registration. Registered clients act for site operators.',
+        requestBody: {
+          required: true,
+          content: jsonContent(ref('schemas', 'ClientRegistrationRequest'), {
+            client_name: 'My agent', redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none',
+          }),
+        },
+        responses: {
+          201: { description: 'the registered client', headers: CACHE_CONTROL, content: jsonContent(ref('schemas', 'ClientRegistrationResponse')) },
+          400: { description: '`invalid_client_metadata` or `invalid_redirect_uri`', content: jsonContent(ref('schemas', 'OAuthError')) },
+          503: unavailable,
+        },
+      },
+    }),
+  jwks: () => ({
+    get: {
+      tags: [TAGS.discovery.name],
+      responses: { 200: { description: 'the public keys', content: { 'application/jwk-set+json': { schema: ref('schemas', 'JWKS') } } } },
+    },
+  }),
+  interaction: () => ({
+    get: {
+      tags: [TAGS.browser.name],
+      description: 'The sign-in or consent page the authorization endpoint sends the browser to. Its forms post back to sub-paths of this page with a CSRF token.',
+      parameters: [{ name: 'uid', in: 'path', required: true, schema: { type: 'string' } }],
+      responses: { 200: htmlPage('the page'), 400: htmlPage('the interaction is unknown or has expired') },
+    },
+  }),
+  accountApi: (options) => {
+    const limits = options.accountApi;
+    const post = bearerOperation(ACCOUNT_API_ACCESS, {
+      tags: [TAGS.account.name],
+      description: `One GraphQL operation per request, for the signed-in member at the token's site. Query limits: depth ${limits.maxDepth}, cost ${limits.maxCost}, ${limits.maxTokens} tokens, body ${limits.maxBodyBytes} bytes; \`first\` at most ${limits.maxPageSize}. Introspection is ${limits.introspection ? 'on' : 'off'}. A request without a token is refused (no anonymous mode).`,
+      requestBody: {
+        required: true,
+        content: jsonContent(ref('schemas', 'GraphQLRequest'), { query: '{ viewer { id email enrolledCourses(first: 10) { nodes { slug expireDate hasLifetimeAccess } } } }' }),
+      },
+      responses: {
+        200: { description: 'the result', headers: CACHE_CONTROL, content: jsonContent(ref('schemas', 'GraphQLResponse')) },
+        400: { description: 'the request or query is invalid or over a limit (`extensions.code` says which)', content: jsonContent(ref('schemas', 'GraphQLResponse')) },
+        413: { description: 'the body is over the size limit', content: jsonContent(ref('schemas', 'GraphQLResponse')) },
+        415: { description: 'not `Content-Type: application/json`', content: jsonContent(ref('schemas', 'GraphQLResponse')) },
+      },
+    });
+    return limits.graphiql
+      ? { post, get: { tags: [TAGS.account.name], description: 'GraphiQL, for browsers (development only).', responses: { 200: htmlPage('GraphiQL') } } }
+      : { post };
+  },
+  mcp: () => {
+    const headers = [
+      { name: 'Mcp-Session-Id', in: 'header', required: false, schema: { type: 'string' }, description: 'the session, when the server assigned one' },
+      { name: 'MCP-Protocol-Version', in: 'header', required: false, schema: { type: 'string' }, description: 'the negotiated protocol revision' },
+    ];
+    const notAllowed = { description: 'not offered by this server; `Allow` names what is' };
+    const guard = { optional: true } as const;
+    return {
+      post: bearerOperation(guard, {
+        tags: [TAGS.mcp.name],
+        description: 'JSON-RPC messages of the Model Context Protocol. Send `Accept: application/json, text/event-stream`. Without a token the caller is anonymous and sees the public tools only; a member token with `account:read` adds the member\'s own tools; `tools/list` shows only what the caller may call. The same token works here and at the Account API.',
+        parameters: headers,
+        requestBody: { required: true, content: jsonContent(ref('schemas', 'JsonRpcMessage'), { jsonrpc: '2.0', id: 1, method: 'tools/list' }) },
+        responses: {
+          200: {
+            description: 'the JSON-RPC response, as JSON or as an event stream',
+            content: { 'application/json': { schema: ref('schemas', 'JsonRpcMessage') }, 'text/event-stream': { schema: { type: 'string' } } },
+          },
+          202: { description: 'accepted (a notification or response)' },
+          400: { description: 'not a valid JSON-RPC message' },
+          403: ref('responses', 'InsufficientScope'),
+          406: { description: 'the `Accept` header lacks `application/json` or `text/event-stream`' },
+          415: { description: 'not `Content-Type: application/json`' },
+        },
+      }),
+      get: bearerOperation(guard, {
+        tags: [TAGS.mcp.name],
+        description: 'The optional server-to-client event stream of Streamable HTTP; a server without one answers 405.',
+        parameters: headers,
+        responses: { 200: { description: 'an event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } }, 405: notAllowed },
+      }),
+      delete: bearerOperation(guard, {
+        tags: [TAGS.mcp.name],
+        description: 'Ends a session (`Mcp-Session-Id`); a server that keeps no sessions answers 405.',
+        parameters: headers,
+        responses: { 200: { description: 'the session ended' }, 405: notAllowed },
+      }),
+    };
+  },
+  openapi: generatedDocument('application/json', { type: 'object', description: 'an OpenAPI 3.1 document' }),
+  authMd: generatedDocument('text/markdown', { type: 'string' }),
+};
+
+function operationId(id: EndpointId, method: string, methods: number): string {
+  return methods > 1 ? `${id}${method[0]!.toUpperCase()}${method.slice(1)}` : id;
+}
+
+/** The path items of one endpoint. */
+export function describeEndpoint(id: EndpointId, options: ResolvedOptions): OpenApiPaths {
+  const endpoint = ENDPOINTS[id];
+  const operations = DESCRIBE[id](options);
+  const entries = Object.entries(operations) as [OpenApiMethod, OpenApiOperation][];
+  const item = Object.fromEntries(entries.map(([method, op]) => [method, {
+    summary: endpoint.summary,
+    operationId: operationId(id, method, entries.length),
+    ...op,
+  }]));
+  const paths: OpenApiPaths = { [templatePath(endpoint.path)]: item };
+  if (id === 'authorization') {
+    // after sign-in and consent the browser resumes here (lib/provider/dispatch.ts)
+    paths[`${templatePath(endpoint.path)}/{uid}`] = {
+      get: {
+        summary: 'Authorization resumes after sign-in and consent',
+        operationId: 'authorizationResume',
+        tags: [TAGS.browser.name],
+        description: `Reached by the browser from the consent page; redirects to \`redirect_uri\` like ${endpointUrl(options, 'authorization')}.`,
+        parameters: [{ name: 'uid', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: { 303: { description: 'redirect to `redirect_uri`' }, 400: htmlPage('an error page') },
+      },
+    };
+  }
+  return paths;
+}

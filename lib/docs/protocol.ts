@@ -1,0 +1,155 @@
+/**
+ * The protocol tables both documents render: authorization parameters, token request
+ * fields per grant, and the error codes. One table, two views (`/openapi.json` as schemas,
+ * `/auth.md` as markdown tables).
+ *
+ * @module
+ */
+import { SCOPE_CLAIMS } from '../claims.ts';
+import type { ResolvedOptions } from '../config/options.ts';
+import type { JsonSchema } from './openapi/types.ts';
+
+/**
+ * Protocol facts the provider configuration fixes (lib/provider/configuration.ts). They are
+ * restated here because the configuration has no export for them; test/docs/consistency.test.ts
+ * compares each with the discovery document and the provider configuration, so a change there
+ * fails until it is made here.
+ */
+export const PROTOCOL = Object.freeze({
+  responseTypes: ['code'],
+  grantTypes: ['authorization_code', 'refresh_token'],
+  tokenEndpointAuthMethods: ['none', 'client_secret_post'],
+  codeChallengeMethods: ['S256'],
+  idTokenSigningAlg: 'ES256',
+  /** seconds; `ttl.IdToken` of the provider configuration (spec §2.3) */
+  idTokenLifetime: 600,
+} as const);
+
+/** A request parameter or form field. */
+export interface FieldDoc {
+  readonly name: string;
+  /** what the Required column of /auth.md says */
+  readonly required: string;
+  /** whether OpenAPI marks it required */
+  readonly mandatory: boolean;
+  /** markdown: the rule for its value */
+  readonly rule: string;
+  readonly schema: JsonSchema;
+}
+
+const PKCE_VERIFIER = '^[A-Za-z0-9._~-]{43,128}$';
+const PKCE_CHALLENGE = '^[A-Za-z0-9_-]{43}$';
+
+function field(name: string, required: string | boolean, rule: string, schema: JsonSchema = { type: 'string' }): FieldDoc {
+  const mandatory = required === true;
+  return Object.freeze({ name, required: typeof required === 'string' ? required : required ? 'yes' : 'no', mandatory, rule, schema });
+}
+
+/** `GET /oauth/authorize` query parameters. */
+export function authorizeParameters(options: ResolvedOptions): FieldDoc[] {
+  const { baseUrl } = options;
+  return [
+    field('response_type', true, '`code`', { type: 'string', enum: ['code'] }),
+    field('client_id', true, options.clientIdMetadataDocuments.enabled
+      ? 'an issued identifier, or the https URL of a Client ID Metadata Document'
+      : 'an issued identifier'),
+    field('redirect_uri', true, 'exactly one of the client\'s registered redirect URIs (a loopback redirect URI matches on any port, RFC 8252 §7.3)', { type: 'string', format: 'uri' }),
+    field('scope', true, 'space-separated scopes from the catalogue (2.1), e.g. `openid profile email` and a data scope; a scope the client may not hold is refused with `invalid_scope`, never dropped', { type: 'string', examples: ['openid profile email account:read'] }),
+    field('resource', 'member case', `RFC 8707 resource indicator: \`${baseUrl}\`, as advertised by the protected-resource metadata; send the same value at the token endpoint. Every token is bound to \`${baseUrl}\` even when it is left out; any other value is \`invalid_target\``, { type: 'string', format: 'uri', examples: [baseUrl] }),
+    field('code_challenge', true, 'BASE64URL(SHA-256(code_verifier)), 43 characters', { type: 'string', pattern: PKCE_CHALLENGE }),
+    field('code_challenge_method', true, '`S256` (`plain` is refused)', { type: 'string', enum: ['S256'] }),
+    field('state', 'recommended', 'opaque random string, returned unchanged with the code'),
+    ...(options.idTokens ? [field('nonce', 'when an `id_token` is wanted', 'opaque random string, returned as the `nonce` claim of the `id_token`')] : []),
+  ];
+}
+
+export interface GrantDoc {
+  readonly grantType: 'authorization_code' | 'refresh_token';
+  /** markdown: what the grant does */
+  readonly summary: string;
+  readonly fields: readonly FieldDoc[];
+}
+
+const CLIENT_SECRET = field('client_secret', 'confidential clients', 'the client secret (`client_secret_post`); public clients (`none`) send none. HTTP Basic is refused with 401 `invalid_client`');
+
+/** `POST /api/oauth/token` form fields, per grant. */
+export function tokenGrants(options: ResolvedOptions): GrantDoc[] {
+  const { baseUrl } = options;
+  const resource = (required: string, rule: string) => field('resource', required, `\`${baseUrl}\`; ${rule}`, { type: 'string', format: 'uri', examples: [baseUrl] });
+  return [
+    {
+      grantType: 'authorization_code',
+      summary: options.idTokens
+        ? 'exchanges the code for an access token, a refresh token and, when `openid` was granted, an `id_token`'
+        : 'exchanges the code for an access token and a refresh token',
+      fields: [
+        field('grant_type', true, '`authorization_code`', { type: 'string', const: 'authorization_code' }),
+        field('code', true, 'the `code` from the redirect; single use'),
+        field('redirect_uri', true, 'the `redirect_uri` sent to the authorization endpoint', { type: 'string', format: 'uri' }),
+        field('client_id', true, 'the client\'s identifier'),
+        field('code_verifier', true, 'the PKCE verifier: 43-128 characters of `A-Z a-z 0-9 - . _ ~`', { type: 'string', pattern: PKCE_VERIFIER }),
+        resource('member case', 'must equal the value sent at authorization'),
+        CLIENT_SECRET,
+      ],
+    },
+    {
+      grantType: 'refresh_token',
+      summary: 'yields a new access token and a new refresh token without user interaction; the old refresh token is spent (a spent one used again revokes the grant); no `id_token` in the reply',
+      fields: [
+        field('grant_type', true, '`refresh_token`', { type: 'string', const: 'refresh_token' }),
+        field('refresh_token', true, 'the latest refresh token'),
+        field('client_id', true, 'the client\'s identifier'),
+        field('scope', 'no', 'a subset of the granted scopes, to narrow the new access token'),
+        resource('no', 'the token stays bound to it'),
+        CLIENT_SECRET,
+      ],
+    },
+  ];
+}
+
+/** The claims a scope releases at UserInfo (and in the ID token), from lib/claims.ts. */
+export function claimsByScope(): { scope: string; claims: readonly string[] }[] {
+  return Object.entries(SCOPE_CLAIMS).map(([scope, claims]) => ({ scope, claims }));
+}
+
+export interface ErrorDoc {
+  readonly code: string;
+  /** the HTTP status; `undefined` for an error sent as a redirect to the client */
+  readonly status: number | undefined;
+  /** markdown: when it is answered */
+  readonly condition: string;
+  /** answered with a `WWW-Authenticate` challenge */
+  readonly challenge: boolean;
+}
+
+function error(code: string, status: number | undefined, condition: string, challenge = false): ErrorDoc {
+  return Object.freeze({ code, status, condition, challenge });
+}
+
+/** Every error code a client of this deployment can meet (RFC 6749 §5.2 bodies). */
+export function oauthErrors(options: ResolvedOptions): ErrorDoc[] {
+  const open = options.registration.variant === 'open';
+  return [
+    error('invalid_request', 400, 'malformed request: a missing, repeated or invalid parameter, a body that is not the expected form or JSON'),
+    error('invalid_client', 401, 'client not recognized or failing authentication (wrong secret, or HTTP Basic instead of `client_secret_post`)'
+      + (options.clientIdMetadataDocuments.enabled ? '; also a Client ID Metadata Document that cannot be used (host not permitted, invalid document), shown as an error page at the authorization endpoint' : '')),
+    error('invalid_grant', 400, 'invalid grant: the code or refresh token is unknown, expired, already used or issued to another client, or `redirect_uri`/`code_verifier` do not match'),
+    error('unsupported_grant_type', 400, 'a `grant_type` other than `authorization_code` and `refresh_token`'),
+    error('invalid_scope', 400, 'a scope that is unknown or not allowed for the client, e.g. `account:read` requested by an operator client; at the authorization endpoint an error redirect with `state` and `iss`'),
+    error('invalid_target', 400, `a \`resource\` other than \`${options.baseUrl}\``),
+    error('access_denied', undefined, 'the user denied consent, or has no role at the site of a member client (an error redirect to the client)'),
+    error('invalid_client_metadata', 400, open
+      ? 'registration metadata this server does not accept (e.g. an auth method other than `none`/`client_secret_post`, a response type other than `code`, a body that is not a JSON object)'
+      : 'registration with a `client_name` that matches no known vendor platform, or without one'),
+    ...(open ? [error('invalid_redirect_uri', 400, 'registration with a redirect URI that is neither https nor a loopback address')] : []),
+    error('invalid_token', 401, 'access token missing (where required), malformed, unknown, expired, revoked or bound to another origin', true),
+    error('insufficient_scope', 403, 'a valid token lacking a required scope or of the wrong audience; the challenge names the `scope` needed', true),
+    error('temporarily_unavailable', 503, 'storage is unreachable; retry after the `Retry-After` seconds'),
+    error('server_error', 500, 'an unexpected fault; no detail is given'),
+  ];
+}
+
+/** The codes, for the `error` property of the error schema. */
+export function errorCodes(options: ResolvedOptions): string[] {
+  return oauthErrors(options).map((e) => e.code);
+}

@@ -1,0 +1,181 @@
+/**
+ * GET /auth.md: the spec document's shape, rendered from this deployment's configuration,
+ * and enough on its own to complete a flow: the test drives a whole member flow using only
+ * the requests the page shows.
+ */
+import { MAX_PAGE_SIZE } from '../../lib/member-data/pagination.ts';
+import { Browser, signIn } from '../support/browser.ts';
+import { MEMBER, STUDENT } from '../support/flows.ts';
+import { pkcePair, randomState } from '../support/pkce.ts';
+import { startApp } from '../support/start-app.ts';
+import type { RunningApp } from '../support/start-app.ts';
+import { codeBlocks, codeSpans, filler, headings, parseCurl, sendCurl, tableUnder } from './support.ts';
+
+let app: RunningApp;
+let md: string;
+beforeAll(async () => {
+  app = await startApp();
+  md = await (await fetch(`${app.baseUrl}/auth.md`)).text();
+});
+afterAll(() => app.stop());
+
+it('has the sections of the spec document, in order', () => {
+  const expected = [
+    '# Learning-Platform Authorization and Account Access Interface',
+    '## 1. What the service does',
+    '## 2. Resources and their fields',
+    '### 2.1 Scopes (complete list)',
+    '### 2.2 Client identity',
+    /^### 2\.3 ID token/,
+    /^### 2\.4 Member record/,
+    '## 3. States and transitions',
+    '## 4. Endpoints',
+    '### Authorization request parameters (`GET /oauth/authorize`)',
+    '### Token request (`POST /api/oauth/token`, `application/x-www-form-urlencoded`)',
+    '### Registration (`POST /api/oauth/register`)',
+    '## 5. Authentication',
+    '## 6. Events',
+    '## 7. Errors',
+    '## 8. Limits',
+    '## 9. Versioning',
+  ];
+  const found = headings(md);
+  let at = 0;
+  for (const heading of expected) {
+    const index = found.findIndex((h, i) => i >= at && (typeof heading === 'string' ? h === heading : heading.test(h)));
+    expect([heading, index >= 0]).toEqual([heading, true]);
+    at = index + 1;
+  }
+});
+
+it('substitutes the real baseUrl and leaves no placeholder of the spec', () => {
+  expect(md).not.toMatch(/\{base_url\}/);
+  expect(md).toContain(`The service is reached at ${app.baseUrl}.`);
+  expect(md).toContain(`${app.baseUrl}/oauth/authorize?response_type=code`);
+});
+
+it('shows no secret and no vendor platform name', () => {
+  expect(md).not.toContain(app.operatorSecret);
+  for (const key of app.auth.options.cookieKeys) expect(md).not.toContain(key);
+  for (const key of app.auth.options.jwks.keys) expect(md).not.toContain(String((key as { d?: string }).d));
+  // Variant A's vendor platforms are the host's business relations; the page does not list them
+  expect(md).not.toMatch(/acme/i);
+});
+
+it('states the active variant, ID tokens and metadata documents as configured', () => {
+  expect(md).toContain('this deployment runs **Variant A (restricted)**');
+  expect(md).toContain('### 2.3 ID token (issued when `openid` is granted at the authorization-code exchange)');
+  expect(md).toContain('Client ID Metadata Documents: **off**');
+});
+
+it('lists the errors of the spec and their statuses', () => {
+  const rows = tableUnder(md, '## 7. Errors').rows;
+  const status = Object.fromEntries(rows.map((r) => [codeSpans(r[0]!)[0], r[1]]));
+  expect(status).toMatchObject({
+    invalid_request: '400', invalid_grant: '400', invalid_client: '401', invalid_scope: '400',
+    invalid_client_metadata: '400', invalid_token: '401', insufficient_scope: '403',
+  });
+});
+
+it('gives the limits the spec leaves out, from the configuration', () => {
+  const limits = Object.fromEntries(tableUnder(md, '## 8. Limits').rows.map((r) => [r[0], r[1]]));
+  expect(limits).toMatchObject({
+    'ID token lifetime': expect.stringMatching(/^10 minutes/),
+    'Access token lifetime': '1 hour (3600 seconds)',
+    'Refresh token lifetime': expect.stringMatching(/^14 days \(1209600 seconds\)/),
+    'Authorization code lifetime': expect.stringMatching(/^1 minute \(60 seconds\)/),
+    'Account API page size (`first`)': expect.stringContaining(`maximum ${MAX_PAGE_SIZE}`),
+    'Account API query depth': '10 levels',
+    'Rate limits': 'none applied by this server',
+  });
+});
+
+describe('an agent reading only this page completes a flow', () => {
+  const block = (test: (b: { intro: string; body: string }) => boolean) => {
+    const found = codeBlocks(md).find(test);
+    if (!found) throw new Error('the page has no such example');
+    return found.body;
+  };
+
+  it('authorize, exchange, call UserInfo and the Account API, refresh, revoke', async () => {
+    const { verifier, challenge } = pkcePair();
+    const state = randomState();
+    const nonce = randomState();
+    const authorizeUrl = filler({ CLIENT_ID: MEMBER.clientId, CODE_CHALLENGE: challenge, STATE: state, NONCE: nonce })(
+      block((b) => b.intro.startsWith('Send the user\'s browser to')),
+    );
+    const callback = new URL(await signIn(new Browser(app.baseUrl), authorizeUrl, STUDENT));
+    expect(callback.searchParams.get('state')).toBe(state);
+    expect(callback.searchParams.get('iss')).toBe(app.baseUrl);
+    const code = callback.searchParams.get('code')!;
+
+    const exchange = parseCurl(block((b) => b.intro === 'Exchange the code:'), filler({ CODE: code, CLIENT_ID: MEMBER.clientId, CODE_VERIFIER: verifier }));
+    const tokenResponse = await sendCurl(exchange);
+    expect(tokenResponse.status).toBe(200);
+    const tokens = await tokenResponse.json();
+    const shown = JSON.parse(block((b) => b.intro.startsWith('Answer (`200`')));
+    expect(Object.keys(tokens).sort()).toEqual(Object.keys(shown).sort());
+    expect(tokens.expires_in).toBe(shown.expires_in);
+    const idToken = JSON.parse(Buffer.from(tokens.id_token.split('.')[1], 'base64url').toString());
+    expect(idToken).toMatchObject({ iss: app.baseUrl, aud: MEMBER.clientId, nonce });
+
+    const withToken = filler({ ACCESS_TOKEN: tokens.access_token });
+    const userinfo = await sendCurl(parseCurl(block((b) => b.body.includes('/api/oauth/userinfo')), withToken));
+    expect(await userinfo.json()).toMatchObject({ sub: 'acc-student', email: 'student@example.com' });
+
+    const account = await sendCurl(parseCurl(block((b) => b.body.includes('/account/graphql')), withToken));
+    expect(account.status).toBe(200);
+    const { viewer } = (await account.json()).data;
+    expect(viewer.id).toBe('acc-student');
+    expect(viewer.enrolledCourses.nodes.length).toBeGreaterThan(0);
+
+    const mcp = await sendCurl(parseCurl(block((b) => b.body.includes('"method":"initialize"')), withToken));
+    expect(mcp.status).toBe(200);
+    expect((await mcp.json()).result).toMatchObject({ protocolVersion: expect.any(String), capabilities: { tools: {} } });
+
+    const refresh = parseCurl(block((b) => b.intro.startsWith('Refresh')), filler({ REFRESH_TOKEN: tokens.refresh_token, CLIENT_ID: MEMBER.clientId }));
+    const refreshed = await (await sendCurl(refresh)).json();
+    expect(refreshed).toMatchObject({ access_token: expect.any(String), refresh_token: expect.any(String) });
+    expect(refreshed).not.toHaveProperty('id_token');
+
+    const revokeCommand = /`(curl -X POST [^`]*\/api\/oauth\/revoke[^`]*)`/.exec(md)![1]!;
+    const revoke = await sendCurl(parseCurl(revokeCommand, filler({ REFRESH_TOKEN: refreshed.refresh_token, CLIENT_ID: MEMBER.clientId })));
+    expect(revoke.status).toBe(200);
+    const again = await sendCurl(parseCurl(block((b) => b.intro.startsWith('Refresh')), filler({ REFRESH_TOKEN: refreshed.refresh_token, CLIENT_ID: MEMBER.clientId })));
+    expect((await again.json()).error).toBe('invalid_grant');
+  });
+
+  it('the Variant A registration example returns a vendor platform\'s client', async () => {
+    const request = parseCurl(block((b) => b.body.includes('/api/oauth/register')), filler({ 'YOUR PLATFORM NAME': 'Acme LMS' }));
+    const res = await sendCurl(request);
+    expect(res.status).toBe(201);
+    expect(await res.json()).toMatchObject({ client_id: 'acme-lms' });
+  });
+});
+
+it('takes the host\'s limits and the configured lifetimes and caps', async () => {
+  const custom = await startApp({
+    auth: {
+      ttl: { accessToken: 900, refreshToken: 30 * 86400, authorizationCode: 120 },
+      accountApi: { maxPageSize: 50, maxDepth: 6 },
+      docs: { authMd: { rateLimits: '600 requests per minute per IP address; 429 with Retry-After beyond', limits: [{ item: 'Request body (proxy)', value: '1 MiB' }] } },
+    },
+  });
+  try {
+    const page = await (await fetch(`${custom.baseUrl}/auth.md`)).text();
+    const limits = Object.fromEntries(tableUnder(page, '## 8. Limits').rows.map((r) => [r[0], r[1]]));
+    expect(limits).toMatchObject({
+      'Access token lifetime': '15 minutes (900 seconds)',
+      'Refresh token lifetime': expect.stringMatching(/^30 days/),
+      'Authorization code lifetime': expect.stringMatching(/^2 minutes \(120 seconds\)/),
+      'Account API page size (`first`)': expect.stringContaining('default 20, maximum 50'),
+      'Account API query depth': '6 levels',
+      'Rate limits': '600 requests per minute per IP address; 429 with Retry-After beyond',
+      'Request body (proxy)': '1 MiB',
+    });
+    const openapi = await (await fetch(`${custom.baseUrl}/openapi.json`)).json();
+    expect(openapi.components.schemas.TokenResponse.properties.expires_in.examples).toEqual([900]);
+  } finally {
+    await custom.stop();
+  }
+});

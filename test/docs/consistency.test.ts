@@ -1,0 +1,93 @@
+/**
+ * One source of truth: scopes and endpoint paths are identical between discovery,
+ * /openapi.json and /auth.md, and the protocol facts the docs restate match what the
+ * provider is configured with.
+ */
+import { validateOptions } from '../../lib/config/validate.ts';
+import { buildConfiguration } from '../../lib/provider/configuration.ts';
+import type { ConfigurationDeps } from '../../lib/provider/configuration.ts';
+import { PROTOCOL } from '../../lib/docs/protocol.ts';
+import { ENDPOINTS, SCOPE_NAMES } from '../../lib/index.ts';
+import { startApp } from '../support/start-app.ts';
+import type { DemoOptions } from '../../examples/host/app.ts';
+import { codeSpans, fetchDocuments, tableUnder } from './support.ts';
+import type { Documents } from './support.ts';
+
+/** The browser resumes authorization here; only /openapi.json describes it (it is no step of a client's flow). */
+const OPENAPI_ONLY = [`${ENDPOINTS.authorization.path}/{uid}`];
+
+const configurations: [string, DemoOptions][] = [
+  ['Variant A with ID tokens', {}],
+  ['Variant B without ID tokens', { auth: { registration: { variant: 'open' }, idTokens: false } }],
+];
+
+describe.each(configurations)('%s', (_name, options) => {
+  let baseUrl: string;
+  let stop: () => Promise<void>;
+  let docs: Documents;
+  beforeAll(async () => {
+    const app = await startApp(options);
+    ({ baseUrl } = app);
+    stop = () => app.stop();
+    docs = await fetchDocuments(baseUrl);
+  });
+  afterAll(() => stop());
+
+  const authMdScopes = () => tableUnder(docs.authMd, '### 2.1 Scopes (complete list)').rows.map((r) => codeSpans(r[0]!)[0]);
+  const authMdPaths = () => tableUnder(docs.authMd, '## 4. Endpoints').rows.map((r) => codeSpans(r[1]!)[0]!);
+  const openapiScopes = () => Object.keys((docs.openapi.components.securitySchemes.oauth2 as { flows: { authorizationCode: { scopes: object } } }).flows.authorizationCode.scopes);
+
+  it('the scopes are the catalogue, in the same order, in all three', () => {
+    expect(docs.discovery.scopes_supported).toEqual([...SCOPE_NAMES]);
+    expect(openapiScopes()).toEqual(docs.discovery.scopes_supported);
+    expect(authMdScopes()).toEqual(docs.discovery.scopes_supported);
+  });
+
+  it('every endpoint discovery names is in /openapi.json and in the endpoint table of /auth.md', () => {
+    const advertised = Object.entries(docs.discovery)
+      .filter(([key, value]) => (key.endsWith('_endpoint') || key === 'jwks_uri') && typeof value === 'string')
+      .map(([key, value]) => [key, new URL(value as string).pathname] as const);
+    expect(advertised.length).toBeGreaterThanOrEqual(6);
+    for (const [key, path] of advertised) {
+      expect([key, docs.openapi.paths[path] !== undefined]).toEqual([key, true]);
+      expect([key, authMdPaths().includes(path)]).toEqual([key, true]);
+    }
+    const oauth2 = (docs.openapi.components.securitySchemes.oauth2 as { flows: { authorizationCode: { authorizationUrl: string; tokenUrl: string } } }).flows.authorizationCode;
+    expect(oauth2.authorizationUrl).toBe(docs.discovery.authorization_endpoint);
+    expect(oauth2.tokenUrl).toBe(docs.discovery.token_endpoint);
+    expect(docs.openapi.servers[0]!.url).toBe(docs.discovery.issuer);
+  });
+
+  it('/openapi.json and /auth.md list the same paths', () => {
+    const described = Object.keys(docs.openapi.paths).filter((p) => !OPENAPI_ONLY.includes(p));
+    expect([...authMdPaths()].sort()).toEqual(described.sort());
+  });
+
+  it('the JWKS appears in all three exactly when ID tokens are on', () => {
+    const on = 'jwks_uri' in docs.discovery;
+    expect(docs.openapi.paths[ENDPOINTS.jwks.path] !== undefined).toBe(on);
+    expect(authMdPaths().includes(ENDPOINTS.jwks.path)).toBe(on);
+    expect('id_token_signing_alg_values_supported' in docs.discovery).toBe(on);
+  });
+
+  it('the protocol facts the docs restate are the ones discovery advertises', () => {
+    expect(docs.discovery).toMatchObject({
+      response_types_supported: [...PROTOCOL.responseTypes],
+      grant_types_supported: [...PROTOCOL.grantTypes],
+      token_endpoint_auth_methods_supported: [...PROTOCOL.tokenEndpointAuthMethods],
+      code_challenge_methods_supported: [...PROTOCOL.codeChallengeMethods],
+    });
+    if ('id_token_signing_alg_values_supported' in docs.discovery) {
+      expect(docs.discovery.id_token_signing_alg_values_supported).toEqual([PROTOCOL.idTokenSigningAlg]);
+    }
+    expect(docs.discovery.client_id_metadata_document_supported).toBe(docs.authMd.includes('Client ID Metadata Documents: **on**'));
+  });
+});
+
+it('the ID token lifetime the docs state is the provider\'s', async () => {
+  const accounts = { authenticate: async () => undefined, findById: async () => undefined };
+  const options = await validateOptions({ baseUrl: 'https://learn.example.com', accounts, logger: { info() {}, warn() {}, error() {} } });
+  const deps = { grantContexts: {}, findClient: async () => undefined } as unknown as ConfigurationDeps;
+  const ttl = buildConfiguration(options, deps).ttl as unknown as { IdToken: () => number };
+  expect(ttl.IdToken()).toBe(PROTOCOL.idTokenLifetime);
+});
