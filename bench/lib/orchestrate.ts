@@ -1,0 +1,120 @@
+/**
+ * Runs one scenario on one storage: starts ours and every baseline in child processes,
+ * prepares and warms each up, then measures them in turn, A B A B, for `pairs` rounds.
+ * The load runs in this process, never in a server's.
+ *
+ * @module
+ */
+import type { JWKS } from 'oidc-provider';
+
+import type { RatioResult, RunResult, ScenarioResult, SubjectResult } from './results.ts';
+import { spawnServer } from './server-process.ts';
+import type { ServerProcess } from './server-process.ts';
+import type { Settings } from './settings.ts';
+import { median } from './stats.ts';
+import type { Scenario, StorageKind, Workload } from './types.ts';
+
+export interface RunContext {
+  readonly settings: Settings;
+  readonly jwks: JWKS;
+  readonly cookieKeys: string[];
+  readonly redisUrl: string | undefined;
+  /** unique per run, so keys of several runs never meet in one Redis */
+  readonly runId: string;
+  readonly profileDir: string | undefined;
+  readonly log: (line: string) => void;
+}
+
+/** Lets sockets of the previous run close and the server's GC settle before the next one. */
+const pause = (durationS: number) => new Promise((resolve) => setTimeout(resolve, Math.min(300, durationS * 100)));
+
+const fmt = (r: RunResult, unit: string) =>
+  `${r.throughput.toFixed(unit === 'flows/s' ? 1 : 0)} ${unit}, ${r.serverCpuUsPerUnit.toFixed(0)} µs CPU/${unit === 'flows/s' ? 'flow' : 'req'}, p50 ${r.latencyP50Ms.toFixed(1)} ms, p99 ${r.latencyP99Ms.toFixed(1)} ms${r.errors ? `, ${r.errors} errors ${JSON.stringify(r.statuses)}` : ''}`;
+
+export async function runScenario(scenario: Scenario, storage: StorageKind, ctx: RunContext): Promise<ScenarioResult> {
+  const { settings, log } = ctx;
+  const targets = [scenario.ours, ...scenario.baselines];
+  const base = {
+    id: scenario.id, title: scenario.title, unit: scenario.unit, order: scenario.order, storage, method: scenario.method,
+  };
+  const servers: ServerProcess[] = [];
+  try {
+    // started together: nothing is measured yet, and a cold start takes a second
+    const started = await Promise.allSettled(targets.map((target) => spawnServer({
+      target,
+      storage,
+      redisUrl: ctx.redisUrl,
+      keyPrefix: `bench:${ctx.runId}:${scenario.id}:${target.id}:`,
+      jwks: ctx.jwks,
+      cookieKeys: ctx.cookieKeys,
+      cpuProfileDir: ctx.profileDir,
+    })));
+    for (const s of started) if (s.status === 'fulfilled') servers.push(s.value);
+    const failed = started.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    const rssStart = await Promise.all(servers.map((s) => s.stats().then((x) => x.rss)));
+
+    const workloads: Workload[] = [];
+    for (const server of servers) {
+      const workload = await scenario.prepare(server);
+      if (settings.warmupS > 0) {
+        const warmup = { durationS: settings.warmupS, connections: settings.connections };
+        await workload.beforeRun?.(warmup);
+        await workload.run(warmup);
+      }
+      workloads.push(workload);
+      await pause(settings.durationS);
+    }
+    const rssBefore = await Promise.all(servers.map((s) => s.stats().then((x) => x.rss)));
+
+    const runs: RunResult[][] = targets.map(() => []);
+    const options = { durationS: settings.durationS, connections: settings.connections };
+    for (let pair = 0; pair < settings.pairs; pair += 1) {
+      for (const [i, workload] of workloads.entries()) {
+        await workload.beforeRun?.(options);
+        // stats() collects garbage first: the garbage of preparation is not charged to the run
+        const cpuBefore = (await servers[i]!.stats()).cpuUs;
+        const load = await workload.run(options);
+        const cpu = (await servers[i]!.cpuUs()) - cpuBefore;
+        const result: RunResult = { ...load, serverCpuUsPerUnit: load.completed > 0 ? cpu / load.completed : Number.NaN };
+        runs[i]!.push(result);
+        log(`    ${String(pair + 1)}/${settings.pairs} ${targets[i]!.id.padEnd(14)} ${fmt(result, scenario.unit)}`);
+        await pause(settings.durationS);
+      }
+    }
+
+    const after = await Promise.all(servers.map((s) => s.stats()));
+    const subjects: SubjectResult[] = targets.map((target, i) => ({
+      id: target.id,
+      label: target.label,
+      runs: runs[i]!,
+      medianThroughput: median(runs[i]!.map((r) => r.throughput)),
+      medianCpuUsPerUnit: median(runs[i]!.map((r) => r.serverCpuUsPerUnit)),
+      medianP50Ms: median(runs[i]!.map((r) => r.latencyP50Ms)),
+      medianP99Ms: median(runs[i]!.map((r) => r.latencyP99Ms)),
+      errors: runs[i]!.reduce((sum, r) => sum + r.errors, 0),
+      rss: {
+        start: rssStart[i]!,
+        before: rssBefore[i]!,
+        after: after[i]!.rss,
+        at10k: after[i]!.rssAt['10000'],
+        at100k: after[i]!.rssAt['100000'],
+      },
+      requests: after[i]!.requests,
+      cpuProfile: servers[i]!.cpuProfile,
+    }));
+    const ratios: RatioResult[] = subjects.slice(1).map((baseline) => {
+      // a baseline that completed nothing has no ratio (NaN), not an infinite one
+      const perPair = subjects[0]!.runs.map((r, p) => (baseline.runs[p]!.throughput > 0 ? r.throughput / baseline.runs[p]!.throughput : Number.NaN));
+      const cpuPerPair = subjects[0]!.runs.map((r, p) => baseline.runs[p]!.serverCpuUsPerUnit / r.serverCpuUsPerUnit);
+      return { against: baseline.id, perPair, median: median(perPair), cpuPerPair, cpuMedian: median(cpuPerPair) };
+    });
+    return { ...base, subjects, ratios };
+  } catch (error) {
+    const failure = error instanceof Error ? error.stack ?? error.message : String(error);
+    log(`    FAILED: ${failure}`);
+    return { ...base, subjects: [], ratios: [], failure };
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()));
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * Messages between the load generator (parent) and a server child, over the fork IPC channel.
+ * Secrets (keys, cookie secrets) travel here rather than in argv, so `ps` never shows them.
+ *
+ * @module
+ */
+import type { JWKS } from 'oidc-provider';
+
+import type { StorageKind } from './types.ts';
+
+export interface ChildSpec {
+  readonly module: string;
+  readonly export: string;
+  readonly storage: StorageKind;
+  readonly redisUrl: string | undefined;
+  /** every server gets its own prefix, so two servers never share records in one Redis */
+  readonly keyPrefix: string;
+  readonly jwks: JWKS;
+  readonly cookieKeys: string[];
+}
+
+/** Request counts at which the child samples its RSS (the issue's 10k / 100k target). */
+export const RSS_CHECKPOINTS = [10_000, 100_000] as const;
+
+export interface ServerStats {
+  /** requests received since start, preparation and warm-up included */
+  readonly requests: number;
+  /** after a full GC, as every RSS figure here */
+  readonly rss: number;
+  readonly heapUsed: number;
+  /** user + system CPU time of the server process since it started, in microseconds */
+  readonly cpuUs: number;
+  /** RSS when the request count first reached each checkpoint */
+  readonly rssAt: Readonly<Record<string, number>>;
+}
+
+export type ParentMessage =
+  | { readonly type: 'init'; readonly spec: ChildSpec }
+  | { readonly type: 'call'; readonly id: number; readonly name: string; readonly arg?: unknown };
+
+export type ChildMessage =
+  | { readonly type: 'ready'; readonly origin: string }
+  | { readonly type: 'failed'; readonly error: string }
+  | { readonly type: 'reply'; readonly id: number; readonly ok: true; readonly value: unknown }
+  | { readonly type: 'reply'; readonly id: number; readonly ok: false; readonly error: string };
+
+/** Calls every child answers besides the server's own `commands`. */
+export const BUILTIN_CALLS = { stats: '$stats', cpu: '$cpu', stop: '$stop' } as const;

@@ -1,0 +1,117 @@
+/**
+ * Entry point of a server child process: listens on 127.0.0.1 (port 0), builds the target
+ * with that origin as issuer, then answers IPC calls (stats, stop, the server's commands).
+ * One server per process, so RSS and CPU profiles are per server.
+ *
+ * @module
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { createMemoryAdapter } from '../../adapters/memory.ts';
+import { createRedisAdapter } from '../../adapters/redis.ts';
+import type { ClosableAdapterFactory } from '../../adapters/types.ts';
+import { BUILTIN_CALLS, RSS_CHECKPOINTS } from './protocol.ts';
+import type { ChildMessage, ChildSpec, ParentMessage, ServerStats } from './protocol.ts';
+import type { BuildServer, BuiltServer, ServerEnv } from './types.ts';
+
+function send(message: ChildMessage): void {
+  process.send!(message);
+}
+
+/**
+ * RSS after a full GC (the parent forks with --expose-gc): without it a sample says more
+ * about when V8 last collected than about what the server holds. One collection at each
+ * checkpoint costs a few tens of milliseconds, once.
+ */
+function settledRss(): number {
+  (globalThis as { gc?: () => void }).gc?.();
+  return process.memoryUsage.rss();
+}
+
+function cpuUs(): number {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+}
+
+const errorText = (error: unknown) => (error instanceof Error ? error.stack ?? error.message : String(error));
+
+async function start(spec: ChildSpec): Promise<void> {
+  const server = createServer({ keepAliveTimeout: 30_000 });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const adapters: ClosableAdapterFactory[] = [];
+  const env: ServerEnv = {
+    origin,
+    storage: spec.storage,
+    jwks: spec.jwks,
+    cookieKeys: spec.cookieKeys,
+    // `none` (the scenario's requests never reach storage) still gets a memory adapter to start with
+    createAdapter() {
+      const adapter = spec.storage === 'redis'
+        ? createRedisAdapter({ url: spec.redisUrl!, keyPrefix: `${spec.keyPrefix}${adapters.length}:` })
+        : createMemoryAdapter();
+      adapters.push(adapter);
+      return adapter;
+    },
+  };
+
+  const module = await import(spec.module) as Record<string, unknown>;
+  const build = module[spec.export] as BuildServer | undefined;
+  if (typeof build !== 'function') throw new Error(`${spec.module} does not export a function ${spec.export}`);
+  const built: BuiltServer = await build(env);
+
+  let requests = 0;
+  const rssAt: Record<string, number> = {};
+  const checkpoints: number[] = [...RSS_CHECKPOINTS];
+  server.on('request', function countRequest() {
+    requests += 1;
+    if (requests === checkpoints[0]) rssAt[String(checkpoints.shift())] = settledRss();
+  });
+  server.on('request', built.listener);
+
+  async function stop(): Promise<void> {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await built.close();
+    await Promise.all(adapters.map((a) => a.close()));
+  }
+
+  process.on('message', async (message: ParentMessage) => {
+    if (message.type !== 'call') return;
+    try {
+      let value: unknown;
+      if (message.name === BUILTIN_CALLS.stats) {
+        const rss = settledRss();
+        value = { requests, rss, heapUsed: process.memoryUsage().heapUsed, cpuUs: cpuUs(), rssAt: { ...rssAt } } satisfies ServerStats;
+      } else if (message.name === BUILTIN_CALLS.cpu) {
+        // no GC here: taken right before and after each measured run
+        value = cpuUs();
+      } else if (message.name === BUILTIN_CALLS.stop) {
+        await stop();
+      } else {
+        const command = built.commands?.[message.name];
+        if (!command) throw new Error(`the server has no command ${message.name}`);
+        value = await command(message.arg);
+      }
+      send({ type: 'reply', id: message.id, ok: true, value });
+      // exit normally (not by signal) so that --cpu-prof writes its profile
+      if (message.name === BUILTIN_CALLS.stop) process.disconnect();
+    } catch (error) {
+      send({ type: 'reply', id: message.id, ok: false, error: errorText(error) });
+    }
+  });
+
+  send({ type: 'ready', origin });
+}
+
+process.once('message', (message: ParentMessage) => {
+  if (message.type !== 'init') return;
+  start(message.spec).catch((error) => {
+    send({ type: 'failed', error: errorText(error) });
+    process.disconnect();
+  });
+});
+// the parent died: do not linger holding a port
+process.on('disconnect', () => setTimeout(() => process.exit(0), 100).unref());

@@ -1,0 +1,129 @@
+/**
+ * The benchmark's extension points. A scenario is one file under `bench/scenarios/` that
+ * default-exports a `Scenario`; `bench/run.ts` finds it by listing that folder, so adding
+ * `/account/graphql` or `/mcp` needs no edit anywhere else.
+ *
+ * A scenario names the servers it compares (`ours`, then one or more `baselines`), each a
+ * `ServerTarget`: a module and export that builds the server inside its own child process.
+ * A scenario may define its baselines in its own file (`module: import.meta.url`).
+ *
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import type { JWKS } from 'oidc-provider';
+
+import type { AdapterFactory } from '../../adapters/types.ts';
+
+/** Which storage the servers of a scenario run on; `none` for scenarios that touch none. */
+export type AdapterKind = 'memory' | 'redis';
+export type StorageKind = AdapterKind | 'none';
+
+/** A server a scenario measures: built in a child process by `module`'s `export`. */
+export interface ServerTarget {
+  /** stable id, used in results and in `TargetRule.against` (`ours`, `oidc-provider`, `koa`) */
+  readonly id: string;
+  /** shown in tables and the chart */
+  readonly label: string;
+  /** `import.meta.url` of the module that exports the builder */
+  readonly module: string;
+  /** name of the exported `BuildServer` function */
+  readonly export: string;
+}
+
+/** What a server builder receives inside its child process. */
+export interface ServerEnv {
+  /** `http://127.0.0.1:<port>`: the server is already listening there, so this is the issuer */
+  readonly origin: string;
+  readonly storage: StorageKind;
+  /** a fresh adapter on the scenario's storage (Redis under a key prefix of its own; memory for `memory` and `none`) */
+  createAdapter(): AdapterFactory & { close(): Promise<void> };
+  /** one ES256 private key shared by every server of a run, so signing costs are equal */
+  readonly jwks: JWKS;
+  readonly cookieKeys: string[];
+}
+
+export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+export interface BuiltServer {
+  readonly listener: RequestListener;
+  /**
+   * Bench-only hooks the parent may call over IPC (e.g. `mintAccessTokens`), for
+   * preparation that would take too long over HTTP. Never called while measuring.
+   */
+  readonly commands?: Readonly<Record<string, (arg: unknown) => Promise<unknown>>>;
+  close(): Promise<void>;
+}
+
+export type BuildServer = (env: ServerEnv) => Promise<BuiltServer>;
+
+/** A server running in its child process, seen from the load generator. */
+export interface RunningServer {
+  readonly target: ServerTarget;
+  readonly origin: string;
+  readonly storage: StorageKind;
+  /** calls one of `BuiltServer.commands` in the child */
+  command<T = unknown>(name: string, arg?: unknown): Promise<T>;
+}
+
+/** One measured run of a workload against one server. */
+export interface LoadResult {
+  /** units completed as expected (requests or flows) */
+  readonly completed: number;
+  /** units that failed: connection errors, timeouts, unexpected statuses or bodies */
+  readonly errors: number;
+  readonly durationS: number;
+  /** completed / durationS */
+  readonly throughput: number;
+  readonly latencyP50Ms: number;
+  readonly latencyP99Ms: number;
+  /** status code → count, for the error column's explanation */
+  readonly statuses: Readonly<Record<string, number>>;
+}
+
+export interface RunOptions {
+  readonly durationS: number;
+  /** concurrent connections (autocannon) or concurrent virtual users (flows) */
+  readonly connections: number;
+}
+
+/** What a scenario prepared against one server; run once per warm-up and per measured run. */
+export interface Workload {
+  /**
+   * Before each run, outside the measurement and outside the server CPU it is charged
+   * (mint the tokens the run will consume, seed refresh chains).
+   */
+  beforeRun?(options: RunOptions): Promise<void>;
+  run(options: RunOptions): Promise<LoadResult>;
+}
+
+/**
+ * A target the issue holds a scenario to, evaluated after the run (bench/lib/targets.ts).
+ * - `ratio`: median ours/baseline ratio ≥ `min` (against the first baseline unless named);
+ * - `throughput`: ours' median throughput ≥ `min` units per second;
+ * - `redis-vs-memory`: ours on Redis ≥ `min` × ours on memory (needs `--adapter both`).
+ */
+export type TargetRule =
+  | { readonly kind: 'ratio'; readonly min: number; readonly against?: string }
+  | { readonly kind: 'throughput'; readonly min: number }
+  | { readonly kind: 'redis-vs-memory'; readonly min: number };
+
+export interface Scenario {
+  /** `--only` selects by this id (`refresh`, `account-graphql`, `mcp-tools-list`) */
+  readonly id: string;
+  readonly title: string;
+  /** `req/s` for autocannon workloads, `flows/s` for the login flow */
+  readonly unit: 'req/s' | 'flows/s';
+  /** orders the report; lower first */
+  readonly order: number;
+  readonly ours: ServerTarget;
+  /** at least one; with several, each run visits ours, then every baseline, in turn */
+  readonly baselines: readonly ServerTarget[];
+  /** false when no request of the scenario reaches storage: then it runs once, not per adapter */
+  readonly usesStorage: boolean;
+  readonly targets?: readonly TargetRule[];
+  /** one line for the report: what a unit of work is and how tokens were prepared */
+  readonly method: string;
+  /** Called once per server after it started: obtain tokens, build request lists. */
+  prepare(server: RunningServer): Promise<Workload>;
+}

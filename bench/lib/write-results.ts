@@ -1,0 +1,57 @@
+/**
+ * Writes a run to bench/results/: `<latest>.{json,md,svg}` (latest, latest-quick or
+ * latest-partial, so a smoke run never replaces the last full one) and the same three under
+ * history/ with a timestamp. Optionally puts the tables into bench/README.md.
+ *
+ * @module
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { renderMarkdown, renderTables } from './report-markdown.ts';
+import { renderSvg } from './report-svg.ts';
+import type { BenchResults } from './results.ts';
+
+export const RESULTS_DIR = new URL('../results/', import.meta.url).pathname;
+const README = new URL('../README.md', import.meta.url).pathname;
+const START = '<!-- bench:results:start -->';
+const END = '<!-- bench:results:end -->';
+
+export function writeResults(results: BenchResults): string[] {
+  const latest = results.mode === 'full' ? 'latest' : `latest-${results.mode}`;
+  const stamp = `${results.startedAt.replace(/[:.]/g, '-')}-${results.mode}`;
+  const history = join(RESULTS_DIR, 'history');
+  mkdirSync(history, { recursive: true });
+  const written: string[] = [];
+  for (const [dir, stem] of [[RESULTS_DIR, latest], [history, stamp]] as const) {
+    const json = join(dir, `${stem}.json`);
+    const md = join(dir, `${stem}.md`);
+    const svg = join(dir, `${stem}.svg`);
+    writeFileSync(json, `${JSON.stringify(results, null, 2)}\n`);
+    writeFileSync(svg, renderSvg(results));
+    writeFileSync(md, renderMarkdown(results, `${stem}.svg`));
+    written.push(md, json, svg);
+  }
+  return written;
+}
+
+/** Replaces the block between the markers in bench/README.md with this run's tables. */
+export function updateReadme(results: BenchResults): void {
+  const readme = readFileSync(README, 'utf8');
+  const start = readme.indexOf(START);
+  const end = readme.indexOf(END);
+  if (start < 0 || end < start) throw new Error(`bench/README.md has no ${START} … ${END} block`);
+  const latest = results.mode === 'full' ? 'latest' : `latest-${results.mode}`;
+  const block = [
+    START,
+    `Run of ${results.startedAt.slice(0, 16)}Z (${results.mode}: ${results.settings.pairs} pairs × ${results.settings.durationS} s, `
+      + `load average ${results.machine.loadavgStart.map((l) => l.toFixed(1)).join(' ')} at the start). `
+      + `Full report: [results/${latest}.md](results/${latest}.md).`,
+    '',
+    renderTables(results),
+    '',
+    `![req/s per scenario](results/${latest}.svg)`,
+    END,
+  ].join('\n');
+  writeFileSync(README, readme.slice(0, start) + block + readme.slice(end + END.length));
+}

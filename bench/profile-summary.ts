@@ -1,0 +1,106 @@
+/**
+ * Summarises a V8 CPU profile written by `npm run bench -- --profile`:
+ *
+ *   node bench/profile-summary.ts bench/results/profiles/<stamp>/<server>.cpuprofile [--top 25]
+ *
+ * Prints where the time went by package (self time), the hottest functions (self time), and
+ * the inclusive time of this repository's own functions, which is what "our policy layer
+ * costs" means. Idle time is left out of every percentage.
+ *
+ * @module
+ */
+import { readFileSync } from 'node:fs';
+
+interface CallFrame {
+  functionName: string;
+  url: string;
+  lineNumber: number;
+}
+
+interface ProfileNode {
+  id: number;
+  callFrame: CallFrame;
+  children?: number[];
+}
+
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+const IDLE = new Set(['(idle)', '(program)']);
+const REPO = new URL('../', import.meta.url).href;
+
+function packageOf(url: string): string {
+  if (!url) return '(native)';
+  const nm = url.lastIndexOf('/node_modules/');
+  if (nm >= 0) {
+    const rest = url.slice(nm + '/node_modules/'.length).split('/');
+    return rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]!;
+  }
+  if (url.startsWith('node:')) return 'node (internal)';
+  if (url.startsWith(REPO)) return `repo ${url.slice(REPO.length).split('/')[0]}/`;
+  return url;
+}
+
+function frameName(frame: CallFrame): string {
+  const where = frame.url.startsWith(REPO) ? frame.url.slice(REPO.length) : frame.url.replace(/^.*\/node_modules\//, '');
+  return `${frame.functionName || '(anonymous)'} ${where}:${frame.lineNumber + 1}`;
+}
+
+function table(title: string, rows: [string, number][], total: number, top: number): string {
+  const lines = rows.sort((a, b) => b[1] - a[1]).slice(0, top)
+    .map(([name, us]) => `${(us / 1000).toFixed(0).padStart(8)} ms ${((100 * us) / total).toFixed(1).padStart(5)}%  ${name}`);
+  return `\n${title}\n${lines.join('\n')}`;
+}
+
+function summarise(path: string, top: number): string {
+  const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+
+  const self = new Map<number, number>();
+  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+
+  let busy = 0;
+  const byPackage = new Map<string, number>();
+  const byFunction = new Map<string, number>();
+  const inclusiveOwn = new Map<string, number>();
+  for (const [id, us] of self) {
+    const frame = byId.get(id)!.callFrame;
+    if (IDLE.has(frame.functionName)) continue;
+    busy += us;
+    const pkg = packageOf(frame.url);
+    byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + us);
+    const name = frameName(frame);
+    byFunction.set(name, (byFunction.get(name) ?? 0) + us);
+    // inclusive time of the repository's own frames on this stack, each counted once
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const f = byId.get(at)!.callFrame;
+      if (!f.url.startsWith(REPO) || f.url.includes('/node_modules/')) continue;
+      const own = frameName(f);
+      if (seen.has(own)) continue;
+      seen.add(own);
+      inclusiveOwn.set(own, (inclusiveOwn.get(own) ?? 0) + us);
+    }
+  }
+  const total = profile.timeDeltas.reduce((a, b) => a + b, 0);
+  return [
+    `${path}\n  ${(total / 1e6).toFixed(1)} s profiled, ${(busy / 1e6).toFixed(1)} s busy (percentages are of busy time)`,
+    table('Self time by package', [...byPackage], busy, top),
+    table('Self time by function', [...byFunction], busy, top),
+    table('Inclusive time of this repository\'s functions', [...inclusiveOwn], busy, top),
+  ].join('\n');
+}
+
+const args = process.argv.slice(2);
+const topAt = args.indexOf('--top');
+const top = topAt >= 0 ? Number(args.splice(topAt, 2)[1]) : 25;
+if (args.length === 0) {
+  console.error('usage: node bench/profile-summary.ts <file.cpuprofile>... [--top N]');
+  process.exitCode = 2;
+}
+for (const file of args) console.log(`${summarise(file, top)}\n`);

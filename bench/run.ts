@@ -1,0 +1,142 @@
+/**
+ * `npm run bench`: every scenario in bench/scenarios/, ours against its baselines, on the
+ * memory adapter and on a Redis this script starts itself. See bench/README.md.
+ *
+ * @module
+ */
+import { execFileSync } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+
+import type { JWKS } from 'oidc-provider';
+
+import { startRedis } from '../test/support/redis-server.ts';
+import type { RedisHandle } from '../test/support/redis-server.ts';
+import { discoverScenarios } from './lib/discover.ts';
+import { runScenario } from './lib/orchestrate.ts';
+import { renderTables } from './lib/report-markdown.ts';
+import type { BenchResults, ScenarioResult } from './lib/results.ts';
+import { USAGE, UsageError, parseSettings } from './lib/settings.ts';
+import type { Settings } from './lib/settings.ts';
+import { evaluateTargets } from './lib/targets.ts';
+import type { Scenario, StorageKind } from './lib/types.ts';
+import { RESULTS_DIR, updateReadme, writeResults } from './lib/write-results.ts';
+
+function signingKeys(): JWKS {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  return { keys: [{ ...privateKey.export({ format: 'jwk' }), kid: 'bench-es256', alg: 'ES256', use: 'sig' }] };
+}
+
+function commit(): string | undefined {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+function modeOf(settings: Settings): BenchResults['mode'] {
+  if (settings.quick) return 'quick';
+  return settings.only.length || settings.adapters.length < 2 ? 'partial' : 'full';
+}
+
+/** `--from`: the saved run with its targets re-checked against today's findings. */
+function rerender(settings: Settings, scenarios: Scenario[]): number {
+  const saved = JSON.parse(readFileSync(settings.from!, 'utf8')) as BenchResults;
+  const bench: BenchResults = { ...saved, targets: evaluateTargets(scenarios, saved.scenarios) };
+  const written = writeResults(bench);
+  if (settings.updateReadme) updateReadme(bench);
+  console.log(`${renderTables(bench)}\n\nwritten: ${written.slice(0, 3).join(', ')}`);
+  return 0;
+}
+
+async function main(): Promise<number> {
+  let settings: Settings | 'help';
+  try {
+    settings = parseSettings(process.argv.slice(2));
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (settings === 'help') {
+    console.log(USAGE);
+    return 0;
+  }
+
+  const all = await discoverScenarios();
+  if (settings.from) return rerender(settings, all);
+  const unknown = settings.only.filter((id) => !all.some((s) => s.id === id));
+  if (unknown.length) {
+    console.error(`unknown scenario ${unknown.join(', ')}; known: ${all.map((s) => s.id).join(', ')}`);
+    return 2;
+  }
+  const selected = all.filter((s) => settings.only.length === 0 || settings.only.includes(s.id));
+  const startedAt = new Date().toISOString();
+  const loadavgStart = loadavg();
+
+  let redis: RedisHandle | undefined;
+  if (settings.adapters.includes('redis') && selected.some((s) => s.usesStorage)) {
+    // always a throwaway server on a free port: never the Redis of REDIS_URL or on 6379
+    redis = await startRedis({ forceSpawn: true });
+  }
+  const stopRedis = () => redis?.stop();
+  process.once('SIGINT', () => {
+    void Promise.resolve(stopRedis()).finally(() => process.exit(130));
+  });
+
+  const runId = randomBytes(4).toString('hex');
+  const profileDir = settings.profile ? join(RESULTS_DIR, 'profiles', startedAt.replace(/[:.]/g, '-')) : undefined;
+  const ctx = {
+    settings,
+    jwks: signingKeys(),
+    cookieKeys: [randomBytes(32).toString('base64url')],
+    redisUrl: redis?.url,
+    runId,
+    profileDir,
+    log: (line: string) => console.log(line),
+  };
+
+  const results: ScenarioResult[] = [];
+  try {
+    for (const scenario of selected) {
+      const storages: StorageKind[] = scenario.usesStorage ? [...settings.adapters] : ['none'];
+      for (const storage of storages) {
+        console.log(`\n${scenario.id} (${storage})`);
+        const began = performance.now();
+        results.push(await runScenario(scenario, storage, ctx));
+        console.log(`    (${((performance.now() - began) / 1000).toFixed(1)} s)`);
+      }
+    }
+  } finally {
+    await stopRedis();
+  }
+
+  const bench: BenchResults = {
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    mode: modeOf(settings),
+    settings: {
+      pairs: settings.pairs, durationS: settings.durationS, warmupS: settings.warmupS,
+      connections: settings.connections, adapters: settings.adapters, only: settings.only,
+    },
+    machine: {
+      node: process.version,
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? 'unknown',
+      loadavgStart,
+      loadavgEnd: loadavg(),
+      commit: commit(),
+    },
+    scenarios: results,
+    targets: evaluateTargets(selected, results),
+  };
+  const written = writeResults(bench);
+  if (settings.updateReadme) updateReadme(bench);
+  console.log(`\n${renderTables(bench)}\n\nwritten: ${written.slice(0, 3).join(', ')}`);
+  return results.some((r) => r.failure) ? 1 : 0;
+}
+
+process.exitCode = await main();

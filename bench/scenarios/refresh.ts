@@ -1,0 +1,57 @@
+/**
+ * Refresh grant with rotation. Every refresh consumes the token it presents, so each
+ * connection owns a chain: it starts from a refresh token of a real login flow and sends,
+ * each time, the refresh token the previous response returned. Every request is valid and
+ * none races another for the same token. Fresh chains are obtained before every run.
+ */
+import { form, httpWorkload } from '../load/autocannon.ts';
+import type { TokenResponse } from '../load/login-flow.ts';
+import { memberTokens } from '../lib/token-pool.ts';
+import type { Scenario } from '../lib/types.ts';
+import { bareProvider } from '../servers/bare-provider.ts';
+import { ours } from '../servers/ours.ts';
+
+const CLIENT_ID = 'demo-member-app';
+
+const scenario: Scenario = {
+  id: 'refresh',
+  title: 'Refresh grant (rotating, ES256 id_token)',
+  unit: 'req/s',
+  order: 30,
+  ours,
+  baselines: [bareProvider],
+  usesStorage: true,
+  targets: [{ kind: 'ratio', min: 0.9 }, { kind: 'redis-vs-memory', min: 0.8 }],
+  method: 'POST /api/oauth/token grant_type=refresh_token (public member client). One rotation chain per '
+    + 'connection, seeded by a real login flow before each run; each request sends the refresh token the '
+    + 'previous response returned. Errors: non-200, or a 200 without a new refresh_token.',
+  async prepare(server) {
+    let seeds: TokenResponse[] = [];
+    return httpWorkload({
+      origin: server.origin,
+      async beforeRun({ connections }) {
+        seeds = await memberTokens(server, connections);
+      },
+      connection(index) {
+        let refreshToken = seeds[index]!.refresh_token!;
+        const base = form({ grant_type: 'refresh_token', client_id: CLIENT_ID, refresh_token: '' });
+        return [{
+          ...base,
+          path: '/api/oauth/token',
+          setup: (request) => ({
+            ...request,
+            body: new URLSearchParams({ grant_type: 'refresh_token', client_id: CLIENT_ID, refresh_token: refreshToken }).toString(),
+          }),
+          verify(body) {
+            const next = (JSON.parse(body) as TokenResponse).refresh_token;
+            if (!next) return false;
+            refreshToken = next;
+            return true;
+          },
+        }];
+      },
+    });
+  },
+};
+
+export default scenario;

@@ -1,0 +1,37 @@
+/**
+ * UserInfo with a bearer token. Ours serves its own UserInfo (every token is bound to the
+ * origin); the bare provider's UserInfo refuses resource-bound tokens, so its tokens are
+ * requested without `resource`: each side is measured with the token its UserInfo accepts.
+ */
+import { httpWorkload } from '../load/autocannon.ts';
+import { memberTokens, roundRobin } from '../lib/token-pool.ts';
+import type { Scenario } from '../lib/types.ts';
+import { bareProvider } from '../servers/bare-provider.ts';
+import { ours } from '../servers/ours.ts';
+
+const scenario: Scenario = {
+  id: 'userinfo',
+  title: 'UserInfo',
+  unit: 'req/s',
+  order: 50,
+  ours,
+  baselines: [bareProvider],
+  usesStorage: true,
+  targets: [{ kind: 'ratio', min: 0.9 }],
+  method: 'GET /api/oauth/userinfo with Authorization: Bearer; 8 access tokens from real login flows, '
+    + 'round-robin (the baseline\'s without resource, the only kind its UserInfo accepts). Errors: non-200 or no sub.',
+  async prepare(server) {
+    const bound = server.target.id !== bareProvider.id;
+    const next = roundRobin((await memberTokens(server, 8, bound)).map((t) => t.access_token));
+    return httpWorkload({
+      origin: server.origin,
+      connection: () => [{
+        path: '/api/oauth/userinfo',
+        setup: (request) => ({ ...request, headers: { ...request.headers, authorization: `Bearer ${next()}` } }),
+        verify: (body) => body.includes('"sub"'),
+      }],
+    });
+  },
+};
+
+export default scenario;

@@ -1,0 +1,40 @@
+/**
+ * Ours: the demo host (examples/host/app.ts), i.e. platform-auth mounted in Koa exactly as a
+ * host mounts it, with the scenario's storage, the run's ES256 key and cookie secrets.
+ *
+ * @module
+ */
+import { buildApp } from '../../examples/host/app.ts';
+import type { Logger } from '../../lib/index.ts';
+import type { BuildServer, ServerTarget } from '../lib/types.ts';
+import { mintAccessTokens } from './mint.ts';
+
+export const OPERATOR_SECRET = 'bench-operator-secret-0123456789abcdef';
+
+export const ours: ServerTarget = {
+  id: 'ours',
+  label: 'platform-auth',
+  module: import.meta.url,
+  export: 'buildOurs',
+};
+
+// start-up warnings are expected (no production settings); errors still reach stderr
+const quiet: Logger = { info() {}, warn() {}, error: (m) => console.error(m) };
+
+export const buildOurs: BuildServer = async (env) => {
+  const demo = await buildApp({
+    baseUrl: env.origin,
+    operatorSecret: OPERATOR_SECRET,
+    auth: {
+      adapter: env.createAdapter(),
+      jwks: env.jwks,
+      cookieKeys: env.cookieKeys,
+      logger: quiet,
+    },
+  });
+  return {
+    listener: demo.app.callback(),
+    commands: { mintAccessTokens: mintAccessTokens(demo.auth.provider) },
+    close: () => demo.close(),
+  };
+};
