@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 
+import { BodyIncompleteError, BodyTooLargeError, readLimitedBody } from '../http/read-body.ts';
 import { RequestProblem } from './errors.ts';
 
 export interface GraphQLParams {
@@ -29,46 +30,17 @@ function tooLarge(limit: number): RequestProblem {
   return new RequestProblem(413, 'REQUEST_ENTITY_TOO_LARGE', `The request body is larger than ${limit} bytes.`, { Connection: 'close' });
 }
 
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > limit) return Promise.reject(tooLarge(limit));
+export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   if (req.readableEnded) {
-    return Promise.reject(new Error('platform-auth: the request body was read before the Account API; mount auth.routes() before any body parser'));
+    throw new Error('platform-auth: the request body was read before the Account API; mount auth.routes() before any body parser');
   }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const cleanup = () => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('close', onClose);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        cleanup();
-        reject(tooLarge(limit));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-    };
-    const onError = () => {
-      cleanup();
-      reject(new RequestProblem(400, 'BAD_REQUEST', 'The request body was not received completely.'));
-    };
-    const onClose = () => {
-      if (!req.complete) onError();
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('close', onClose);
-  });
+  try {
+    return await readLimitedBody(req, limit);
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) throw tooLarge(limit);
+    if (err instanceof BodyIncompleteError) throw new RequestProblem(400, 'BAD_REQUEST', 'The request body was not received completely.');
+    throw err;
+  }
 }
 
 function badRequest(message: string): RequestProblem {

@@ -9,6 +9,8 @@ import type { IncomingMessage } from 'node:http';
 
 import type { Context } from 'koa';
 
+import { BodyTooLargeError, readLimitedBody } from '../http/read-body.ts';
+
 export interface JsonRpcProblem {
   readonly status: number;
   readonly code: number;
@@ -38,43 +40,13 @@ function tooLarge(limit: number): JsonRpcProblem {
   return { status: 413, code: -32000, message: `Payload Too Large: Request body must not exceed ${limit} bytes`, headers: { Connection: 'close' } };
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | JsonRpcProblem> {
-  const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > limit) return Promise.resolve(tooLarge(limit));
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const cleanup = () => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('close', onClose);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        cleanup();
-        resolve(tooLarge(limit));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-    };
-    const onError = (error: Error) => {
-      cleanup();
-      reject(error);
-    };
-    const onClose = () => {
-      if (!req.complete) onError(new Error('the request body was not received completely'));
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('close', onClose);
-  });
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | JsonRpcProblem> {
+  try {
+    return await readLimitedBody(req, limit);
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) return tooLarge(limit);
+    throw err;
+  }
 }
 
 /**
