@@ -228,6 +228,34 @@ describe('two instances on one Redis', () => {
     await expectInvalidGrant(await refresh(atA, tokens.refresh_token));
   });
 
+  it('a member client created on A is served by B (audience and site live in the shared store), and deleting it on B kills its tokens on A', async () => {
+    const { client } = await a.auth.memberClients.create('demo-school', {
+      name: 'Shared Study App', type: 'public', redirectUris: ['http://127.0.0.1/callback'], scopes: ['openid', 'account:read'],
+    });
+    expect((await b.auth.memberClients.list('demo-school')).map((c) => c.clientId)).toContain(client.clientId);
+    const flowClient = { clientId: client.clientId, redirectUri: 'http://127.0.0.1:47001/callback' };
+    balancer.route = 'B';
+    let code: CodeResult;
+    try {
+      code = await obtainCode(balancer.url, flowClient, { scope: 'openid account:read' }, STUDENT);
+    } finally {
+      balancer.route = 'alternate';
+    }
+    const res = await exchangeCode(atA, flowClient, code.code, code.verifier);
+    const tokens = (await res.json()) as TokenSet;
+    expect(res.status).toBe(200);
+    const info = await userinfo(atA, tokens.access_token);
+    expect(await info.json()).toMatchObject({ sub: 'acc-student', org_id: 'demo-school', roles: ['student'] });
+
+    await b.auth.memberClients.delete('demo-school', client.clientId);
+    expect((await userinfo(atA, tokens.access_token)).status).toBe(401);
+    const refreshed = await postForm(`${atA}/api/oauth/token`, {
+      grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.clientId,
+    });
+    expect(refreshed.status).toBeGreaterThanOrEqual(400);
+    expect(['invalid_client', 'invalid_grant']).toContain(((await refreshed.json()) as { error: string }).error);
+  });
+
   it('one code raced by 10 requests spread over A and B: exactly one succeeds', async () => {
     const code = await codeFrom('alternate');
     const responses = await Promise.all(Array.from({ length: 10 }, (_, i) => exchangeCode(i % 2 ? atA : atB, MEMBER, code.code, code.verifier)));
