@@ -19,7 +19,6 @@ import { errors } from 'oidc-provider';
 import type { Account, ResolvedOptions } from '../lib/config/options.ts';
 import { ENDPOINTS } from '../lib/endpoints.ts';
 import type { GrantContextStore } from '../lib/grant-context.ts';
-import type { ClientGrantIndex } from '../lib/member-clients/grant-index.ts';
 import { checkEligibility, clientAudience } from '../lib/policies/audience.ts';
 import { findScope, parseScope } from '../lib/scopes/catalogue.ts';
 import { CsrfTokens, createNonce, setPageHeaders } from './security.ts';
@@ -39,8 +38,6 @@ export interface InteractionRouterDeps {
   readonly provider: Provider;
   readonly options: ResolvedOptions;
   readonly grantContexts: GrantContextStore;
-  /** member clients' grants, revoked when a site operator deletes the client */
-  readonly clientGrants: ClientGrantIndex;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
@@ -64,7 +61,7 @@ function isLoopbackOnly(client: OidcClient): boolean {
   return uris.length > 0 && uris.every((u) => LOOPBACK.has(URL.parse(u)?.hostname ?? ''));
 }
 
-export function createInteractionRouter({ provider, options, grantContexts, clientGrants }: InteractionRouterDeps): Router {
+export function createInteractionRouter({ provider, options, grantContexts }: InteractionRouterDeps): Router {
   const base = ENDPOINTS.interaction.path.replace('/:uid', '');
   const router = new Router({ prefix: base });
   const csrf = new CsrfTokens(options.cookieKeys[0]!);
@@ -240,8 +237,6 @@ export function createInteractionRouter({ provider, options, grantContexts, clie
     const grantId = await grant.save();
     if (clientAudience(client) === 'operator') {
       await grantContexts.save(grantId, { orgId: site }, options.ttl.grant);
-    } else {
-      await clientGrants.add(client.clientId, grantId, options.ttl.grant);
     }
     await finish(ctx, { consent: { grantId } });
   });

@@ -15,7 +15,6 @@ import type { PlatformAuthOptions, ResolvedOptions } from './config/options.ts';
 import { validateOptions } from './config/validate.ts';
 import { ENDPOINTS } from './endpoints.ts';
 import { GrantContextStore } from './grant-context.ts';
-import { ClientGrantIndex } from './member-clients/grant-index.ts';
 import { createMemberClientManager } from './member-clients/manager.ts';
 import type { MemberClientManager } from './member-clients/manager.ts';
 import { buildConfiguration } from './provider/configuration.ts';
@@ -70,7 +69,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   // eslint-disable-next-line prefer-const -- the hook runs only after the provider exists
   let provider: Provider;
   const findClient = (id: string) => provider.Client.find(id);
-  provider = new Provider(options.issuer, buildConfiguration(options, { grantContexts, findClient }));
+  provider = new Provider(options.issuer, buildConfiguration(options, { grantContexts, findClient, provider: () => provider }));
   provider.proxy = options.proxy;
   provider.use(providerStorageOutageGuard(options.logger));
   provider.use(shapeResponses({ idTokens: options.idTokens }));
@@ -94,15 +93,13 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   resourceRouter.get(ENDPOINTS.userinfo.path, ...userinfo);
   resourceRouter.post(ENDPOINTS.userinfo.path, ...userinfo);
 
-  const clientGrants = new ClientGrantIndex(options.adapter);
   const memberClients = createMemberClientManager({
     provider,
     adapter: options.adapter,
-    grants: clientGrants,
     betaEnabled: options.betaEnabled,
     siteExists: async (site) => (await options.sites.findById(site)) !== undefined,
   });
-  const interactions = createInteractionRouter({ provider, options, grantContexts, clientGrants });
+  const interactions = createInteractionRouter({ provider, options, grantContexts });
 
   const accountApi = options.memberData && createAccountApi({
     bearer,

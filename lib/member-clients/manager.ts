@@ -25,7 +25,6 @@ import type { Adapter, AdapterFactory } from '../../adapters/types.ts';
 import { MemberClientError } from '../errors.ts';
 import { isLoopbackUri } from '../policies/client-metadata.ts';
 import { scopesForAudience } from '../scopes/catalogue.ts';
-import type { ClientGrantIndex } from './grant-index.ts';
 
 export interface MemberClientInput {
   /** shown on the consent page */
@@ -62,7 +61,10 @@ export interface MemberClientManager {
   get(site: string, clientId: string): Promise<MemberClient>;
   /** A new secret for a confidential client; the old one stops working at once. */
   rotateSecret(site: string, clientId: string): Promise<IssuedMemberClient & { clientSecret: string }>;
-  /** Deletes the client and revokes its grants and every token they issued. */
+  /**
+   * Deletes the client. From then on none of its tokens is accepted anywhere (every use of a
+   * token looks its client up); their records are revoked when next presented, or expire.
+   */
   delete(site: string, clientId: string): Promise<void>;
 }
 
@@ -70,7 +72,6 @@ export interface MemberClientDeps {
   readonly provider: Provider;
   /** the storage of the provider, for the per-site list (model `SiteMemberClients`) */
   readonly adapter: AdapterFactory;
-  readonly grants: ClientGrantIndex;
   readonly betaEnabled: (site: string) => Promise<boolean>;
   readonly siteExists: (site: string) => Promise<boolean>;
 }
@@ -79,7 +80,6 @@ type Stored = Record<string, unknown>;
 
 const MAX_NAME = 100;
 const MAX_REDIRECTS = 10;
-const GRANT_MODELS = ['AccessToken', 'RefreshToken', 'AuthorizationCode'] as const;
 
 function invalid(description: string): never {
   throw new MemberClientError('invalid_client_metadata', description);
@@ -119,7 +119,7 @@ function view(stored: Stored): MemberClient {
   });
 }
 
-export function createMemberClientManager({ provider, adapter, grants, betaEnabled, siteExists }: MemberClientDeps): MemberClientManager {
+export function createMemberClientManager({ provider, adapter, betaEnabled, siteExists }: MemberClientDeps): MemberClientManager {
   // oidc-provider's own storage of clients: Client.find reads stored clients from it
   const clients = (provider.Client as unknown as { adapter: Adapter }).adapter;
   const sites = adapter('SiteMemberClients');
@@ -220,14 +220,13 @@ export function createMemberClientManager({ provider, adapter, grants, betaEnabl
 
     async delete(site: string, clientId: string) {
       await load(site, clientId);
-      // the client first: from here on no token of it is accepted anywhere
+      // oidc-provider indexes tokens by grant but grants by nothing, so a client's grants
+      // cannot be listed without a per-client index every consent would rewrite (a cost that
+      // grows with the client's users). Removing the client is enough: the bearer guard,
+      // introspection and the token and revocation endpoints all look the client up and
+      // refuse its tokens; lib/resource/bearer.ts revokes a grant found orphaned.
       await clients.destroy(clientId);
       await updateSiteIndex(site, (ids) => ids.filter((id) => id !== clientId), (ids) => !ids.includes(clientId));
-      for (const { id } of await grants.list(clientId)) {
-        await Promise.all(GRANT_MODELS.map((model) => provider[model].revokeByGrantId(id)));
-        await (await provider.Grant.find(id))?.destroy();
-      }
-      await grants.remove(clientId);
     },
   });
 }

@@ -7,6 +7,7 @@
  * @module
  */
 import { errors } from 'oidc-provider';
+import type Provider from 'oidc-provider';
 import type {
   Configuration, KoaContextWithOIDC, FindAccount, Client,
 } from 'oidc-provider';
@@ -19,6 +20,7 @@ import { clientAudience, memberClientSite, rolesAt } from '../policies/audience.
 import { EXTRA_CLIENT_METADATA, validateClientMetadata } from '../policies/client-metadata.ts';
 import { assertScopesAllowed, scopeAllowance } from '../policies/scopes.ts';
 import { createDocumentFetch } from '../cimd/fetch.ts';
+import { revokeOrphanedGrant } from '../resource/bearer.ts';
 import { canonicalResource } from '../resource/indicator.ts';
 import { parseScope, SCOPE_NAMES } from '../scopes/catalogue.ts';
 import { renderProviderError } from '../../interactions/error-page.ts';
@@ -27,6 +29,8 @@ export interface ConfigurationDeps {
   readonly grantContexts: GrantContextStore;
   /** for tokens minted outside a request (no ctx), e.g. by host tooling */
   readonly findClient: (clientId: string) => Promise<Client | undefined>;
+  /** the provider, once built (the configuration is made before it exists) */
+  readonly provider: () => Provider;
 }
 
 /** The site a token of `grantId` speaks for: the member client's, or the one chosen at consent. */
@@ -138,7 +142,13 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
         enabled: true,
         // only the client the token was issued to, or a resource server the host trusts
         async allowedPolicy(_ctx, client, token) {
-          return token.clientId === client.clientId || options.introspectionClients.includes(client.clientId);
+          if (token.clientId === client.clientId) return true;
+          if (!options.introspectionClients.includes(client.clientId)) return false;
+          // a token of a deleted client is inactive (and oidc-provider would fail reading it)
+          if (await deps.findClient(token.clientId!)) return true;
+          const { grantId } = token as { grantId?: string };
+          if (grantId) await revokeOrphanedGrant(deps.provider(), grantId);
+          return false;
         },
       },
       resourceIndicators: {

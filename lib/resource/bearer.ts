@@ -53,6 +53,16 @@ export function extractBearerToken(header: string | undefined): string | undefin
   throw new InvalidTokenError('only the Bearer authorization scheme is accepted');
 }
 
+/** Revokes a grant whose client no longer exists, and its tokens; best effort. */
+export async function revokeOrphanedGrant(provider: Provider, grantId: string): Promise<void> {
+  try {
+    await Promise.all([provider.AccessToken, provider.RefreshToken, provider.AuthorizationCode].map((model) => model.revokeByGrantId(grantId)));
+    await (await provider.Grant.find(grantId))?.destroy();
+  } catch {
+    // the token is refused either way; the records expire on their own
+  }
+}
+
 export class BearerVerifier {
   readonly #provider: Provider;
   readonly #resource: string;
@@ -84,7 +94,11 @@ export class BearerVerifier {
     if (!grant || grant.isExpired || grant.clientId !== at.clientId || grant.accountId !== at.accountId) {
       throw new InvalidTokenError('the access token is invalid, expired or revoked');
     }
-    if (!client) throw new InvalidTokenError('the access token is invalid, expired or revoked');
+    if (!client) {
+      // the client was deleted (lib/member-clients): its grant goes with it
+      await revokeOrphanedGrant(this.#provider, at.grantId!);
+      throw new InvalidTokenError('the access token is invalid, expired or revoked');
+    }
 
     const scopes = new Set(parseScope(at.scope));
     const audience = clientAudience(client);

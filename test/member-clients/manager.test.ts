@@ -205,3 +205,31 @@ describe('with the demo\'s beta (demo-school only)', () => {
     expect(listed.size).toBe(before.size + 5);
   });
 });
+
+describe('tokens of a deleted client', () => {
+  let app: RunningApp;
+  beforeAll(async () => {
+    app = await startApp({ auth: { introspectionClients: ['demo-operator-app'] } });
+  });
+  afterAll(() => app.stop());
+
+  it('are inactive to a trusted resource server, which revokes their grant (no 500)', async () => {
+    const { client } = await app.auth.memberClients.create(SITE, valid({ type: 'public', redirectUris: LOOPBACK.redirectUris, scopes: ['openid', 'account:read'] }));
+    const tokens = await obtainTokens(app.baseUrl, { clientId: client.clientId, redirectUri: LOOPBACK.flowRedirect }, { scope: 'openid account:read' }, STUDENT);
+    const introspect = async () => {
+      const res = await postForm(`${app.baseUrl}/api/oauth/introspect`, {
+        token: tokens.access_token, client_id: 'demo-operator-app', client_secret: app.operatorSecret,
+      });
+      expect(res.status).toBe(200);
+      return res.json();
+    };
+    expect(await introspect()).toMatchObject({ active: true, client_id: client.clientId });
+
+    await app.auth.memberClients.delete(SITE, client.clientId);
+
+    expect(await introspect()).toEqual({ active: false });
+    const grantId = (await app.auth.provider.RefreshToken.find(tokens.refresh_token))?.grantId;
+    expect(grantId).toBeUndefined();
+    expect(await app.auth.provider.AccessToken.find(tokens.access_token)).toBeUndefined();
+  });
+});
