@@ -19,6 +19,7 @@ import { createMemberClientManager } from './member-clients/manager.ts';
 import type { MemberClientManager } from './member-clients/manager.ts';
 import { buildConfiguration } from './provider/configuration.ts';
 import { dispatchToProvider } from './provider/dispatch.ts';
+import type { ProviderDispatch } from './provider/dispatch.ts';
 import { restrictedRegistration } from './registration/restricted.ts';
 import { shapeResponses } from './provider/shape-responses.ts';
 import { BearerVerifier } from './resource/bearer.ts';
@@ -145,7 +146,11 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     middleware.provider,
   ];
   // each piece either answers or calls the next; the last hands over to the host app
+  const [guard] = chain;
+  const providerDispatch = middleware.provider as ProviderDispatch;
   const routes: Middleware = function platformAuth(ctx, next) {
+    // the provider's paths skip the routers in between: they never answer those paths
+    if (providerDispatch.handles(ctx.path)) return guard!(ctx, () => providerDispatch(ctx, next));
     const run = (i: number): Promise<void> => (i < chain.length ? Promise.resolve(chain[i]!(ctx, () => run(i + 1))) : next());
     return run(0);
   };

@@ -35,14 +35,30 @@ function unreviewedMayHold(scope: string): boolean {
  * may hold; for metadata-document clients without a `scope`, every operator scope; and for
  * those not yet reviewed, only read and identity scopes.
  */
+// oidc-provider keeps one Client object per client metadata version, so the allowance of a
+// client that needs no review is computed once per version
+const fixedAllowances = new WeakMap<ScopedClient, ReadonlySet<string>>();
+
 export async function scopeAllowance(client: ScopedClient, policy: ScopePolicy): Promise<ReadonlySet<string>> {
+  const document = client.clientIdMetadataDocument === true;
+  if (!document) {
+    let allowed = fixedAllowances.get(client);
+    if (!allowed) {
+      allowed = computeAllowance(client, document, true);
+      fixedAllowances.set(client, allowed);
+    }
+    return allowed;
+  }
+  return computeAllowance(client, document, await policy.isReviewed(client.clientId));
+}
+
+function computeAllowance(client: ScopedClient, document: boolean, reviewed: boolean): ReadonlySet<string> {
   const audience = clientAudience(client);
   const eligible = new Set(scopesForAudience(audience));
-  const document = client.clientIdMetadataDocument === true;
   let allowed = client.scope !== undefined
     ? parseScope(client.scope).filter((s) => eligible.has(s))
     : document ? [...eligible] : [];
-  if (document && !(await policy.isReviewed(client.clientId))) allowed = allowed.filter(unreviewedMayHold);
+  if (document && !reviewed) allowed = allowed.filter(unreviewedMayHold);
   return new Set(allowed);
 }
 
