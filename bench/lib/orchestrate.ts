@@ -7,7 +7,8 @@
  */
 import type { JWKS } from 'oidc-provider';
 
-import type { RatioResult, RunResult, ScenarioResult, SubjectResult } from './results.ts';
+import type { ServerStats } from './protocol.ts';
+import type { MemorySample, RatioResult, RunResult, ScenarioResult, SubjectResult } from './results.ts';
 import { spawnServer } from './server-process.ts';
 import type { ServerProcess } from './server-process.ts';
 import type { Settings } from './settings.ts';
@@ -24,6 +25,8 @@ export interface RunContext {
   readonly profileDir: string | undefined;
   readonly log: (line: string) => void;
 }
+
+const WARMUP_SLICE_S = 0.5;
 
 /** Lets sockets of the previous run close and the server's GC settle before the next one. */
 const pause = (durationS: number) => new Promise((resolve) => setTimeout(resolve, Math.min(300, durationS * 100)));
@@ -54,18 +57,31 @@ export async function runScenario(scenario: Scenario, storage: StorageKind, ctx:
     if (failed) throw failed.reason;
     const rssStart = await Promise.all(servers.map((s) => s.stats().then((x) => x.rss)));
 
+    // RSS after 10k and 100k requests, sampled at rest: the first sample between runs past each mark
+    const at10k: (MemorySample | undefined)[] = [];
+    const at100k: (MemorySample | undefined)[] = [];
+    const sample = (i: number, stats: ServerStats) => {
+      const memory = { rss: stats.rss, heapUsed: stats.heapUsed, requests: stats.requests };
+      if (stats.requests >= 10_000) at10k[i] ??= memory;
+      if (stats.requests >= 100_000) at100k[i] ??= memory;
+    };
+
     const workloads: Workload[] = [];
-    for (const server of servers) {
+    for (const [i, server] of servers.entries()) {
       const workload = await scenario.prepare(server);
-      if (settings.warmupS > 0) {
-        const warmup = { durationS: settings.warmupS, connections: settings.connections };
-        await workload.beforeRun?.(warmup);
-        await workload.run(warmup);
+      // in slices, each followed by a sample at rest, so that a fast server's 10k mark is
+      // sampled close to 10k requests rather than after the first measured run
+      for (let left = settings.warmupS; left > 0; left -= WARMUP_SLICE_S) {
+        const slice = { durationS: Math.min(left, WARMUP_SLICE_S), connections: settings.connections };
+        await workload.beforeRun?.(slice);
+        await workload.run(slice);
+        sample(i, await server.stats());
       }
       workloads.push(workload);
       await pause(settings.durationS);
     }
-    const rssBefore = await Promise.all(servers.map((s) => s.stats().then((x) => x.rss)));
+    const before = await Promise.all(servers.map((s) => s.stats()));
+    before.forEach((stats, i) => sample(i, stats));
 
     const runs: RunResult[][] = targets.map(() => []);
     const options = { durationS: settings.durationS, connections: settings.connections };
@@ -73,7 +89,9 @@ export async function runScenario(scenario: Scenario, storage: StorageKind, ctx:
       for (const [i, workload] of workloads.entries()) {
         await workload.beforeRun?.(options);
         // stats() collects garbage first: the garbage of preparation is not charged to the run
-        const cpuBefore = (await servers[i]!.stats()).cpuUs;
+        const rest = await servers[i]!.stats();
+        sample(i, rest);
+        const cpuBefore = rest.cpuUs;
         const load = await workload.run(options);
         const cpu = (await servers[i]!.cpuUs()) - cpuBefore;
         const result: RunResult = { ...load, serverCpuUsPerUnit: load.completed > 0 ? cpu / load.completed : Number.NaN };
@@ -84,6 +102,7 @@ export async function runScenario(scenario: Scenario, storage: StorageKind, ctx:
     }
 
     const after = await Promise.all(servers.map((s) => s.stats()));
+    after.forEach((stats, i) => sample(i, stats));
     const subjects: SubjectResult[] = targets.map((target, i) => ({
       id: target.id,
       label: target.label,
@@ -95,10 +114,10 @@ export async function runScenario(scenario: Scenario, storage: StorageKind, ctx:
       errors: runs[i]!.reduce((sum, r) => sum + r.errors, 0),
       rss: {
         start: rssStart[i]!,
-        before: rssBefore[i]!,
+        before: before[i]!.rss,
         after: after[i]!.rss,
-        at10k: after[i]!.rssAt['10000'],
-        at100k: after[i]!.rssAt['100000'],
+        at10k: at10k[i],
+        at100k: at100k[i],
       },
       requests: after[i]!.requests,
       cpuProfile: servers[i]!.cpuProfile,

@@ -19,19 +19,15 @@ export interface ChildSpec {
   readonly cookieKeys: string[];
 }
 
-/** Request counts at which the child samples its RSS (the 10k / 100k target). */
-export const RSS_CHECKPOINTS = [10_000, 100_000] as const;
-
 export interface ServerStats {
   /** requests received since start, preparation and warm-up included */
   readonly requests: number;
   /** after a full GC, as every RSS figure here */
   readonly rss: number;
+  /** V8 heap in use after the same GC: a leak grows this, memory merely kept resident does not */
   readonly heapUsed: number;
   /** user + system CPU time of the server process since it started, in microseconds */
   readonly cpuUs: number;
-  /** RSS when the request count first reached each checkpoint */
-  readonly rssAt: Readonly<Record<string, number>>;
 }
 
 export type ParentMessage =

@@ -24,7 +24,7 @@ const fixed = (value: number | undefined, digits: number) => (value !== undefine
 
 function subjectRow(result: ScenarioResult, subject: SubjectResult, index: number): string {
   const ratio = index === 0 ? undefined : result.ratios.find((r) => r.against === subject.id);
-  return `| ${index === 0 ? `**${cell(result.title)}**` : ''} | ${index === 0 ? storageLabel(result.storage) : ''} | ${cell(subject.label)} | ${throughput(result, subject)} | ${ms(subject.medianP50Ms)} | ${ms(subject.medianP99Ms)} | ${subject.errors} | ${Number.isFinite(subject.medianCpuUsPerUnit) ? int.format(subject.medianCpuUsPerUnit) : '—'} | ${ratio ? ratio.perPair.map((r) => r.toFixed(2)).join(', ') : ''} | ${ratio ? `**${ratio.median.toFixed(2)}**` : ''} | ${ratio ? fixed(ratio.cpuMedian, 2) : ''} | ${mb(subject.rss.before)} → ${mb(subject.rss.after)} | ${mb(subject.rss.at10k)} → ${mb(subject.rss.at100k)} |`;
+  return `| ${index === 0 ? `**${cell(result.title)}**` : ''} | ${index === 0 ? storageLabel(result.storage) : ''} | ${cell(subject.label)} | ${throughput(result, subject)} | ${ms(subject.medianP50Ms)} | ${ms(subject.medianP99Ms)} | ${subject.errors} | ${Number.isFinite(subject.medianCpuUsPerUnit) ? int.format(subject.medianCpuUsPerUnit) : '—'} | ${ratio ? ratio.perPair.map((r) => r.toFixed(2)).join(', ') : ''} | ${ratio ? `**${ratio.median.toFixed(2)}**` : ''} | ${ratio ? fixed(ratio.cpuMedian, 2) : ''} | ${mb(subject.rss.before)} → ${mb(subject.rss.after)} | ${mb(subject.rss.at10k?.rss)} → ${mb(subject.rss.at100k?.rss)} |`;
 }
 
 /** The two tables (throughput, targets): also what goes into bench/README.md. */

@@ -36,13 +36,18 @@ export function renderSvg(results: BenchResults): string {
       parts.push(`<text x="${WIDTH - 10}" y="${y + 13}" class="ratio" fill="${color}" style="fill:${color}" text-anchor="end">ours/${escape(ratio.against)} ${ratio.median.toFixed(2)}${escape(mark)}</text>`);
     }
     y += TITLE_H;
+    // an absolute target (login flows/s) is marked beside ours' figure
+    const absolute = results.targets.find((t) => t.scenario === result.id && t.storage === result.storage && t.target.startsWith('≥'));
     result.subjects.forEach((subject, i) => {
       const w = Math.max(1, (subject.medianThroughput / max) * BAR_W);
       const value = `${result.unit === 'flows/s' ? subject.medianThroughput.toFixed(1) : int.format(subject.medianThroughput)} ${result.unit}`;
+      const mark = i === 0 && absolute && absolute.status !== 'not measured'
+        ? `<tspan fill="${absolute.status === 'met' ? '#2f855a' : '#c53030'}" style="fill:${absolute.status === 'met' ? '#2f855a' : '#c53030'}" font-weight="600">${escape(` ${absolute.status === 'met' ? '✓' : '✗'} (target ${absolute.target})`)}</tspan>`
+        : '';
       parts.push(
         `<text x="${LABEL_W - 8}" y="${y + 12}" text-anchor="end">${escape(subject.label)}</text>`,
         `<rect x="${LABEL_W}" y="${y}" width="${w.toFixed(1)}" height="${BAR_H}" fill="${COLORS[Math.min(i, COLORS.length - 1)]}"><title>${escape(`${subject.label}: ${value}`)}</title></rect>`,
-        `<text x="${(LABEL_W + w + 6).toFixed(1)}" y="${y + 12}">${escape(value)}</text>`,
+        `<text x="${(LABEL_W + w + 6).toFixed(1)}" y="${y + 12}">${escape(value)}${mark}</text>`,
       );
       y += BAR_H + GAP;
     });

@@ -6,6 +6,14 @@
  */
 import type { LoadResult, StorageKind } from './types.ts';
 
+export interface MemorySample {
+  readonly rss: number;
+  /** V8 heap in use after the same GC: a leak grows it, memory merely kept resident does not */
+  readonly heapUsed: number;
+  /** requests answered when the sample was taken */
+  readonly requests: number;
+}
+
 /** One measured run, with what it cost the server. */
 export interface RunResult extends LoadResult {
   /**
@@ -32,9 +40,12 @@ export interface SubjectResult {
     /** after preparation and warm-up, before the first measured run */
     readonly before: number;
     readonly after: number;
-    /** RSS when the server had answered 10k / 100k requests (all requests, warm-up included) */
-    readonly at10k?: number;
-    readonly at100k?: number;
+    /**
+     * The first sample at rest (between runs, after a full GC) once the server had answered
+     * 10k / 100k requests, warm-up and preparation included.
+     */
+    readonly at10k?: MemorySample;
+    readonly at100k?: MemorySample;
   };
   readonly requests: number;
   readonly cpuProfile?: string;

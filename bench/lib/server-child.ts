@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import { createRedisAdapter } from '../../adapters/redis.ts';
 import type { ClosableAdapterFactory } from '../../adapters/types.ts';
-import { BUILTIN_CALLS, RSS_CHECKPOINTS } from './protocol.ts';
+import { BUILTIN_CALLS } from './protocol.ts';
 import type { ChildMessage, ChildSpec, ParentMessage, ServerStats } from './protocol.ts';
 import type { BuildServer, BuiltServer, ServerEnv } from './types.ts';
 
@@ -20,13 +20,14 @@ function send(message: ChildMessage): void {
 }
 
 /**
- * RSS after a full GC (the parent forks with --expose-gc): without it a sample says more
- * about when V8 last collected than about what the server holds. One collection at each
- * checkpoint costs a few tens of milliseconds, once.
+ * Memory after a full GC (the parent forks with --expose-gc): without it a sample says more
+ * about when V8 last collected than about what the server holds. Only asked for between
+ * runs, never under load.
  */
-function settledRss(): number {
+function settledMemory(): { rss: number; heapUsed: number } {
   (globalThis as { gc?: () => void }).gc?.();
-  return process.memoryUsage.rss();
+  const { rss, heapUsed } = process.memoryUsage();
+  return { rss, heapUsed };
 }
 
 function cpuUs(): number {
@@ -63,11 +64,8 @@ async function start(spec: ChildSpec): Promise<void> {
   const built: BuiltServer = await build(env);
 
   let requests = 0;
-  const rssAt: Record<string, number> = {};
-  const checkpoints: number[] = [...RSS_CHECKPOINTS];
   server.on('request', function countRequest() {
     requests += 1;
-    if (requests === checkpoints[0]) rssAt[String(checkpoints.shift())] = settledRss();
   });
   server.on('request', built.listener);
 
@@ -83,8 +81,7 @@ async function start(spec: ChildSpec): Promise<void> {
     try {
       let value: unknown;
       if (message.name === BUILTIN_CALLS.stats) {
-        const rss = settledRss();
-        value = { requests, rss, heapUsed: process.memoryUsage().heapUsed, cpuUs: cpuUs(), rssAt: { ...rssAt } } satisfies ServerStats;
+        value = { requests, ...settledMemory(), cpuUs: cpuUs() } satisfies ServerStats;
       } else if (message.name === BUILTIN_CALLS.cpu) {
         // no GC here: taken right before and after each measured run
         value = cpuUs();

@@ -25,7 +25,7 @@ export interface Settings {
 
 export const USAGE = `npm run bench -- [options]
 
-  --quick                 smoke run: 2 pairs of 0.5 s per scenario (about a minute in all)
+  --quick                 smoke run: 2 pairs of 0.5 s per scenario (a minute and a half in all)
   --only <ids>            comma-separated scenario ids (see bench/scenarios/), e.g. --only refresh,login
   --adapter <kind>        memory | redis | both (default both); scenarios that touch no storage run once
   --pairs <n>             measured rounds of ours then baseline (default 5, quick 2)
