@@ -475,6 +475,9 @@ export function createRedisAdapter(options: RedisAdapterOptions): ClosableAdapte
       enableOfflineQueue: false,
       connectTimeout: CONNECT_TIMEOUT_MS,
       commandTimeout: COMMAND_TIMEOUT_MS,
+      // commands issued in the same tick (a token, its grant, its client) share one write:
+      // the benchmark measured ~25% more refreshes/s on Redis with it
+      enableAutoPipelining: true,
     });
     store = new RedisStore(owned, true, keyPrefix);
     const owner = store;

@@ -20,7 +20,8 @@ const ROUTE_CHAIN = '(2026-11-21, HEAD ad51695 plus uncommitted work) consistent
   + 'getResourceServerInfo\'s scope policy adds about 2% of the CPU (scopeAllowance, scopesForAudience, '
   + 'canonicalResource recomputed on every call) and extraTokenClaims a little more. Against endpoints of 100-450 µs, '
   + '10-50 µs is the 10-12% that separates 0.88 from 0.9. Cheapest gains: test provider paths first in routes() (one '
-  + 'Set lookup, then straight to dispatch, skipping six routers), memoise the scope allowance per client.';
+  + 'Set lookup, then straight to dispatch, skipping six routers), memoise the scope allowance per client. Both done '
+  + 'after that run (commit "perf: provider paths skip the library\'s other routers"); re-profile if a miss remains.';
 
 const RESIDENT_MEMORY = '(2026-11-21, HEAD ad51695) not data the server holds: the JS heap after GC stays flat or '
   + 'shrinks (discovery 37 → 31 MB) while RSS rises 40-50% between the 10k and 100k samples, in bare oidc-provider as '
@@ -42,8 +43,8 @@ export const FINDINGS: Readonly<Record<string, string>> = {
     + 'JSON.parse/stringify on Redis) and writes it back, so a consent costs O(grants the client already holds). '
     + 'Every benchmark flow signs in through demo-member-app: after ~5k flows structuredClone is 30% of the server\'s '
     + 'busy time, ClientGrantIndex.add 27% and list 13% inclusive. A popular member client in production accumulates '
-    + 'one entry per consenting user for 14 days. Fix: one key per (client, grant), e.g. a Redis SET and a memory Set, '
-    + 'appended to instead of rewritten.',
+    + 'one entry per consenting user for 14 days. Fixed after that run: the per-client grant index is gone (deleting '
+    + 'a member client makes its tokens refused everywhere through the client lookup); re-profile if a miss remains.',
   'refresh/redis-vs-memory': '(2026-11-21, HEAD ad51695) measured between 0.48 and 0.91 across runs that day (the '
     + 'memory and Redis runs are minutes apart, so this ratio carries the machine\'s drift); in the full run of 03:43 '
     + 'UTC 0.63, and 0.66 by server CPU per refresh (438 vs 667 µs); bare oidc-provider on the same adapter does no '
@@ -54,5 +55,5 @@ export const FINDINGS: Readonly<Record<string, string>> = {
     + '10-15% of a core on the same two cores. Experiment: an ioredis client with enableAutoPipelining (passed as '
     + '`client`) raised ours on Redis by about 25% (1.3k to 1.67k req/s), still about 0.6 of memory. Closing the gap '
     + 'needs fewer round trips per refresh (auto-pipelining in the adapter\'s own client, batched reads of a token '
-    + 'and its grant) or Redis on cores the server does not share.',
+    + 'and its grant) or Redis on cores the server does not share. The adapter\'s own client now auto-pipelines.',
 };
