@@ -7,7 +7,7 @@
  * Koa as the ceiling (its "hello" ignores the query).
  */
 import { httpWorkload } from '../load/autocannon.ts';
-import { memberTokens, roundRobin } from '../lib/token-pool.ts';
+import { bearerSetup, memberTokens } from '../lib/token-pool.ts';
 import type { Scenario } from '../lib/types.ts';
 import { bareYoga } from '../servers/bare-yoga-koa.ts';
 import { koaHello } from '../servers/koa-hello.ts';
@@ -49,7 +49,7 @@ const scenario: Scenario = {
   async prepare(server) {
     const isOurs = server.target.id === ours.id;
     const isKoa = server.target.id === koaHello.id;
-    const token = isOurs ? roundRobin((await memberTokens(server, 8)).map((t) => t.access_token)) : undefined;
+    const setup = isOurs ? bearerSetup(await memberTokens(server, 8)) : undefined;
     return httpWorkload({
       origin: server.origin,
       connection: () => [{
@@ -57,9 +57,7 @@ const scenario: Scenario = {
         path: '/account/graphql',
         headers: { 'content-type': 'application/json', accept: 'application/json' },
         body: BODY,
-        ...(token && {
-          setup: (request) => ({ ...request, headers: { ...request.headers, authorization: `Bearer ${token()}` } }),
-        }),
+        ...(setup && { setup }),
         ...(!isKoa && { verify: answered }),
       }],
     });

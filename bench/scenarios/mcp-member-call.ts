@@ -9,7 +9,7 @@
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 
 import { httpWorkload } from '../load/autocannon.ts';
-import { memberTokens, roundRobin } from '../lib/token-pool.ts';
+import { bearerSetup, memberTokens } from '../lib/token-pool.ts';
 import type { Scenario } from '../lib/types.ts';
 import { bareMcpMember } from '../servers/bare-mcp.ts';
 import { koaHello } from '../servers/koa-hello.ts';
@@ -51,7 +51,7 @@ const scenario: Scenario = {
   async prepare(server) {
     const isOurs = server.target.id === ours.id;
     const isKoa = server.target.id === koaHello.id;
-    const token = isOurs ? roundRobin((await memberTokens(server, 8)).map((t) => t.access_token)) : undefined;
+    const setup = isOurs ? bearerSetup(await memberTokens(server, 8)) : undefined;
     return httpWorkload({
       origin: server.origin,
       connection: () => [{
@@ -59,9 +59,7 @@ const scenario: Scenario = {
         path: '/mcp',
         headers: HEADERS,
         body: BODY,
-        ...(token && {
-          setup: (request) => ({ ...request, headers: { ...request.headers, authorization: `Bearer ${token()}` } }),
-        }),
+        ...(setup && { setup }),
         ...(!isKoa && { verify: called }),
       }],
     });

@@ -4,7 +4,7 @@
  * requested without `resource`: each side is measured with the token its UserInfo accepts.
  */
 import { httpWorkload } from '../load/autocannon.ts';
-import { memberTokens, roundRobin } from '../lib/token-pool.ts';
+import { bearerSetup, memberTokens } from '../lib/token-pool.ts';
 import type { Scenario } from '../lib/types.ts';
 import { bareProvider } from '../servers/bare-provider.ts';
 import { ours } from '../servers/ours.ts';
@@ -22,12 +22,12 @@ const scenario: Scenario = {
     + 'round-robin (the baseline\'s without resource, the only kind its UserInfo accepts). Errors: non-200 or no sub.',
   async prepare(server) {
     const bound = server.target.id !== bareProvider.id;
-    const next = roundRobin((await memberTokens(server, 8, bound)).map((t) => t.access_token));
+    const setup = bearerSetup(await memberTokens(server, 8, bound));
     return httpWorkload({
       origin: server.origin,
       connection: () => [{
         path: '/api/oauth/userinfo',
-        setup: (request) => ({ ...request, headers: { ...request.headers, authorization: `Bearer ${next()}` } }),
+        setup,
         verify: (body) => body.includes('"sub"'),
       }],
     });
