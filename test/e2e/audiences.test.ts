@@ -43,6 +43,16 @@ async function authorizeRedirect(client: FlowClient, scope: string, user: SignIn
   return { params: new URL(redirect).searchParams, state };
 }
 
+/** Opens the authorization URL, signs in as `user`, and returns the page that follows (consent or refusal). */
+async function pageAfterSignIn(client: FlowClient, scope: string, user: SignInOptions, state = 's') {
+  const browser = new Browser(app.baseUrl);
+  const login = await browser.navigate(buildAuthorizeUrl(app.baseUrl, client, { scope, state, challenge: pkcePair().challenge }));
+  if (!isPage(login)) throw new Error('expected the sign-in page');
+  const page = await browser.submit(login, '/login', { email: user.email, password: user.password });
+  if (!isPage(page)) throw new Error('expected a page after signing in');
+  return { browser, page };
+}
+
 async function userinfo(accessToken: string) {
   const res = await fetch(`${app.baseUrl}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
   expect(res.status).toBe(200);
@@ -109,12 +119,8 @@ describe('who may authorize a member client', () => {
   });
 
   it('refuses an account without a role at the site: a clear page, then access_denied', async () => {
-    const browser = new Browser(app.baseUrl);
     const state = randomState();
-    const login = await browser.navigate(buildAuthorizeUrl(app.baseUrl, MEMBER, { scope: 'openid account:read', state, challenge: pkcePair().challenge }));
-    if (!isPage(login)) throw new Error('expected the sign-in page');
-    const refused = await browser.submit(login, '/login', OUTSIDER);
-    if (!isPage(refused)) throw new Error('expected the refusal page');
+    const { browser, page: refused } = await pageAfterSignIn(MEMBER, 'openid account:read', OUTSIDER, state);
     expect(refused.response.status).toBe(403);
     expect(refused.html).toContain('school you are not a member of');
     const back = await browser.submit(refused, '/abort');
@@ -126,11 +132,7 @@ describe('who may authorize a member client', () => {
 
   it('refuses a forged consent from an account without a role at the site', async () => {
     // the consent form is never shown to the outsider; posting one anyway still ends in access_denied
-    const browser = new Browser(app.baseUrl);
-    const login = await browser.navigate(buildAuthorizeUrl(app.baseUrl, MEMBER, { scope: 'openid account:read', state: 's', challenge: pkcePair().challenge }));
-    if (!isPage(login)) throw new Error('expected the sign-in page');
-    const refused = await browser.submit(login, '/login', OUTSIDER);
-    if (!isPage(refused)) throw new Error('expected the refusal page');
+    const { browser, page: refused } = await pageAfterSignIn(MEMBER, 'openid account:read', OUTSIDER);
     const abort = /action="([^"]+)\/abort"/.exec(refused.html)![1]!;
     const csrf = /name="csrf" value="([^"]+)"/.exec(refused.html)![1]!;
     const forged = await browser.navigate(`${abort}/confirm`, {
@@ -143,22 +145,14 @@ describe('who may authorize a member client', () => {
 
 describe('operator clients act for the site the operator chooses', () => {
   it('refuses an account that operates no site', async () => {
-    const browser = new Browser(app.baseUrl);
-    const login = await browser.navigate(buildAuthorizeUrl(app.baseUrl, op, { scope: 'openid courses:read', state: 's', challenge: pkcePair().challenge }));
-    if (!isPage(login)) throw new Error('expected the sign-in page');
-    const refused = await browser.submit(login, '/login', STUDENT);
-    if (!isPage(refused)) throw new Error('expected the refusal page');
+    const { page: refused } = await pageAfterSignIn(op, 'openid courses:read', STUDENT);
     expect(refused.response.status).toBe(403);
     expect(refused.html).toContain('do not administer any school');
   });
 
   it('lets an operator of several sites choose one at consent; the tokens carry it', async () => {
     const user = { email: MULTI.email, password: 'multi' };
-    const browser = new Browser(app.baseUrl);
-    const login = await browser.navigate(buildAuthorizeUrl(app.baseUrl, op, { scope: 'openid courses:read', state: 's', challenge: pkcePair().challenge }));
-    if (!isPage(login)) throw new Error('expected the sign-in page');
-    const consent = await browser.submit(login, '/login', user);
-    if (!isPage(consent)) throw new Error('expected the consent page');
+    const { page: consent } = await pageAfterSignIn(op, 'openid courses:read', user);
     expect(consent.html).toMatch(/type="radio" name="org_id" value="demo-school"/);
     expect(consent.html).toMatch(/type="radio" name="org_id" value="other-school"/);
 
@@ -171,11 +165,7 @@ describe('operator clients act for the site the operator chooses', () => {
 
   it('refuses a site the operator does not operate, posted in place of the choice', async () => {
     const user = { email: MULTI.email, password: 'multi' };
-    const browser = new Browser(app.baseUrl);
-    const login = await browser.navigate(buildAuthorizeUrl(app.baseUrl, op, { scope: 'openid courses:read', state: 's', challenge: pkcePair().challenge }));
-    if (!isPage(login)) throw new Error('expected the sign-in page');
-    const consent = await browser.submit(login, '/login', user);
-    if (!isPage(consent)) throw new Error('expected the consent page');
+    const { browser, page: consent } = await pageAfterSignIn(op, 'openid courses:read', user);
     const again = await browser.submit(consent, '/confirm', { org_id: 'third-school' });
     if (!isPage(again)) throw new Error('expected the consent page again');
     expect(again.response.status).toBe(400);
