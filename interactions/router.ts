@@ -16,7 +16,9 @@ import type { Next } from 'koa';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 
-import type { Account, ResolvedOptions } from '../lib/config/options.ts';
+import type { ResolvedOptions } from '../lib/config/options.ts';
+import type { Account } from '../lib/contracts.ts';
+import { isLoopbackHost } from '../lib/constants.ts';
 import { ENDPOINTS } from '../lib/endpoints.ts';
 import type { GrantContextStore } from '../lib/grant-context.ts';
 import { checkEligibility, clientAudience } from '../lib/policies/audience.ts';
@@ -40,8 +42,6 @@ export interface InteractionRouterDeps {
   readonly grantContexts: GrantContextStore;
 }
 
-const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
-
 function redirectHost(redirectUri: string): string {
   const url = URL.parse(redirectUri);
   if (!url) return redirectUri;
@@ -58,7 +58,7 @@ function clientView(client: OidcClient, redirectUri: string): ClientView {
 
 function isLoopbackOnly(client: OidcClient): boolean {
   const uris = client.redirectUris ?? [];
-  return uris.length > 0 && uris.every((u) => LOOPBACK.has(URL.parse(u)?.hostname ?? ''));
+  return uris.length > 0 && uris.every((u) => isLoopbackHost(URL.parse(u)?.hostname ?? ''));
 }
 
 export function createInteractionRouter({ provider, options, grantContexts }: InteractionRouterDeps): Router {

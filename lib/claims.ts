@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Account } from './config/options.ts';
+import type { Account } from './contracts.ts';
 import { rolesAt } from './policies/audience.ts';
 
 /** Scope → claims, also oidc-provider's `claims` configuration. */

@@ -16,11 +16,14 @@
  */
 export { createPlatformAuth } from './platform-auth.ts';
 export type { PlatformAuth } from './platform-auth.ts';
+export type { ClientIdMetadataDocumentOptions, MemberClientOptions, MetadataDocumentFetch, PlatformAuthOptions, RegistrationOptions, ResolvedOptions, StaticClient, TokenLifetimes, VendorIntegration } from './config/options.ts';
+// the contracts a host implements (lib/contracts.ts)
 export type {
-  Account, AccountStore, ClientIdMetadataDocumentOptions, Logger, MemberClientOptions, MetadataDocumentFetch,
-  PlatformAuthOptions, RegistrationOptions, ResolvedOptions, Site, SiteStore, StaticClient, TokenLifetimes,
-  VendorIntegration,
-} from './config/options.ts';
+  Account, AccountStore, CourseOutlineRecord, EnrolmentRecord, EventRecord, EventRegistrationRecord, Instant,
+  LectureProgressRecord, Logger, MemberDataSource, MemberRecord, MemberRef, MoneyRecord, OrderItemKind, OrderItemRecord,
+  OrderRecord, OrderStatus, OutlineLectureRecord, OutlineSectionRecord, PageRequest, PageResult, PublicCatalogueSource,
+  PublicCourseRecord, RegistrationStatus, Site, SiteStore,
+} from './contracts.ts';
 export type {
   IssuedMemberClient, MemberClient, MemberClientInput, MemberClientManager,
 } from './member-clients/manager.ts';

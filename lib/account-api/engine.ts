@@ -15,7 +15,7 @@ import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
 import { createSchema, createYoga } from 'graphql-yoga';
 import type { YogaInitialContext } from 'graphql-yoga';
 
-import type { Logger } from '../config/options.ts';
+import type { Logger } from '../contracts.ts';
 import { DEFAULT_PAGE_SIZE } from '../member-data/pagination.ts';
 import { createMaskError, formatError } from './errors.ts';
 import type { GraphQLParams } from './http.ts';

@@ -9,7 +9,7 @@
 import { GraphQLError } from 'graphql';
 import type { GraphQLFormattedError } from 'graphql';
 
-import type { Logger } from '../config/options.ts';
+import type { Logger } from '../contracts.ts';
 import { MemberDataInputError } from '../member-data/errors.ts';
 
 export const UNEXPECTED_MESSAGE = 'Unexpected error.';

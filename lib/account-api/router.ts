@@ -8,10 +8,10 @@
 import type { Context, Middleware, Next } from 'koa';
 import { renderGraphiQL } from 'graphql-yoga';
 
-import type { Logger } from '../config/options.ts';
+import type { Logger } from '../contracts.ts';
 import { InvalidTokenError, PlatformAuthError } from '../errors.ts';
 import { createMemberDataService } from '../member-data/service.ts';
-import type { MemberDataSource } from '../member-data/types.ts';
+import type { MemberDataSource } from '../contracts.ts';
 import type { BearerAuth, BearerVerifier, VerifyOptions } from '../resource/bearer.ts';
 import { writeBearerError } from '../resource/challenge.ts';
 import { createAccountApiEngine } from './engine.ts';

@@ -10,35 +10,10 @@ import type { AdapterFactory } from '../../adapters/types.ts';
 import type { AccountApiOptions, ResolvedAccountApiOptions } from '../account-api/index.ts';
 import type { DocsOptions, ResolvedDocsOptions } from '../docs/index.ts';
 import type { McpOptions, ResolvedMcpOptions } from '../mcp/index.ts';
-import type { MemberDataSource } from '../member-data/types.ts';
+import type {
+  AccountStore, Logger, MemberDataSource, SiteStore,
+} from '../contracts.ts';
 import type { Audience } from '../scopes/catalogue.ts';
-
-/** A person who can sign in. */
-export interface Account {
-  /** stable identifier; becomes the `sub` claim */
-  readonly id: string;
-  readonly email: string;
-  readonly name: string;
-  /** site id → the account's roles at that site (`student`, `admin`, …) */
-  readonly roles: Readonly<Record<string, readonly string[]>>;
-}
-
-/** The host's account directory. The library never sees or stores a password. */
-export interface AccountStore {
-  /** Returns the account when the credentials are right, otherwise `undefined`. */
-  authenticate(email: string, password: string): Promise<Account | undefined>;
-  findById(id: string): Promise<Account | undefined>;
-}
-
-export interface Site {
-  readonly id: string;
-  readonly name: string;
-}
-
-/** The host's sites (schools); used to show a site's name. */
-export interface SiteStore {
-  findById(id: string): Promise<Site | undefined>;
-}
 
 /** A client known at start-up: oidc-provider client metadata plus its audience. */
 export interface StaticClient extends ClientMetadata {
@@ -132,11 +107,6 @@ export interface TokenLifetimes {
   grant?: number;
 }
 
-export interface Logger {
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
-}
 
 export interface PlatformAuthOptions {
   /**

@@ -14,23 +14,15 @@ import { resolveAccountApiOptions } from '../account-api/index.ts';
 import { resolveDocsOptions } from '../docs/index.ts';
 import { resolveMcpOptions } from '../mcp/index.ts';
 import { normaliseClientName } from '../registration/vendor-names.ts';
+import { DEFAULT_TTL, isLoopbackHost } from '../constants.ts';
 import { ConfigurationError } from '../errors.ts';
 import { IDENTITY_SCOPES, isKnownScope, scopesForAudience } from '../scopes/catalogue.ts';
+import type { Logger } from '../contracts.ts';
 import type {
-  Logger, PlatformAuthOptions, ResolvedClientIdMetadataDocuments, ResolvedOptions, ResolvedRegistration, StaticClient,
+  PlatformAuthOptions, ResolvedClientIdMetadataDocuments, ResolvedOptions, ResolvedRegistration, StaticClient,
   TokenLifetimes,
 } from './options.ts';
 
-const DEFAULT_TTL: Required<TokenLifetimes> = {
-  accessToken: 3600,
-  refreshToken: 14 * 24 * 3600,
-  authorizationCode: 60,
-  interaction: 3600,
-  session: 14 * 24 * 3600,
-  grant: 14 * 24 * 3600,
-};
-
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 function fail(message: string): never {
   throw new ConfigurationError(message);
@@ -57,7 +49,7 @@ export function checkBaseUrl(value: unknown, production: boolean): string {
   }
   if (url.protocol === 'http:') {
     if (production) fail(`options.baseUrl must use https in production; got ${show(value)}`);
-    if (!LOOPBACK_HOSTS.has(url.hostname)) fail(`${hint}; got ${show(value)}`);
+    if (!isLoopbackHost(url.hostname)) fail(`${hint}; got ${show(value)}`);
   } else if (url.protocol !== 'https:') {
     fail(`${hint}; got ${show(value)}`);
   }
@@ -134,7 +126,7 @@ function checkCookieKeys(value: unknown): string[] {
 function checkTtl(value: unknown): Required<TokenLifetimes> {
   if (value === undefined) return { ...DEFAULT_TTL };
   if (!value || typeof value !== 'object') fail(`options.ttl must be an object of lifetimes in seconds; got ${show(value)}`);
-  const out = { ...DEFAULT_TTL };
+  const out: Required<TokenLifetimes> = { ...DEFAULT_TTL };
   for (const [name, seconds] of Object.entries(value)) {
     if (!(name in DEFAULT_TTL)) fail(`options.ttl.${name} is not a known lifetime; use one of ${Object.keys(DEFAULT_TTL).join(', ')}`);
     if (!Number.isSafeInteger(seconds) || (seconds as number) <= 0) fail(`options.ttl.${name} must be a positive whole number of seconds; got ${show(seconds)}`);

@@ -9,6 +9,7 @@ import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import type { ResolvedOptions } from '../config/options.ts';
 import { ENDPOINTS } from '../endpoints.ts';
 import type { EndpointId } from '../endpoints.ts';
+import { PROTOCOL } from '../constants.ts';
 import { code, codeList, fence, table } from './markdown.ts';
 import { authorizeParameters, tokenGrants } from './protocol.ts';
 import { endpointUrl, servedEndpoints, templatePath } from './surface.ts';
@@ -160,8 +161,8 @@ function registrationSection(options: ResolvedOptions): string {
     client_name: 'My agent',
     redirect_uris: [PLACEHOLDER_REDIRECT],
     token_endpoint_auth_method: 'none',
-    grant_types: ['authorization_code', 'refresh_token'],
-    response_types: ['code'],
+    grant_types: [...PROTOCOL.grantTypes],
+    response_types: [...PROTOCOL.responseTypes],
     scope: 'openid profile email courses:read',
   };
   return [
@@ -169,7 +170,7 @@ function registrationSection(options: ResolvedOptions): string {
     'This deployment runs **Variant B (open)**.',
     [
       '- Variant A (restricted): not used by this deployment.',
-      `- Variant B (open): accepts client metadata per RFC 7591 and registers the client dynamically. \`token_endpoint_auth_method\`: ${codeList(['none', 'client_secret_post'])} (default \`client_secret_post\`); \`response_types\`: \`code\`; \`redirect_uris\`: https, or http on a loopback address. Registered clients act for site operators: \`scope\` may list operator and identity scopes (default: all of them), never \`account:*\`. A \`client_secret\` is returned once, for \`client_secret_post\` clients. Client ID Metadata Documents: ${options.clientIdMetadataDocuments.enabled ? 'supported, from any host (2.2)' : 'not supported'}; the discovery field \`client_id_metadata_document_supported\` says the same.`,
+      `- Variant B (open): accepts client metadata per RFC 7591 and registers the client dynamically. \`token_endpoint_auth_method\`: ${codeList([...PROTOCOL.tokenEndpointAuthMethods])} (default \`${PROTOCOL.defaultTokenEndpointAuthMethod}\`); \`response_types\`: \`code\`; \`redirect_uris\`: https, or http on a loopback address. Registered clients act for site operators: \`scope\` may list operator and identity scopes (default: all of them), never \`account:*\`. A \`client_secret\` is returned once, for \`client_secret_post\` clients. Client ID Metadata Documents: ${options.clientIdMetadataDocuments.enabled ? 'supported, from any host (2.2)' : 'not supported'}; the discovery field \`client_id_metadata_document_supported\` says the same.`,
     ].join('\n'),
     fence('sh', `curl -X POST ${url} -H 'Content-Type: application/json' -d '${JSON.stringify(example)}'`),
     'Refusals: `invalid_client_metadata` or `invalid_redirect_uri` (400).',

@@ -6,6 +6,7 @@
  * @module
  */
 import { accountApiTypeDefs } from '../account-api/index.ts';
+import { PROTOCOL } from '../constants.ts';
 import type { ResolvedOptions } from '../config/options.ts';
 import { ENDPOINTS } from '../endpoints.ts';
 import { DEFAULT_PAGE_SIZE } from '../member-data/pagination.ts';
@@ -15,7 +16,7 @@ import { endpointsSection } from './auth-md-endpoints.ts';
 import { summariseSchema } from './graphql-fields.ts';
 import { bullets, bytes, code, codeList, duration, durationWithSeconds, numbered, table } from './markdown.ts';
 import type { ResolvedAuthMdOptions } from './options.ts';
-import { claimsByScope, oauthErrors, PROTOCOL } from './protocol.ts';
+import { claimsByScope, oauthErrors } from './protocol.ts';
 import { endpointUrl, isServed, unreviewedDocumentScopes } from './surface.ts';
 
 export const TITLE = 'Learning-Platform Authorization and Account Access Interface';

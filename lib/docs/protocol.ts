@@ -7,23 +7,9 @@
  */
 import { SCOPE_CLAIMS } from '../claims.ts';
 import type { ResolvedOptions } from '../config/options.ts';
+import { PROTOCOL } from '../constants.ts';
 import type { JsonSchema } from './openapi/types.ts';
 
-/**
- * Protocol facts the provider configuration fixes (lib/provider/configuration.ts). They are
- * restated here because the configuration has no export for them; test/docs/consistency.test.ts
- * compares each with the discovery document and the provider configuration, so a change there
- * fails until it is made here.
- */
-export const PROTOCOL = Object.freeze({
-  responseTypes: ['code'],
-  grantTypes: ['authorization_code', 'refresh_token'],
-  tokenEndpointAuthMethods: ['none', 'client_secret_post'],
-  codeChallengeMethods: ['S256'],
-  idTokenSigningAlg: 'ES256',
-  /** seconds; `ttl.IdToken` of the provider configuration (spec §2.3) */
-  idTokenLifetime: 600,
-} as const);
 
 /** A request parameter or form field. */
 export interface FieldDoc {
@@ -49,7 +35,7 @@ function field(name: string, required: string | boolean, rule: string, schema: J
 export function authorizeParameters(options: ResolvedOptions): FieldDoc[] {
   const { baseUrl } = options;
   return [
-    field('response_type', true, '`code`', { type: 'string', enum: ['code'] }),
+    field('response_type', true, PROTOCOL.responseTypes.map((t) => `\`${t}\``).join(', '), { type: 'string', enum: [...PROTOCOL.responseTypes] }),
     field('client_id', true, options.clientIdMetadataDocuments.enabled
       ? 'an issued identifier, or the https URL of a Client ID Metadata Document'
       : 'an issued identifier'),
@@ -57,7 +43,7 @@ export function authorizeParameters(options: ResolvedOptions): FieldDoc[] {
     field('scope', true, 'space-separated scopes from the catalogue (2.1), e.g. `openid profile email` and a data scope; a scope the client may not hold is refused with `invalid_scope`, never dropped', { type: 'string', examples: ['openid profile email account:read'] }),
     field('resource', 'member case', `RFC 8707 resource indicator: \`${baseUrl}\`, as advertised by the protected-resource metadata; send the same value at the token endpoint. Every token is bound to \`${baseUrl}\` even when it is left out; any other value is \`invalid_target\``, { type: 'string', format: 'uri', examples: [baseUrl] }),
     field('code_challenge', true, 'BASE64URL(SHA-256(code_verifier)), 43 characters', { type: 'string', pattern: PKCE_CHALLENGE }),
-    field('code_challenge_method', true, '`S256` (`plain` is refused)', { type: 'string', enum: ['S256'] }),
+    field('code_challenge_method', true, `${PROTOCOL.codeChallengeMethods.map((m) => `\`${m}\``).join(', ')} (\`plain\` is refused)`, { type: 'string', enum: [...PROTOCOL.codeChallengeMethods] }),
     field('state', 'recommended', 'opaque random string, returned unchanged with the code'),
     ...(options.idTokens ? [field('nonce', 'when an `id_token` is wanted', 'opaque random string, returned as the `nonce` claim of the `id_token`')] : []),
   ];

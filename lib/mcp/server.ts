@@ -15,7 +15,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
-import type { Logger } from '../config/options.ts';
+import type { Logger } from '../contracts.ts';
 import type { BearerAuth } from '../resource/bearer.ts';
 import { mayCall } from './tools/access.ts';
 import type { PreparedTool, ToolRegistry } from './tools/registry.ts';

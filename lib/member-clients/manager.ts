@@ -23,7 +23,7 @@ import type Provider from 'oidc-provider';
 
 import type { Adapter, AdapterFactory } from '../../adapters/types.ts';
 import { MemberClientError } from '../errors.ts';
-import { isLoopbackUri } from '../policies/client-metadata.ts';
+import { isLoopbackUri, PROTOCOL } from '../constants.ts';
 import { scopesForAudience } from '../scopes/catalogue.ts';
 
 export interface MemberClientInput {
@@ -185,8 +185,8 @@ export function createMemberClientManager({ provider, adapter, betaEnabled, site
         redirect_uris: checked.redirectUris,
         // loopback redirects match on any port only for native apps (RFC 8252 §7.3)
         application_type: checked.redirectUris.some(isLoopbackUri) ? 'native' : 'web',
-        grant_types: ['authorization_code', 'refresh_token'],
-        response_types: ['code'],
+        grant_types: [...PROTOCOL.grantTypes],
+        response_types: [...PROTOCOL.responseTypes],
         token_endpoint_auth_method: clientSecret ? 'client_secret_post' : 'none',
         scope: checked.scopes.join(' '),
         audience: 'member',

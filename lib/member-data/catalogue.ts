@@ -9,38 +9,9 @@ import { createHash } from 'node:crypto';
 import { MemberDataInputError } from './errors.ts';
 import { resolvePage, toConnection } from './pagination.ts';
 import type { Connection, PageArgs } from './pagination.ts';
-import type { PageRequest, PageResult } from './types.ts';
-
-export interface PublicCourseRecord {
-  readonly slug: string;
-  readonly title: string;
-  readonly summary: string | null;
-}
-
-export interface OutlineLectureRecord {
-  readonly id: string;
-  readonly title: string;
-  readonly durationSeconds: number | null;
-  /** watchable without enrolling */
-  readonly freePreview: boolean;
-}
-
-export interface OutlineSectionRecord {
-  readonly title: string;
-  readonly lectures: readonly OutlineLectureRecord[];
-}
-
-export interface CourseOutlineRecord extends PublicCourseRecord {
-  readonly sections: readonly OutlineSectionRecord[];
-}
-
-/** Implemented by the host; answers only for published, public courses. */
-export interface PublicCatalogueSource {
-  /** Public courses whose title or summary matches `text` (empty: all), in a stable order. */
-  searchCourses(site: string, text: string, page: PageRequest): Promise<PageResult<PublicCourseRecord>>;
-  /** A public course's outline; `undefined` for unknown, unpublished or private courses. */
-  findCourseOutline(site: string, slug: string): Promise<CourseOutlineRecord | undefined>;
-}
+import type {
+  CourseOutlineRecord, PublicCatalogueSource, PublicCourseRecord,
+} from '../contracts.ts';
 
 export type PublicCourse = PublicCourseRecord;
 export type CourseOutline = CourseOutlineRecord;

@@ -1,19 +1,17 @@
 /**
- * Member data: the contract the host implements (./types.ts, ./catalogue.ts) and the service
- * the Account API and the MCP tools read it through (./service.ts).
+ * Member data: the service the Account API and the MCP tools read the host's data through
+ * (./service.ts). The contract the host implements is in ../contracts.ts.
  *
  * @module
  */
 export type {
-  EnrolmentRecord, EventRecord, EventRegistrationRecord, Instant, LectureProgressRecord, MemberDataSource,
-  MemberRecord, MemberRef, MoneyRecord, OrderItemKind, OrderItemRecord, OrderRecord, OrderStatus, PageRequest,
-  PageResult, RegistrationStatus,
-} from './types.ts';
+  CourseOutlineRecord, EnrolmentRecord, EventRecord, EventRegistrationRecord, Instant, LectureProgressRecord,
+  MemberDataSource, MemberRecord, MemberRef, MoneyRecord, OrderItemKind, OrderItemRecord, OrderRecord, OrderStatus,
+  OutlineLectureRecord, OutlineSectionRecord, PageRequest, PageResult, PublicCatalogueSource, PublicCourseRecord,
+  RegistrationStatus,
+} from '../contracts.ts';
 export { createCatalogueService, MAX_SEARCH_TEXT_LENGTH } from './catalogue.ts';
-export type {
-  CatalogueService, CourseOutline, CourseOutlineRecord, OutlineLectureRecord, OutlineSectionRecord, PublicCatalogueSource,
-  PublicCourse, PublicCourseRecord,
-} from './catalogue.ts';
+export type { CatalogueService, CourseOutline, PublicCourse } from './catalogue.ts';
 export { createMemberDataService } from './service.ts';
 export type {
   EnrolledCourse, EnrolledCourseWithProgress, EventRegistration, EventSummary, LectureProgress, MemberAccount,

@@ -6,7 +6,7 @@
  * @module
  */
 import { MemberDataInputError } from './errors.ts';
-import type { PageRequest, PageResult } from './types.ts';
+import type { PageRequest, PageResult } from '../contracts.ts';
 
 /** Items per page when the caller gives no `first`. */
 export const DEFAULT_PAGE_SIZE = 20;

@@ -20,10 +20,7 @@ import { createCatalogueService } from './catalogue.ts';
 import type { CatalogueService } from './catalogue.ts';
 import { MAX_PAGE_SIZE, resolvePage, toConnection } from './pagination.ts';
 import type { Connection, PageArgs } from './pagination.ts';
-import type {
-  EnrolmentRecord, EventRegistrationRecord, MemberDataSource, MemberRef, OrderItemKind, OrderRecord,
-  OrderStatus, RegistrationStatus,
-} from './types.ts';
+import type { EnrolmentRecord, EventRegistrationRecord, MemberDataSource, MemberRef, OrderItemKind, OrderRecord, OrderStatus, RegistrationStatus } from '../contracts.ts';
 import { formatMoney, toIsoInstant } from './values.ts';
 import type { Money } from './values.ts';
 

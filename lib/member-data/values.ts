@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Instant, MoneyRecord } from './types.ts';
+import type { Instant, MoneyRecord } from '../contracts.ts';
 
 export interface Money {
   /** exact decimal in the currency's major unit, e.g. `"49.90"`, `"-5.00"`, `"1200"` (JPY) */

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Account } from '../config/options.ts';
+import type { Account } from '../contracts.ts';
 import type { Audience } from '../scopes/catalogue.ts';
 
 /** The slice of an oidc-provider Client this module reads (extra metadata keeps its own name). */

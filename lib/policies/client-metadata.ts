@@ -21,20 +21,14 @@
 import { errors } from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 
+import { isLoopbackUri } from '../constants.ts';
 import { parseScope, scopesForAudience } from '../scopes/catalogue.ts';
 
 /** The extra metadata properties this library keeps on clients. */
 export const EXTRA_CLIENT_METADATA = ['audience', 'org_id'] as const;
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
-
 export function isMetadataDocumentId(clientId: unknown): clientId is string {
   return typeof clientId === 'string' && /^https:\/\//i.test(clientId);
-}
-
-export function isLoopbackUri(uri: string): boolean {
-  const url = URL.parse(uri);
-  return url !== null && url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
 }
 
 type Metadata = Record<string, unknown>;

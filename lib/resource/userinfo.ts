@@ -9,7 +9,7 @@
 import type { Context, Middleware } from 'koa';
 
 import { accountClaims } from '../claims.ts';
-import type { AccountStore } from '../config/options.ts';
+import type { AccountStore } from '../contracts.ts';
 import type { BearerState } from './require-bearer.ts';
 import { InvalidTokenError, InsufficientScopeError } from '../errors.ts';
 

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Logger } from '../config/options.ts';
+import type { Logger } from '../contracts.ts';
 
 /** How long without a refusal before the next refusal counts as a new outage. */
 export const OUTAGE_QUIET_MS = 60_000;

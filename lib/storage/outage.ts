@@ -23,7 +23,7 @@ import type { Context, Middleware } from 'koa';
 import { StorageUnavailableError } from '../../adapters/types.ts';
 import { createNonce, setPageHeaders } from '../../interactions/security.ts';
 import { noticePage } from '../../interactions/views.ts';
-import type { Logger } from '../config/options.ts';
+import type { Logger } from '../contracts.ts';
 import { TemporarilyUnavailableError } from '../errors.ts';
 import { outageLog } from './outage-log.ts';
 import type { OutageLog } from './outage-log.ts';

@@ -6,7 +6,7 @@
 import { validateOptions } from '../../lib/config/validate.ts';
 import { buildConfiguration } from '../../lib/provider/configuration.ts';
 import type { ConfigurationDeps } from '../../lib/provider/configuration.ts';
-import { PROTOCOL } from '../../lib/docs/protocol.ts';
+import { PROTOCOL } from '../../lib/constants.ts';
 import { ENDPOINTS, SCOPE_NAMES } from '../../lib/index.ts';
 import { startApp } from '../support/start-app.ts';
 import type { DemoOptions } from '../../examples/host/app.ts';

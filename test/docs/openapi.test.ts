@@ -4,7 +4,7 @@
  * with the scope catalogue in its OAuth2 scheme, the RFC 6749 §5.2 error schema and the
  * challenge answers of the protected endpoints; served with caching headers.
  */
-import type { MemberDataSource } from '../../lib/member-data/types.ts';
+import type { MemberDataSource } from '../../lib/contracts.ts';
 import { validateOptions } from '../../lib/config/validate.ts';
 import { buildOpenApiDocument } from '../../lib/docs/index.ts';
 import type { OpenApiDocument, OpenApiOperation } from '../../lib/docs/index.ts';

@@ -1,4 +1,4 @@
-import type { Logger } from '../../lib/config/options.ts';
+import type { Logger } from '../../lib/contracts.ts';
 import { OUTAGE_QUIET_MS, outageLog } from '../../lib/storage/outage-log.ts';
 
 function recorder(): Logger & { lines: string[] } {

@@ -4,9 +4,10 @@
  *
  * @module
  */
+import { PROTOCOL } from '../../constants.ts';
 import type { ResolvedOptions } from '../../config/options.ts';
 import { SCOPES } from '../../scopes/catalogue.ts';
-import { claimsByScope, errorCodes, PROTOCOL, tokenGrants } from '../protocol.ts';
+import { claimsByScope, errorCodes, tokenGrants } from '../protocol.ts';
 import { isServed } from '../surface.ts';
 import { formSchema, ref } from './helpers.ts';
 import type { JsonSchema } from './types.ts';
@@ -91,7 +92,7 @@ function registrationSchemas(options: ResolvedOptions): Record<string, JsonSchem
       properties: {
         ...(publicMetadata.properties as Record<string, JsonSchema>),
         redirect_uris: { type: 'array', minItems: 1, items: { type: 'string', format: 'uri', description: 'https, or http on a loopback address' } },
-        token_endpoint_auth_method: { type: 'string', enum: [...PROTOCOL.tokenEndpointAuthMethods], default: 'client_secret_post' },
+        token_endpoint_auth_method: { type: 'string', enum: [...PROTOCOL.tokenEndpointAuthMethods], default: PROTOCOL.defaultTokenEndpointAuthMethod },
         contacts: { type: 'array', items: { type: 'string' } },
       },
     },

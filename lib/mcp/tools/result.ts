@@ -8,7 +8,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
-import type { Logger } from '../../config/options.ts';
+import type { Logger } from '../../contracts.ts';
 import { TemporarilyUnavailableError } from '../../errors.ts';
 import { MemberDataInputError } from '../../member-data/errors.ts';
 import { McpToolError } from '../errors.ts';

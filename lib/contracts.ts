@@ -1,9 +1,9 @@
 /**
- * The host's member data: what the Account API (`/account/graphql`) and the MCP member tools
- * read about the signed-in member. The host implements {@link MemberDataSource}; the library
- * wraps it in the service of ./service.ts (pagination, cursors, ISO dates, batching).
+ * The contracts a host implements: its accounts and sites, its logger, and its member data
+ * (what the Account API and the MCP member tools read). This module imports nothing, so every
+ * layer of the library may depend on it and it depends on none.
  *
- * Every member method takes a {@link MemberRef} that the library builds from a verified
+ * Every member-data method takes a {@link MemberRef} that the library builds from a verified
  * member token (`sub` and `org_id`), never from request input: an implementation answers for
  * exactly that member at exactly that site and has no parameter that could name another.
  *
@@ -21,7 +21,46 @@
  *
  * @module
  */
-import type { PublicCatalogueSource } from './catalogue.ts';
+
+// ---- accounts and sites -------------------------------------------------------------------
+
+/** A person who can sign in. */
+export interface Account {
+  /** stable identifier; becomes the `sub` claim */
+  readonly id: string;
+  readonly email: string;
+  readonly name: string;
+  /** site id → the account's roles at that site (`student`, `admin`, …) */
+  readonly roles: Readonly<Record<string, readonly string[]>>;
+}
+
+/** The host's account directory. The library never sees or stores a password. */
+export interface AccountStore {
+  /** Returns the account when the credentials are right, otherwise `undefined`. */
+  authenticate(email: string, password: string): Promise<Account | undefined>;
+  findById(id: string): Promise<Account | undefined>;
+}
+
+export interface Site {
+  readonly id: string;
+  readonly name: string;
+}
+
+/** The host's sites (schools); used to show a site's name. */
+export interface SiteStore {
+  findById(id: string): Promise<Site | undefined>;
+}
+
+// ---- logging ------------------------------------------------------------------------------
+
+/** Where the library writes warnings and errors. Nothing it logs ever contains a token, a code or a secret. */
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+// ---- member data ---------------------------------------------------------------------------
 
 /** The member whose data is asked for; built by the library from a verified member token. */
 export interface MemberRef {
@@ -141,4 +180,37 @@ export interface MemberDataSource {
    * @default undefined (no public catalogue)
    */
   readonly catalogue?: PublicCatalogueSource;
+}
+
+// ---- the public catalogue ------------------------------------------------------------------
+
+export interface PublicCourseRecord {
+  readonly slug: string;
+  readonly title: string;
+  readonly summary: string | null;
+}
+
+export interface OutlineLectureRecord {
+  readonly id: string;
+  readonly title: string;
+  readonly durationSeconds: number | null;
+  /** watchable without enrolling */
+  readonly freePreview: boolean;
+}
+
+export interface OutlineSectionRecord {
+  readonly title: string;
+  readonly lectures: readonly OutlineLectureRecord[];
+}
+
+export interface CourseOutlineRecord extends PublicCourseRecord {
+  readonly sections: readonly OutlineSectionRecord[];
+}
+
+/** Implemented by the host; answers only for published, public courses. */
+export interface PublicCatalogueSource {
+  /** Public courses whose title or summary matches `text` (empty: all), in a stable order. */
+  searchCourses(site: string, text: string, page: PageRequest): Promise<PageResult<PublicCourseRecord>>;
+  /** A public course's outline; `undefined` for unknown, unpublished or private courses. */
+  findCourseOutline(site: string, slug: string): Promise<CourseOutlineRecord | undefined>;
 }

@@ -1,0 +1,54 @@
+/**
+ * The protocol facts this server fixes, written once. The provider configuration, discovery
+ * (through it), the member-client manager, `/openapi.json`, `/auth.md` and the option checks
+ * all read them from here; test/docs/consistency.test.ts compares them with what discovery
+ * actually publishes.
+ *
+ * @module
+ */
+
+export const PROTOCOL = Object.freeze({
+  /** the code flow only (spec §1) */
+  responseTypes: ['code'],
+  grantTypes: ['authorization_code', 'refresh_token'],
+  /** public clients use `none`, confidential ones `client_secret_post` (spec §2.2) */
+  tokenEndpointAuthMethods: ['none', 'client_secret_post'],
+  /** what a client that names no method gets (RFC 7591 §2 leaves the default to the server) */
+  defaultTokenEndpointAuthMethod: 'client_secret_post',
+  /** PKCE is required, S256 only (spec §1) */
+  codeChallengeMethods: ['S256'],
+  /** spec §2.3 */
+  idTokenSigningAlg: 'ES256',
+  /** seconds: ten minutes from issue (spec §2.3, §8) */
+  idTokenLifetime: 600,
+} as const);
+
+export type GrantType = (typeof PROTOCOL.grantTypes)[number];
+export type TokenEndpointAuthMethod = (typeof PROTOCOL.tokenEndpointAuthMethods)[number];
+
+/** Token and session lifetimes in seconds when `options.ttl` leaves them out. */
+export const DEFAULT_TTL = Object.freeze({
+  accessToken: 3600,
+  refreshToken: 14 * 24 * 3600,
+  authorizationCode: 60,
+  interaction: 3600,
+  session: 14 * 24 * 3600,
+  grant: 14 * 24 * 3600,
+});
+
+/**
+ * Host names of the loopback interface as URLs spell them (WHATWG URL `hostname`, IPv6 in
+ * brackets). Loopback redirect URIs match on any port (RFC 8252 §7.3), `http` is allowed for
+ * them, and a `baseUrl` on one of them may be `http` outside production.
+ */
+export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+export function isLoopbackHost(hostname: string): boolean {
+  return LOOPBACK_HOSTS.has(hostname);
+}
+
+/** `http` on a loopback host: the redirect URI of a native app (RFC 8252 §7.3). */
+export function isLoopbackUri(uri: string): boolean {
+  const url = URL.parse(uri);
+  return url !== null && url.protocol === 'http:' && isLoopbackHost(url.hostname);
+}
