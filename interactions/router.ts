@@ -23,8 +23,10 @@ import { ENDPOINTS } from '../lib/endpoints.ts';
 import type { GrantContextStore } from '../lib/grant-context.ts';
 import { checkEligibility, clientAudience } from '../lib/policies/audience.ts';
 import { findScope, parseScope } from '../lib/scopes/catalogue.ts';
-import { CsrfTokens, createNonce, setPageHeaders } from './security.ts';
-import { consentPage, loginPage, noticePage } from './views.ts';
+import { CsrfTokens } from '../lib/pages/csrf.ts';
+import { createNonce, setPageHeaders } from '../lib/pages/headers.ts';
+import { noticePage, writeNoticePage } from '../lib/pages/notice.ts';
+import { consentPage, loginPage } from './views.ts';
 import type { ClientView } from './views.ts';
 
 type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -73,10 +75,8 @@ export function createInteractionRouter({ provider, options, grantContexts }: In
     abort: `${base}/${uid}/abort`,
   });
 
-  function notice(ctx: RouterContext, status: number, title: string, message: string, nonce = createNonce()) {
-    setPageHeaders(ctx, nonce);
-    ctx.status = status;
-    ctx.body = noticePage({ title, message }, nonce);
+  function notice(ctx: RouterContext, status: number, title: string, message: string, nonce?: string) {
+    writeNoticePage(ctx, status, { title, message }, nonce);
   }
 
   /** Loads the interaction bound to this browser; answers with a page when there is none. */

@@ -1,10 +1,11 @@
 /**
- * The sign-in, consent and notice pages. Each returns a full HTML document.
+ * The sign-in and consent pages. Each returns a full HTML document (the notice page is
+ * lib/pages/notice.ts, shared with the outage and error pages).
  *
  * @module
  */
-import { html, page } from './html.ts';
-import type { Html } from './html.ts';
+import { html, page } from '../lib/pages/html.ts';
+import type { Html } from '../lib/pages/html.ts';
 
 export interface ClientView {
   readonly name: string;
@@ -78,21 +79,4 @@ ${siteChoice}
 <input type="hidden" name="csrf" value="${view.csrf}">
 <button class="secondary" type="submit">Deny</button>
 </form>`);
-}
-
-export interface NoticeView {
-  readonly title: string;
-  readonly message: string;
-  /** a form that returns the user to the application (with access_denied) */
-  readonly abort?: { action: string; csrf: string; label: string };
-}
-
-export function noticePage(view: NoticeView, nonce: string): string {
-  return page(view.title, nonce, html`
-<h1>${view.title}</h1>
-<p>${view.message}</p>
-${view.abort ? html`<form method="post" action="${view.abort.action}">
-<input type="hidden" name="csrf" value="${view.abort.csrf}">
-<button class="secondary" type="submit">${view.abort.label}</button>
-</form>` : ''}`);
 }

@@ -32,9 +32,13 @@ export {
   TemporarilyUnavailableError, ConfigurationError, MemberClientError,
 } from './errors.ts';
 export type { PlatformAuthErrorCode } from './errors.ts';
+/** the sites where an account holds an operator role (for a host's admin area) */
+export { operatorSites } from './policies/audience.ts';
 export { SCOPES, SCOPE_NAMES, IDENTITY_SCOPES, scopesForAudience, findScope } from './scopes/catalogue.ts';
 export type { Audience, ScopeAccess, ScopeDefinition } from './scopes/catalogue.ts';
 export { ENDPOINTS } from './endpoints.ts';
+export { CsrfTokens, createNonce, escapeHtml, html, noticePage, page, setPageHeaders, writeNoticePage } from './pages/index.ts';
+export type { Html, NoticeView } from './pages/index.ts';
 export { describeBearerRoute } from './docs/index.ts';
 export { defineMcpTool, McpToolError } from './mcp/index.ts';
 export type {

@@ -9,7 +9,7 @@
  */
 import type { Middleware } from 'koa';
 
-import { createNonce, setPageHeaders } from '../../interactions/security.ts';
+import { createNonce, setPageHeaders } from '../../lib/index.ts';
 import { PlatformAuthError } from '../../lib/index.ts';
 import type { AccountStore, PlatformAuth, SiteStore } from '../../lib/index.ts';
 import { PageError } from './admin/page-error.ts';

@@ -6,8 +6,8 @@
  */
 import { z } from 'zod';
 
-import { McpToolError, defineMcpTool } from '../../lib/mcp/index.ts';
-import type { AnyMcpTool, McpOptions } from '../../lib/mcp/index.ts';
+import { McpToolError, defineMcpTool } from '../../lib/index.ts';
+import type { AnyMcpTool, McpOptions } from '../../lib/index.ts';
 import type { AccountStore } from '../../lib/index.ts';
 import type { BearerAuth } from '../../lib/index.ts';
 import { demoCourses } from './member-data.ts';

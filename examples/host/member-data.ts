@@ -11,7 +11,7 @@
 import type {
   CourseOutlineRecord, EnrolmentRecord, EventRegistrationRecord, LectureProgressRecord, MemberDataSource, MemberRef,
   OrderRecord, PageRequest, PageResult, PublicCatalogueSource, PublicCourseRecord,
-} from '../../lib/member-data/index.ts';
+} from '../../lib/index.ts';
 import { createAccountStore } from './seed.ts';
 
 export interface DemoCourse {

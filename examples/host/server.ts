@@ -20,7 +20,7 @@ import { createECDH, createHash, hkdfSync } from 'node:crypto';
 import type { JsonWebKey } from 'node:crypto';
 
 import { createRedisAdapter } from '../../adapters/redis.ts';
-import type { ClosableAdapterFactory } from '../../adapters/types.ts';
+import type { ClosableAdapterFactory } from '../../lib/index.ts';
 import type { PlatformAuthOptions } from '../../lib/index.ts';
 import { buildApp } from './app.ts';
 import { MEMBER_CLIENT_ID, OPERATOR_CLIENT_ID } from './seed.ts';

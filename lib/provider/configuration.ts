@@ -23,7 +23,7 @@ import { createDocumentFetch } from '../cimd/fetch.ts';
 import { revokeOrphanedGrant } from '../resource/bearer.ts';
 import { canonicalResource } from '../resource/indicator.ts';
 import { parseScope, SCOPE_NAMES } from '../scopes/catalogue.ts';
-import { renderProviderError } from '../../interactions/error-page.ts';
+import { renderProviderError } from '../pages/error-page.ts';
 
 export interface ConfigurationDeps {
   readonly grantContexts: GrantContextStore;

@@ -21,8 +21,7 @@
 import type { Context, Middleware } from 'koa';
 
 import { StorageUnavailableError } from '../../adapters/types.ts';
-import { createNonce, setPageHeaders } from '../../interactions/security.ts';
-import { noticePage } from '../../interactions/views.ts';
+import { writeNoticePage } from '../pages/notice.ts';
 import type { Logger } from '../contracts.ts';
 import { TemporarilyUnavailableError } from '../errors.ts';
 import { outageLog } from './outage-log.ts';
@@ -68,12 +67,10 @@ function setRetryHeaders(ctx: Context): void {
 }
 
 function writeOutagePage(ctx: Context): void {
-  const nonce = createNonce();
-  setPageHeaders(ctx, nonce);
-  ctx.body = noticePage({
+  writeNoticePage(ctx, 503, {
     title: 'Temporarily unavailable',
     message: 'This cannot be completed right now. Please try again in a moment.',
-  }, nonce);
+  });
 }
 
 /** Answers 503 `temporarily_unavailable`: JSON, or the page when the client prefers HTML. */

@@ -102,6 +102,6 @@ it('refuses an account without a role at the member client\'s site, then returns
 });
 
 it('escapes what it shows', async () => {
-  const { escapeHtml } = await import('../../interactions/html.ts');
+  const { escapeHtml } = await import('../../lib/pages/html.ts');
   expect(escapeHtml('<script>"x"&\'y\'</script>')).toBe('&lt;script&gt;&quot;x&quot;&amp;&#39;y&#39;&lt;/script&gt;');
 });

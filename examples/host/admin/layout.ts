@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { escapeHtml, html } from '../../../interactions/html.ts';
-import type { Html } from '../../../interactions/html.ts';
+import { escapeHtml, html } from '../../../lib/index.ts';
+import type { Html } from '../../../lib/index.ts';
 
 export const ADMIN_HOME = '/admin';
 export const SIGN_IN_ACTION = '/admin/sign-in';

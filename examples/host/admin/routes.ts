@@ -20,7 +20,7 @@ import type { Context } from 'koa';
 import type { Account, AccountStore, PlatformAuth, SiteStore } from '../../../lib/index.ts';
 import { MemberClientError, findScope, scopesForAudience } from '../../../lib/index.ts';
 import type { IssuedMemberClient } from '../../../lib/index.ts';
-import { operatorSites } from '../../../lib/policies/audience.ts';
+import { operatorSites } from '../../../lib/index.ts';
 import { field, readForm } from './form.ts';
 import { ADMIN_HOME } from './layout.ts';
 import type { HeaderView } from './layout.ts';

@@ -9,7 +9,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 import type { Context } from 'koa';
 
-import { CsrfTokens } from '../../../interactions/security.ts';
+import { CsrfTokens } from '../../../lib/index.ts';
 
 export interface AdminSession {
   /** random; the CSRF tokens are bound to it */

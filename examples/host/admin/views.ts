@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { html } from '../../../interactions/html.ts';
+import { html } from '../../../lib/index.ts';
 import type { MemberClient } from '../../../lib/index.ts';
 import { ADMIN_HOME, SIGN_IN_ACTION, layout } from './layout.ts';
 import type { HeaderView } from './layout.ts';

@@ -1,20 +1,18 @@
 /**
- * Security headers and CSRF tokens for the server-rendered pages.
+ * Security headers for every server-rendered page (sign-in, consent, notices, the outage
+ * page, a host's own pages such as the demo's admin page).
  *
  * CSP: nothing loads but the page's own nonce'd stylesheet; no framing. `form-action` lists
  * 'self' and the client's redirect origin, because browsers apply it to the redirects that
  * follow a form submission and the flow ends with a redirect to the client.
  *
- * CSRF: each form carries HMAC(key, interaction uid). The interaction itself is bound to the
- * browser by oidc-provider's signed interaction cookie, so a forged POST needs both the
- * cookie and the uid, and the uid never leaves the page (no-referrer).
- *
  * @module
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 
 import type { Context } from 'koa';
 
+/** A fresh CSP nonce for one response. */
 export function createNonce(): string {
   return randomBytes(16).toString('base64');
 }
@@ -28,6 +26,7 @@ function redirectSource(redirectUri: string | undefined): string | undefined {
   return /^[a-z][a-z0-9+.-]*:$/i.test(url.protocol) ? url.protocol : undefined;
 }
 
+/** CSP, framing, sniffing, referrer and caching headers of an HTML page; `redirectUri` may be a form's final destination. */
 export function setPageHeaders(ctx: Context, nonce: string, redirectUri?: string): void {
   const formAction = ["'self'", redirectSource(redirectUri)].filter(Boolean).join(' ');
   ctx.set('Content-Security-Policy', [
@@ -42,24 +41,4 @@ export function setPageHeaders(ctx: Context, nonce: string, redirectUri?: string
   ctx.set('Referrer-Policy', 'no-referrer');
   ctx.set('Cache-Control', 'no-store');
   ctx.type = 'html';
-}
-
-export class CsrfTokens {
-  readonly #key: Buffer;
-
-  constructor(secret: string) {
-    // a key of its own, so a CSRF token can never double as a cookie signature
-    this.#key = createHmac('sha256', secret).update('platform-auth csrf v1').digest();
-  }
-
-  issue(uid: string): string {
-    return createHmac('sha256', this.#key).update(uid).digest('base64url');
-  }
-
-  verify(uid: string, token: unknown): boolean {
-    if (typeof token !== 'string') return false;
-    const expected = Buffer.from(this.issue(uid));
-    const given = Buffer.from(token);
-    return given.length === expected.length && timingSafeEqual(given, expected);
-  }
 }

@@ -7,14 +7,12 @@
  */
 import type { KoaContextWithOIDC, ErrorOut } from 'oidc-provider';
 
-import { createNonce, setPageHeaders } from './security.ts';
-import { noticePage } from './views.ts';
+import { writeNoticePage } from './notice.ts';
 
 export async function renderProviderError(ctx: KoaContextWithOIDC, out: ErrorOut, _error: Error): Promise<void> {
-  const nonce = createNonce();
-  setPageHeaders(ctx, nonce);
-  ctx.body = noticePage({
+  // the status is the provider's, already set
+  writeNoticePage(ctx, ctx.status, {
     title: 'This sign-in link does not work',
     message: `${out.error}: ${out.error_description ?? 'the request could not be processed'}`,
-  }, nonce);
+  });
 }
