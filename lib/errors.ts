@@ -10,6 +10,7 @@
 
 export type PlatformAuthErrorCode =
   | 'invalid_request'
+  | 'invalid_client'
   | 'invalid_token'
   | 'insufficient_scope'
   | 'access_denied'
@@ -25,14 +26,20 @@ export class PlatformAuthError extends Error {
   /** whether `description` may be shown to the caller */
   readonly expose: boolean;
   readonly description: string;
+  /**
+   * The scope(s) that would satisfy the request, space-delimited: the `scope` of the
+   * `WWW-Authenticate` challenge (RFC 6750 §3), for a 403 and for a 401 that knows it.
+   */
+  readonly scope: string | undefined;
 
-  constructor(code: PlatformAuthErrorCode, status: number, description: string, options?: { cause?: unknown; expose?: boolean }) {
+  constructor(code: PlatformAuthErrorCode, status: number, description: string, options?: { cause?: unknown; expose?: boolean; scope?: string }) {
     super(description, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
     this.status = status;
     this.description = description;
     this.expose = options?.expose ?? status < 500;
+    this.scope = options?.scope;
   }
 
   /** RFC 6749 §5.2 body. */
@@ -43,24 +50,26 @@ export class PlatformAuthError extends Error {
   }
 }
 
-/** 401: the bearer token is missing, malformed, unknown, expired, revoked or not for us. */
+/**
+ * 401: the bearer token is missing, malformed, unknown, expired, revoked or not for us.
+ * `scope`, when given, names what a token for this request needs.
+ */
 export class InvalidTokenError extends PlatformAuthError {
-  constructor(description: string, options?: { cause?: unknown }) {
+  constructor(description: string, options?: { cause?: unknown; scope?: string }) {
     super('invalid_token', 401, description, options);
   }
 }
 
 /** 403: a valid token lacks a scope the request needs (RFC 6750 §3.1). */
 export class InsufficientScopeError extends PlatformAuthError {
-  /** the scope(s) that would satisfy the request, space-delimited */
-  readonly scope: string;
+  declare readonly scope: string;
 
   constructor(scope: string, description = `the request requires the ${scope} scope`) {
-    super('insufficient_scope', 403, description);
-    this.scope = scope;
+    super('insufficient_scope', 403, description, { scope });
   }
 }
 
+/** 400: a malformed request (RFC 6749 §5.2). */
 export class InvalidRequestError extends PlatformAuthError {
   constructor(description: string, options?: { cause?: unknown }) {
     super('invalid_request', 400, description, options);
@@ -71,6 +80,20 @@ export class InvalidRequestError extends PlatformAuthError {
 export class TemporarilyUnavailableError extends PlatformAuthError {
   constructor(description = 'the service is temporarily unavailable, retry later', options?: { cause?: unknown }) {
     super('temporarily_unavailable', 503, description, { ...options, expose: true });
+  }
+}
+
+/** 401: client authentication failed or used a method this server does not offer (RFC 6749 §5.2). */
+export class InvalidClientError extends PlatformAuthError {
+  constructor(description: string) {
+    super('invalid_client', 401, description);
+  }
+}
+
+/** 400: registration metadata this server does not accept (RFC 7591 §3.2.2). */
+export class InvalidClientMetadataError extends PlatformAuthError {
+  constructor(description: string) {
+    super('invalid_client_metadata', 400, description);
   }
 }
 

@@ -14,6 +14,7 @@ import { createMcpEndpoint } from './mcp/index.ts';
 import type { PlatformAuthOptions, ResolvedOptions } from './config/options.ts';
 import { validateOptions } from './config/validate.ts';
 import { ENDPOINTS } from './endpoints.ts';
+import { answeredBy, isServed } from './served-endpoints.ts';
 import { GrantContextStore } from './grant-context.ts';
 import { createMemberClientManager } from './member-clients/manager.ts';
 import type { MemberClientManager } from './member-clients/manager.ts';
@@ -21,10 +22,13 @@ import { buildConfiguration } from './provider/configuration.ts';
 import { dispatchToProvider } from './provider/dispatch.ts';
 import type { ProviderDispatch } from './provider/dispatch.ts';
 import { restrictedRegistration } from './registration/restricted.ts';
-import { shapeResponses } from './provider/shape-responses.ts';
+import { applyAnswerRules } from './provider/answer-rules.ts';
+import { registrationRefusalCode } from './policies/client-metadata.ts';
+import { idTokenAnswerRules } from './policies/id-tokens.ts';
+import { noIdTokenOnRefresh } from './policies/refresh.ts';
 import { BearerVerifier } from './resource/bearer.ts';
 import { protectedResourceMetadata, resourceMetadataUrl } from './resource/metadata.ts';
-import { catchBearerErrors, createRequireBearer } from './resource/require-bearer.ts';
+import { catchBearerErrors, createBearerAuthenticator, createRequireBearer } from './resource/require-bearer.ts';
 import type { RequireBearerOptions } from './resource/require-bearer.ts';
 import { userinfoHandler } from './resource/userinfo.ts';
 import { providerStorageOutageGuard, storageOutageGuard } from './storage/outage.ts';
@@ -73,11 +77,11 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   provider = new Provider(options.issuer, buildConfiguration(options, { grantContexts, findClient, provider: () => provider }));
   provider.proxy = options.proxy;
   provider.use(providerStorageOutageGuard(options.logger));
-  provider.use(shapeResponses({ idTokens: options.idTokens }));
+  provider.use(applyAnswerRules([noIdTokenOnRefresh, registrationRefusalCode, ...idTokenAnswerRules(options.idTokens)]));
 
   const metadataUrl = resourceMetadataUrl(options.baseUrl);
   const bearer = new BearerVerifier(provider, options.baseUrl);
-  const requireBearer = createRequireBearer(bearer, metadataUrl);
+  const requireBearer = createRequireBearer(createBearerAuthenticator(bearer, metadataUrl));
 
   const resourceRouter = new Router();
   const metadata = JSON.stringify(protectedResourceMetadata(options.baseUrl, options.docs.authMd !== false));
@@ -89,7 +93,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   };
   // RFC 9728 §3.1: MCP clients also look for the path-aware form of /mcp; the resource is the origin
   resourceRouter.get(ENDPOINTS.protectedResourceMetadata.path, serveMetadata);
-  if (options.mcp.enabled) resourceRouter.get(ENDPOINTS.mcpResourceMetadata.path, serveMetadata);
+  if (isServed('mcpResourceMetadata', options)) resourceRouter.get(ENDPOINTS.mcpResourceMetadata.path, serveMetadata);
   const userinfo = [catchBearerErrors(metadataUrl), requireBearer(), userinfoHandler(options.accounts)];
   resourceRouter.get(ENDPOINTS.userinfo.path, ...userinfo);
   resourceRouter.post(ENDPOINTS.userinfo.path, ...userinfo);
@@ -102,7 +106,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   });
   const interactions = createInteractionRouter({ provider, options, grantContexts });
 
-  const accountApi = options.memberData && createAccountApi({
+  const accountApi = isServed('accountApi', options) && options.memberData && createAccountApi({
     bearer,
     resourceMetadata: metadataUrl,
     dataSource: options.memberData,
@@ -111,7 +115,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     logger: options.logger,
   });
 
-  const mcp = options.mcp.enabled
+  const mcp = isServed('mcp', options)
     ? createMcpEndpoint({
       baseUrl: options.baseUrl,
       bearer,
@@ -126,10 +130,10 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   const middleware = Object.freeze({
     resource: resourceRouter.routes() as Middleware,
     interactions: interactions.routes() as Middleware,
-    registration: options.registration.variant === 'restricted'
+    registration: answeredBy('registration', options) === 'platform'
       ? restrictedRegistration(provider, options.registration.vendors)
       : undefined,
-    provider: dispatchToProvider(provider, { idTokens: options.idTokens, registration: options.registration.variant === 'open' }),
+    provider: dispatchToProvider(provider, options),
     accountApi: accountApi || undefined,
     mcp,
     docs,

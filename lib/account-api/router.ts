@@ -9,11 +9,12 @@ import type { Context, Middleware, Next } from 'koa';
 import { renderGraphiQL } from 'graphql-yoga';
 
 import type { Logger } from '../contracts.ts';
-import { InvalidTokenError, PlatformAuthError } from '../errors.ts';
+import { InvalidTokenError } from '../errors.ts';
 import { createMemberDataService } from '../member-data/service.ts';
 import type { MemberDataSource } from '../contracts.ts';
 import type { BearerAuth, BearerVerifier, VerifyOptions } from '../resource/bearer.ts';
 import { writeBearerError } from '../resource/challenge.ts';
+import { createBearerAuthenticator } from '../resource/require-bearer.ts';
 import { createAccountApiEngine } from './engine.ts';
 import { ENDPOINTS } from '../endpoints.ts';
 import { RequestProblem } from './errors.ts';
@@ -56,19 +57,17 @@ export function createAccountApi(deps: AccountApiDeps): Middleware {
     })
     : undefined;
 
+  const authenticateBearer = createBearerAuthenticator(deps.bearer, deps.resourceMetadata);
+
   async function authenticate(ctx: Context): Promise<BearerAuth | undefined> {
-    try {
-      const auth = await deps.bearer.verifyHeader(ctx.get('authorization') || undefined, ACCOUNT_API_ACCESS);
-      // member tokens always carry their client's site; one without is not ours to answer
-      if (!auth?.site) throw new InvalidTokenError('the access token names no site');
-      return auth;
-    } catch (error) {
-      if (error instanceof PlatformAuthError) {
-        writeBearerError(ctx, error, deps.resourceMetadata);
-        return undefined;
-      }
-      throw error;
+    const identity = await authenticateBearer(ctx, ACCOUNT_API_ACCESS);
+    if (!identity) return undefined;
+    // member tokens always carry their client's site; one without is not ours to answer
+    if (!identity.caller?.site) {
+      writeBearerError(ctx, new InvalidTokenError('the access token names no site'), deps.resourceMetadata);
+      return undefined;
     }
+    return identity.caller;
   }
 
   return async function accountApi(ctx: Context, next: Next) {

@@ -12,7 +12,8 @@ import type { EndpointId } from '../endpoints.ts';
 import { PROTOCOL } from '../constants.ts';
 import { code, codeList, fence, table } from './markdown.ts';
 import { authorizeParameters, tokenGrants } from './protocol.ts';
-import { endpointUrl, servedEndpoints, templatePath } from './surface.ts';
+import { endpointUrl, templatePath } from './surface.ts';
+import { servedEndpoints } from '../served-endpoints.ts';
 
 type Row = (options: ResolvedOptions) => readonly [request: string, response: string];
 

@@ -17,7 +17,9 @@ import { summariseSchema } from './graphql-fields.ts';
 import { bullets, bytes, code, codeList, duration, durationWithSeconds, numbered, table } from './markdown.ts';
 import type { ResolvedAuthMdOptions } from './options.ts';
 import { claimsByScope, oauthErrors } from './protocol.ts';
-import { endpointUrl, isServed, unreviewedDocumentScopes } from './surface.ts';
+import { endpointUrl } from './surface.ts';
+import { isServed } from '../served-endpoints.ts';
+import { UNREVIEWED_DOCUMENT_SCOPES } from '../policies/metadata-documents.ts';
 
 export const TITLE = 'Learning-Platform Authorization and Account Access Interface';
 
@@ -81,7 +83,7 @@ function metadataDocumentRule(options: ResolvedOptions): string {
   const hosts = cimd.allowedHosts === null
     ? 'from **any host** (open registration is enabled)'
     : `only from these hosts: ${codeList([...cimd.allowedHosts])}; a \`client_id\` URL on any other host is rejected`;
-  const unreviewed = unreviewedDocumentScopes();
+  const unreviewed = [...UNREVIEWED_DOCUMENT_SCOPES];
   const identity = unreviewed.filter((s) => SCOPES.find((d) => d.name === s)?.access === 'identity');
   return `Client ID Metadata Documents: **on**, ${hosts}. The \`client_id\` is the https URL of a JSON document whose \`client_id\` equals that URL. Its \`redirect_uris\` must be under the document host or be a loopback address. Such clients act for site operators. While unreviewed by a site operator a client may request read scopes (\`*:read\`) and identity scopes (${codeList(identity)}) only.`;
 }

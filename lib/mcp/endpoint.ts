@@ -19,14 +19,13 @@ import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js
 import type { Context, Middleware, Next } from 'koa';
 
 import { ENDPOINTS } from '../endpoints.ts';
-import { PlatformAuthError } from '../errors.ts';
 import { createMemberDataService } from '../member-data/service.ts';
 import type { Logger } from '../contracts.ts';
 import type { MemberDataSource } from '../contracts.ts';
 import type { BearerAuth, BearerVerifier } from '../resource/bearer.ts';
 import { extractBearerToken } from '../resource/bearer.ts';
-import { quoteParam, writeBearerError } from '../resource/challenge.ts';
-import { challengeScope, ToolAuthenticationRequiredError } from './errors.ts';
+import { writeBearerError } from '../resource/challenge.ts';
+import { createBearerAuthenticator } from '../resource/require-bearer.ts';
 import {
   calledTools, METHOD_NOT_ALLOWED, readJsonBody, toWebRequest, withoutStackTraces, writeJsonRpcProblem, writeWebResponse,
 } from './http.ts';
@@ -62,15 +61,6 @@ export function createEndpointTools(deps: McpDeps): ToolRegistry {
     ...(service ? memberTools({ service, maxPageSize: options.maxPageSize }) : []),
     ...options.tools,
   ]);
-}
-
-/** `WWW-Authenticate` for a refusal; a 401 for a protected tool also names its scopes. */
-function writeChallenge(ctx: Context, error: PlatformAuthError, resourceMetadata: string): void {
-  writeBearerError(ctx, error, resourceMetadata);
-  if (error instanceof ToolAuthenticationRequiredError) {
-    const params = [['error', error.code], ['error_description', error.description], ['scope', challengeScope(error)!], ['resource_metadata', resourceMetadata]];
-    ctx.set('WWW-Authenticate', `Bearer ${params.map(([k, v]) => `${k}=${quoteParam(v!)}`).join(', ')}`);
-  }
 }
 
 function toAuthInfo(caller: BearerAuth, token: string): AuthInfo {
@@ -115,17 +105,8 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
     return true;
   }
 
-  async function identify(ctx: Context): Promise<{ caller: BearerAuth | undefined } | undefined> {
-    try {
-      return { caller: await deps.bearer.verifyHeader(ctx.get('authorization') || undefined, { optional: true }) };
-    } catch (error) {
-      if (error instanceof PlatformAuthError) {
-        writeBearerError(ctx, error, resourceMetadata);
-        return undefined;
-      }
-      throw error;
-    }
-  }
+  const authenticate = createBearerAuthenticator(deps.bearer, resourceMetadata);
+  const identify = (ctx: Context) => authenticate(ctx, { optional: true });
 
   async function readMessages(ctx: Context): Promise<{ readonly value: unknown } | undefined> {
     if (!isJsonContentType(ctx.get('content-type') || null)) {
@@ -144,7 +125,7 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
       const prepared = registry.get(name);
       const refusal = prepared && refuseCall(prepared.tool, caller);
       if (refusal) {
-        writeChallenge(ctx, refusal, resourceMetadata);
+        writeBearerError(ctx, refusal, resourceMetadata);
         return false;
       }
     }

@@ -4,8 +4,7 @@
  *
  * @module
  */
-import { InsufficientScopeError, InvalidTokenError } from '../errors.ts';
-import type { PlatformAuthError } from '../errors.ts';
+import { InvalidTokenError } from '../errors.ts';
 
 /**
  * Thrown by a tool handler for an answer the caller should read: it becomes the tool error's
@@ -24,16 +23,9 @@ export class McpToolError extends Error {
  * first, before the protected-resource metadata's `scopes_supported`).
  */
 export class ToolAuthenticationRequiredError extends InvalidTokenError {
-  readonly scope: string;
+  declare readonly scope: string;
 
   constructor(tool: string, scope: string) {
-    super(`the ${tool} tool needs an access token with ${scope}: send Authorization: Bearer <token>`);
-    this.scope = scope;
+    super(`the ${tool} tool needs an access token with ${scope}: send Authorization: Bearer <token>`, { scope });
   }
-}
-
-/** The scope a challenge for `error` should name, if any. */
-export function challengeScope(error: PlatformAuthError): string | undefined {
-  if (error instanceof ToolAuthenticationRequiredError || error instanceof InsufficientScopeError) return error.scope;
-  return undefined;
 }

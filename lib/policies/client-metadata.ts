@@ -23,6 +23,7 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 
 import { isLoopbackUri } from '../constants.ts';
 import { parseScope, scopesForAudience } from '../scopes/catalogue.ts';
+import type { ProviderAnswer } from './provider-answer.ts';
 
 /** The extra metadata properties this library keeps on clients. */
 export const EXTRA_CLIENT_METADATA = ['audience', 'org_id'] as const;
@@ -103,5 +104,16 @@ export function validateClientMetadata(ctx: KoaContextWithOIDC | undefined, key:
   if (key === 'audience') checkAudience(ctx, metadata);
   if (key === 'org_id' && value !== undefined && (typeof value !== 'string' || !value)) {
     throw new errors.InvalidClientMetadata('org_id must be a non-empty string');
+  }
+}
+
+/**
+ * Answer rule: a registration body the provider refuses as `invalid_request` (not a JSON
+ * object) is `invalid_client_metadata`, the code RFC 7591 §3.2.2 gives for any metadata the
+ * server cannot accept.
+ */
+export function registrationRefusalCode(answer: ProviderAnswer): void {
+  if (answer.route === 'registration' && answer.status === 400 && answer.body.error === 'invalid_request') {
+    answer.body.error = 'invalid_client_metadata';
   }
 }

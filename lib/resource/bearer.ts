@@ -9,6 +9,7 @@ import type Provider from 'oidc-provider';
 
 import { InsufficientScopeError, InvalidTokenError, TemporarilyUnavailableError } from '../errors.ts';
 import { clientAudience } from '../policies/audience.ts';
+import { revokeOrphanedGrant } from '../policies/deleted-clients.ts';
 import type { Audience } from '../scopes/catalogue.ts';
 import { parseScope } from '../scopes/catalogue.ts';
 import { isStorageUnavailable } from '../storage/outage.ts';
@@ -51,16 +52,6 @@ export function extractBearerToken(header: string | undefined): string | undefin
   if (match) return match[1];
   if (SCHEME.test(header)) throw new InvalidTokenError('the bearer token is malformed');
   throw new InvalidTokenError('only the Bearer authorization scheme is accepted');
-}
-
-/** Revokes a grant whose client no longer exists, and its tokens; best effort. */
-export async function revokeOrphanedGrant(provider: Provider, grantId: string): Promise<void> {
-  try {
-    await Promise.all([provider.AccessToken, provider.RefreshToken, provider.AuthorizationCode].map((model) => model.revokeByGrantId(grantId)));
-    await (await provider.Grant.find(grantId))?.destroy();
-  } catch {
-    // the token is refused either way; the records expire on their own
-  }
 }
 
 export class BearerVerifier {

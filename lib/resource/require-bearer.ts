@@ -1,5 +1,8 @@
 /**
- * The Koa adapter of the bearer core: sets `ctx.state.auth` or answers the challenge.
+ * The Koa adapter of the bearer core, the one every protected route uses: the Account API,
+ * `/mcp` (optional mode: no token is anonymous), UserInfo and the host's routes through
+ * `auth.requireBearer()`. It verifies the `Authorization` header and either hands on the
+ * caller or answers the refusal (401/403 with the challenge, 503 when storage is down).
  *
  * @example
  * ```ts
@@ -23,18 +26,30 @@ export interface BearerState {
   auth?: BearerAuth;
 }
 
-export function createRequireBearer(verifier: BearerVerifier, resourceMetadata: string) {
+/** The request's caller (`undefined`: anonymous, in optional mode), or `undefined` overall when the refusal was answered. */
+export type BearerAuthenticator = (ctx: Context, options?: RequireBearerOptions) => Promise<{ readonly caller: BearerAuth | undefined } | undefined>;
+
+export function createBearerAuthenticator(verifier: BearerVerifier, resourceMetadata: string): BearerAuthenticator {
+  return async function authenticateBearer(ctx, options = {}) {
+    try {
+      return { caller: await verifier.verifyHeader(ctx.get('authorization') || undefined, options) };
+    } catch (err) {
+      if (err instanceof PlatformAuthError) {
+        writeBearerError(ctx, err, resourceMetadata);
+        return undefined;
+      }
+      throw err;
+    }
+  };
+}
+
+/** `auth.requireBearer(options)`: sets `ctx.state.auth` or answers the refusal. */
+export function createRequireBearer(authenticate: BearerAuthenticator) {
   return function requireBearerFactory(options: RequireBearerOptions = {}): Middleware<BearerState> {
     return async function requireBearer(ctx: Context, next: Next) {
-      try {
-        ctx.state.auth = await verifier.verifyHeader(ctx.get('authorization') || undefined, options);
-      } catch (err) {
-        if (err instanceof PlatformAuthError) {
-          writeBearerError(ctx, err, resourceMetadata);
-          return;
-        }
-        throw err;
-      }
+      const identity = await authenticate(ctx, options);
+      if (!identity) return;
+      ctx.state.auth = identity.caller;
       await next();
     };
   };

@@ -4,7 +4,8 @@
  */
 import { InvalidTokenError, extractBearerToken } from '../../lib/index.ts';
 import { InsufficientScopeError } from '../../lib/errors.ts';
-import { buildChallenge, quoteParam } from '../../lib/resource/challenge.ts';
+import { quoteParam } from '../../lib/http/error-response.ts';
+import { buildChallenge } from '../../lib/resource/challenge.ts';
 import { MEMBER, STUDENT, obtainTokens } from '../support/flows.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';

@@ -8,7 +8,7 @@ import { PROTOCOL } from '../../constants.ts';
 import type { ResolvedOptions } from '../../config/options.ts';
 import { SCOPES } from '../../scopes/catalogue.ts';
 import { claimsByScope, errorCodes, tokenGrants } from '../protocol.ts';
-import { isServed } from '../surface.ts';
+import { isServed } from '../../served-endpoints.ts';
 import { formSchema, ref } from './helpers.ts';
 import type { JsonSchema } from './types.ts';
 

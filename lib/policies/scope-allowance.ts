@@ -1,5 +1,6 @@
 /**
- * Which scopes a client may hold, and the refusal of anything else.
+ * Scope allowance and refusal: which scopes a client may hold, and the refusal of anything
+ * else.
  *
  * Scope requests are refused, never trimmed: oidc-provider silently drops scopes that no
  * resource server knows, so every requested scope is checked here first and anything
@@ -9,9 +10,10 @@
  */
 import { errors } from 'oidc-provider';
 
-import { findScope, isKnownScope, parseScope, scopesForAudience } from '../scopes/catalogue.ts';
+import { isKnownScope, parseScope, scopesForAudience } from '../scopes/catalogue.ts';
 import { clientAudience } from './audience.ts';
 import type { AudienceClient } from './audience.ts';
+import { unreviewedMayHold } from './metadata-documents.ts';
 
 export interface ScopedClient extends AudienceClient {
   readonly scope?: string | undefined;
@@ -22,12 +24,6 @@ export interface ScopedClient extends AudienceClient {
 export interface ScopePolicy {
   /** whether a site operator has reviewed this metadata-document client */
   isReviewed(clientId: string): Promise<boolean>;
-}
-
-/** Until reviewed, a metadata-document client may hold read and identity scopes only (spec §8). */
-function unreviewedMayHold(scope: string): boolean {
-  const access = findScope(scope)?.access;
-  return access === 'identity' || access === 'read';
 }
 
 /**

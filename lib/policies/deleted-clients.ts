@@ -1,0 +1,18 @@
+/**
+ * A deleted client takes its grants with it: deleting a member client (lib/member-clients)
+ * removes only the client record, and a grant of it met later (by the bearer check or by
+ * introspection) is revoked there, with every token of it. Whatever is not met expires.
+ *
+ * @module
+ */
+import type Provider from 'oidc-provider';
+
+/** Revokes a grant whose client no longer exists, and its tokens; best effort. */
+export async function revokeOrphanedGrant(provider: Provider, grantId: string): Promise<void> {
+  try {
+    await Promise.all([provider.AccessToken, provider.RefreshToken, provider.AuthorizationCode].map((model) => model.revokeByGrantId(grantId)));
+    await (await provider.Grant.find(grantId))?.destroy();
+  } catch {
+    // the token is refused either way; the records expire on their own
+  }
+}

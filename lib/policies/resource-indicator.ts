@@ -1,0 +1,56 @@
+/**
+ * Resource indicators (RFC 8707) name this service by its origin. Real clients send
+ * both `https://host` and `https://host/`; both mean the same resource, and its canonical
+ * form is the configured `baseUrl` (no trailing slash), which is also the tokens' `aud`.
+ *
+ * @module
+ */
+import { errors } from 'oidc-provider';
+import type { Client, KoaContextWithOIDC } from 'oidc-provider';
+
+import { assertScopesAllowed } from './scope-allowance.ts';
+
+/** The canonical form of `indicator` when it names `baseUrl`, otherwise `undefined`. */
+export function canonicalResource(indicator: string, baseUrl: string): string | undefined {
+  const url = URL.parse(indicator);
+  if (!url || url.search || url.hash || url.username || url.password) return undefined;
+  if (url.pathname !== '/') return undefined;
+  return url.origin === baseUrl ? baseUrl : undefined;
+}
+
+export interface ResourceServerPolicy {
+  readonly baseUrl: string;
+  /** seconds */
+  readonly accessTokenTTL: number;
+  /** the scopes `client` may hold (./scope-allowance.ts) */
+  readonly allowance: (client: Client) => Promise<ReadonlySet<string>>;
+}
+
+/**
+ * oidc-provider's `features.resourceIndicators`: every token is bound to this origin, also
+ * when the client names no resource; any other resource is `invalid_target`; and the scopes
+ * requested are checked against the client's allowance first, so they are refused rather than
+ * silently dropped.
+ */
+export function resourceIndicatorsFeature(policy: ResourceServerPolicy) {
+  const { baseUrl } = policy;
+  return {
+    enabled: true,
+    defaultResource: async () => baseUrl,
+    useGrantedResource: async () => true,
+    async getResourceServerInfo(ctx: KoaContextWithOIDC, indicator: string, client: Client) {
+      const resource = canonicalResource(indicator, baseUrl);
+      if (!resource) {
+        throw new errors.InvalidTarget(`this server issues tokens only for the resource ${baseUrl}`);
+      }
+      const allowance = await policy.allowance(client);
+      assertScopesAllowed(ctx.oidc.params?.scope as string | undefined, allowance);
+      return {
+        scope: [...allowance].join(' '),
+        audience: baseUrl,
+        accessTokenTTL: policy.accessTokenTTL,
+        accessTokenFormat: 'opaque' as const,
+      };
+    },
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * What a token says about its account: the claims of the ID token and UserInfo
+ * (lib/claims.ts, by scope), and the `org_id` and `roles` an access token carries. The site
+ * is the member client's own, or for an operator client the one chosen at consent
+ * (lib/grant-context.ts).
+ *
+ * @module
+ */
+import type { Client, FindAccount, KoaContextWithOIDC } from 'oidc-provider';
+
+import { accountClaims } from '../claims.ts';
+import type { AccountStore } from '../contracts.ts';
+import type { GrantContextStore } from '../grant-context.ts';
+import { parseScope } from '../scopes/catalogue.ts';
+import { clientAudience, memberClientSite, rolesAt } from './audience.ts';
+
+export interface TokenClaimsDeps {
+  readonly accounts: AccountStore;
+  readonly grantContexts: GrantContextStore;
+  /** for tokens minted outside a request (no ctx), e.g. by host tooling */
+  readonly findClient: (clientId: string) => Promise<Client | undefined>;
+}
+
+/** The site a token of `grantId` speaks for: the member client's, or the one chosen at consent. */
+export async function resolveSite(grantContexts: GrantContextStore, client: Client | undefined, grantId: string | undefined): Promise<string | undefined> {
+  if (!client) return undefined;
+  if (clientAudience(client) === 'member') return memberClientSite(client);
+  if (!grantId) return undefined;
+  return (await grantContexts.find(grantId))?.orgId;
+}
+
+/** oidc-provider's `findAccount`: claims by scope, at the token's site. */
+export function createFindAccount(deps: TokenClaimsDeps): FindAccount {
+  return async function findAccount(ctx, sub, token) {
+    const account = await deps.accounts.findById(sub);
+    if (!account) return undefined;
+    return {
+      accountId: account.id,
+      async claims(_use, scope) {
+        const site = await resolveSite(deps.grantContexts, ctx.oidc.client, token?.grantId);
+        return { ...accountClaims(account, site, new Set(parseScope(scope))) };
+      },
+    };
+  };
+}
+
+interface MintedToken {
+  readonly kind: string;
+  readonly clientId?: string | undefined;
+  readonly grantId?: string | undefined;
+  readonly accountId?: string | undefined;
+}
+
+/** oidc-provider's `extraTokenClaims`: an access token carries its site and the account's roles there. */
+export function createExtraTokenClaims(deps: TokenClaimsDeps) {
+  return async function extraTokenClaims(ctx: KoaContextWithOIDC | undefined, token: MintedToken) {
+    if (token.kind !== 'AccessToken') return undefined;
+    const client = ctx?.oidc?.client ?? await deps.findClient(token.clientId!);
+    const site = await resolveSite(deps.grantContexts, client, token.grantId);
+    if (!site) return undefined;
+    const account = await deps.accounts.findById(token.accountId!);
+    return { org_id: site, roles: account ? rolesAt(account, site) : [] };
+  };
+}
