@@ -86,4 +86,34 @@ export default defineConfig(
       }],
     },
   },
+  {
+    // test assertions walk untyped JSON answers; library code stays free of `any`
+    files: ['test/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+    },
+  },
+  {
+    // the layers point down: only the composition root mounts the interaction pages, and
+    // the HTML helpers every layer shares live in lib/pages/
+    files: ['lib/**/*.ts', 'adapters/**/*.ts'],
+    ignores: ['lib/platform-auth.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: ['**/interactions/*'], message: 'lib/ does not import interactions/ (only lib/platform-auth.ts mounts it); shared page helpers are in lib/pages/.' }],
+      }],
+    },
+  },
+  {
+    // examples/host is what an integrator copies: it uses the package's public API only
+    files: ['examples/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{
+          regex: String.raw`^(\.\./)+(lib/(?!index\.ts$)|interactions/|adapters/(?!(memory|redis)\.ts$))`,
+          message: 'examples/host imports only what the package exports: lib/index.ts (platform-auth) and adapters/memory.ts or adapters/redis.ts (platform-auth/adapters/*).',
+        }],
+      }],
+    },
+  },
 );

@@ -69,10 +69,10 @@ export class InsufficientScopeError extends PlatformAuthError {
   }
 }
 
-/** 400: a malformed request (RFC 6749 §5.2). */
+/** A malformed request (RFC 6749 §5.2): 400, or a more precise 4xx such as 405 or 413. */
 export class InvalidRequestError extends PlatformAuthError {
-  constructor(description: string, options?: { cause?: unknown }) {
-    super('invalid_request', 400, description, options);
+  constructor(description: string, options?: { cause?: unknown; status?: number }) {
+    super('invalid_request', options?.status ?? 400, description, options);
   }
 }
 

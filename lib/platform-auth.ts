@@ -71,10 +71,12 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   warnAboutGeneratedSecrets(options);
 
   const grantContexts = new GrantContextStore(options.adapter);
-  // eslint-disable-next-line prefer-const -- the hook runs only after the provider exists
-  let provider: Provider;
-  const findClient = (id: string) => provider.Client.find(id);
-  provider = new Provider(options.issuer, buildConfiguration(options, { grantContexts, findClient, provider: () => provider }));
+  // the configuration's hooks need the provider, which exists only once it is built from them
+  const built: { provider?: Provider } = {};
+  const current = () => built.provider!;
+  const findClient = (id: string) => current().Client.find(id);
+  const provider = new Provider(options.issuer, buildConfiguration(options, { grantContexts, findClient, provider: current }));
+  built.provider = provider;
   provider.proxy = options.proxy;
   provider.use(providerStorageOutageGuard(options.logger));
   provider.use(applyAnswerRules([noIdTokenOnRefresh, registrationRefusalCode, ...idTokenAnswerRules(options.idTokens)]));

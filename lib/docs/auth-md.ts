@@ -95,12 +95,12 @@ ${bullets([
     options.clientIdMetadataDocuments.enabled
       ? '`client_id`: string. Either an issued identifier, or (for clients that are not pre-registered vendor platforms) an HTTPS URL of a Client ID Metadata Document.'
       : '`client_id`: string, an issued identifier.',
-    `Token-endpoint auth method: public clients use \`none\`; confidential clients use \`client_secret_post\` (\`client_id\` and \`client_secret\` in the form body). HTTP Basic is refused with \`401\` \`invalid_client\`.`,
+    'Token-endpoint auth method: public clients use `none`; confidential clients use `client_secret_post` (`client_id` and `client_secret` in the form body). HTTP Basic is refused with `401` `invalid_client`.',
     'PKCE with `S256` is required of every client; `plain` and missing challenges are refused.',
     'Redirect URIs match exactly; a loopback redirect URI (`http://127.0.0.1`, `http://[::1]`, `http://localhost`) matches on any port (RFC 8252 §7.3).',
     metadataDocumentRule(options),
     'Member-audience clients are created by a site operator in the site\'s admin area (Developers, then OAuth applications, visible once the "MCP connections" beta feature is enabled); the operator picks the scopes and hands the `client_id` to the integrator. Any person with a role at the site, students included, can then authorize it. There is no self-serve route to a member client; the registration endpoint never creates one.',
-    `Operator clients act for one site per authorization: when the signing-in account operates several sites, it chooses one on the consent page; the tokens carry it as \`org_id\`.`,
+    'Operator clients act for one site per authorization: when the signing-in account operates several sites, it chooses one on the consent page; the tokens carry it as `org_id`.',
   ])}`;
 }
 

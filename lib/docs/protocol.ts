@@ -10,7 +10,6 @@ import type { ResolvedOptions } from '../config/options.ts';
 import { PROTOCOL } from '../constants.ts';
 import type { JsonSchema } from './openapi/types.ts';
 
-
 /** A request parameter or form field. */
 export interface FieldDoc {
   readonly name: string;

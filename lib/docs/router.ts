@@ -11,6 +11,8 @@ import type { Context, Middleware, Next } from 'koa';
 
 import type { ResolvedOptions } from '../config/options.ts';
 import { ENDPOINTS } from '../endpoints.ts';
+import { InvalidRequestError } from '../errors.ts';
+import { writeError } from '../http/error-response.ts';
 import { renderAuthMd } from './auth-md.ts';
 import { buildOpenApiDocument } from './openapi/document.ts';
 
@@ -52,9 +54,7 @@ export function createDocsRouter(deps: DocsDeps): Middleware {
     const document = documents.get(ctx.path);
     if (!document) return next();
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
-      ctx.status = 405;
-      ctx.set('Allow', 'GET, HEAD');
-      ctx.body = { error: 'invalid_request', error_description: `use GET ${ctx.path}` };
+      writeError(ctx, new InvalidRequestError(`use GET ${ctx.path}`, { status: 405 }), { headers: { Allow: 'GET, HEAD' } });
       return;
     }
     ctx.set('Cache-Control', DOCS_CACHE_CONTROL);

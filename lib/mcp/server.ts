@@ -103,8 +103,4 @@ export class ServerPool {
   release(server: McpServer): void {
     if (!server.isConnected() && this.#idle.length < this.#maxIdle) this.#idle.push(server);
   }
-
-  get idle(): number {
-    return this.#idle.length;
-  }
 }

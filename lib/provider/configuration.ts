@@ -12,11 +12,12 @@ import type { Client, Configuration } from 'oidc-provider';
 import { createDocumentFetch } from '../cimd/fetch.ts';
 import { SCOPE_CLAIMS } from '../claims.ts';
 import type { ResolvedOptions } from '../config/options.ts';
-import { PROTOCOL } from '../constants.ts';
 import { ENDPOINTS, providerRoutes } from '../endpoints.ts';
 import type { GrantContextStore } from '../grant-context.ts';
 import { renderProviderError } from '../pages/error-page.ts';
+import { codeFlowSettings } from '../policies/code-flow.ts';
 import { EXTRA_CLIENT_METADATA, validateClientMetadata } from '../policies/client-metadata.ts';
+import { providerTtl } from '../policies/lifetimes.ts';
 import { DOCUMENT_BODY_LIMIT, DOCUMENT_CACHE_SECONDS, metadataDocumentFeature } from '../policies/metadata-documents.ts';
 import { expiresWithSession, issueRefreshToken, rotateRefreshToken } from '../policies/refresh.ts';
 import { resourceIndicatorsFeature } from '../policies/resource-indicator.ts';
@@ -24,6 +25,7 @@ import { scopeAllowance } from '../policies/scope-allowance.ts';
 import { createExtraTokenClaims, createFindAccount } from '../policies/token-claims.ts';
 import { introspectionAllowed, revocationAllowed } from '../policies/token-access.ts';
 import { SCOPE_NAMES } from '../scopes/catalogue.ts';
+import { answeredBy } from '../served-endpoints.ts';
 
 export interface ConfigurationDeps {
   readonly grantContexts: GrantContextStore;
@@ -42,24 +44,13 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
   return {
     adapter: options.adapter,
     clients: options.clients.map((c) => ({ ...c })),
-    clientDefaults: {
-      grant_types: [...PROTOCOL.grantTypes],
-      response_types: [...PROTOCOL.responseTypes],
-      token_endpoint_auth_method: PROTOCOL.defaultTokenEndpointAuthMethod,
-      id_token_signed_response_alg: PROTOCOL.idTokenSigningAlg,
-    },
-    clientAuthMethods: [...PROTOCOL.tokenEndpointAuthMethods],
-    responseTypes: [...PROTOCOL.responseTypes],
-    // exact redirect_uri matching: the parameter is always required, never inferred
-    allowOmittingSingleRegisteredRedirectUri: false,
-    pkce: { required: () => true },
+    ...codeFlowSettings(),
     scopes: [...SCOPE_NAMES],
     claims: Object.fromEntries(Object.entries(SCOPE_CLAIMS).map(([k, v]) => [k, [...v]])),
     // the ID token carries the same claims as UserInfo (spec §2.3), not just `sub`
     conformIdTokenClaims: false,
     cookies: { keys: [...options.cookieKeys] },
     jwks: options.jwks,
-    enabledJWA: { idTokenSigningAlgValues: [PROTOCOL.idTokenSigningAlg] },
     routes: providerRoutes(),
     discovery: {
       // UserInfo and Variant A registration are answered beside the provider
@@ -74,12 +65,13 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
     fetchResponseBodyLimits: { 'client_id metadata document': DOCUMENT_BODY_LIMIT },
     features: {
       devInteractions: { enabled: false },
+      // UserInfo is served beside the provider, which refuses resource-bound tokens there
+      userinfo: { enabled: false },
       dPoP: { enabled: false },
       rpInitiatedLogout: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
-      userinfo: { enabled: false },
       // Variant B: RFC 7591 registration of operator clients (rules in lib/policies/client-metadata.ts)
-      registration: { enabled: options.registration.variant === 'open', initialAccessToken: false, issueRegistrationAccessToken: false },
+      registration: { enabled: answeredBy('registration', options) === 'provider', initialAccessToken: false, issueRegistrationAccessToken: false },
       clientIdMetadataDocument: metadataDocumentFeature(cimd),
       revocation: { enabled: true, allowedPolicy: (_ctx, client, token) => revocationAllowed(client, token) },
       introspection: { enabled: true, allowedPolicy: (_ctx, client, token) => introspectionAllowed(introspection, client, token) },
@@ -92,15 +84,7 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
     issueRefreshToken,
     rotateRefreshToken,
     expiresWithSession,
-    ttl: {
-      AccessToken: () => ttl.accessToken,
-      AuthorizationCode: () => ttl.authorizationCode,
-      IdToken: () => PROTOCOL.idTokenLifetime,
-      RefreshToken: () => ttl.refreshToken,
-      Interaction: () => ttl.interaction,
-      Session: () => ttl.session,
-      Grant: () => ttl.grant,
-    },
+    ttl: providerTtl(ttl),
     interactions: { url: (_ctx, interaction) => ENDPOINTS.interaction.path.replace(':uid', interaction.uid) },
     extraClientMetadata: {
       properties: [...EXTRA_CLIENT_METADATA],

@@ -11,13 +11,13 @@ import type { Context, Middleware, Next } from 'koa';
 import type Provider from 'oidc-provider';
 
 import { ENDPOINTS } from '../endpoints.ts';
+import { InvalidClientMetadataError, InvalidRequestError } from '../errors.ts';
+import { writeError } from '../http/error-response.ts';
 import { publicClientMetadata } from './public-metadata.ts';
 import { normaliseClientName } from './vendor-names.ts';
 
 function refuse(ctx: Context, description: string): void {
-  ctx.status = 400;
-  ctx.set('Cache-Control', 'no-store');
-  ctx.body = { error: 'invalid_client_metadata', error_description: description };
+  writeError(ctx, new InvalidClientMetadataError(description));
 }
 
 export function restrictedRegistration(provider: Provider, vendors: ReadonlyMap<string, string>): Middleware {
@@ -27,9 +27,7 @@ export function restrictedRegistration(provider: Provider, vendors: ReadonlyMap<
   return async function registerVendor(ctx: Context, next: Next) {
     if (ctx.path !== path) return next();
     if (ctx.method !== 'POST') {
-      ctx.status = 405;
-      ctx.set('Allow', 'POST');
-      ctx.body = { error: 'invalid_request', error_description: 'use POST with a JSON body' };
+      writeError(ctx, new InvalidRequestError('use POST with a JSON body', { status: 405 }), { headers: { Allow: 'POST' } });
       return;
     }
     if (!ctx.is('application/json')) {
@@ -40,8 +38,7 @@ export function restrictedRegistration(provider: Provider, vendors: ReadonlyMap<
       await json(ctx, async () => {});
     } catch (err) {
       if ((err as { status?: number }).status === 413) {
-        ctx.status = 413;
-        ctx.body = { error: 'invalid_request', error_description: 'the request body is too large' };
+        writeError(ctx, new InvalidRequestError('the request body is too large', { status: 413 }));
         return;
       }
       refuse(ctx, 'the request body must be a JSON object');

@@ -45,7 +45,6 @@ export async function operatorToken(app: RunningApp, scope = 'openid courses:rea
 export interface GraphQLAnswer {
   status: number;
   headers: Headers;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test assertions walk the JSON
   body: any;
 }
 

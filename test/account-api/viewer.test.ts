@@ -16,7 +16,6 @@ beforeAll(async () => {
 });
 afterAll(() => app.stop());
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- walking JSON answers
 type Json = any;
 
 async function allEnrolments(token: string, first: number): Promise<{ pages: Json[]; slugs: string[] }> {

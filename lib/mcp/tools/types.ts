@@ -80,6 +80,9 @@ export function defineMcpTool<Shape extends z.ZodRawShape, A extends McpToolAudi
   return tool;
 }
 
-/** Any tool, whatever its shape and audience (what `options.mcp.tools` holds). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- handler arguments are checked per tool by defineMcpTool
-export type AnyMcpTool = McpTool<any, McpToolAudience>;
+/**
+ * Any tool, whatever its shape and audience (what `options.mcp.tools` holds). `handler` is a
+ * method, so a tool of a narrower shape is assignable here; its arguments were typed by
+ * `defineMcpTool` and are validated against its schema before it runs.
+ */
+export type AnyMcpTool = McpTool<z.ZodRawShape, McpToolAudience>;
