@@ -1,0 +1,207 @@
+#!/usr/bin/env node
+/**
+ * `platform-auth`, the command line for production secrets: `keys` prints new ones,
+ * `rotate` prints the next JWKS (and cookie keys) from the current ones. The package `bin`
+ * (dist/lib/cli/main.js); `node lib/cli/main.ts` runs it from a checkout.
+ *
+ * Output is JSON on stdout. Messages on stderr never contain a secret. Exit status: 0 done,
+ * 2 bad arguments or input (nothing on stdout), 1 anything else.
+ *
+ * @module
+ */
+import { readFile } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+
+import {
+  SecretsInputError, createSecrets, parseCookieKeys, parseSecretsDocument, rotateCookieKeys, rotateJwks,
+} from './secrets.ts';
+import type { SigningJwks } from './secrets.ts';
+
+export const USAGE = `Usage: platform-auth <command> [options]
+
+Creates and rotates the secrets of platform-auth: options.jwks (the ES256 keys that sign
+ID tokens) and options.cookieKeys (the secrets that sign sign-in cookies). Prints JSON on
+stdout; treat it as a secret (a secret manager, never git).
+
+Commands:
+  keys               Print new production secrets:
+                       { "jwks": { "keys": [<ES256 private JWK with kid>] }, "cookieKeys": ["<secret>"] }
+  rotate [file]      Read the current secrets from file, or stdin when file is absent or "-":
+                     a JWKS { "keys": [...] } or what keys/rotate printed. Print the next JWKS:
+                       { "jwks": { "keys": [<new key>, <current keys>...] } }
+                     The new key signs from the moment it is deployed; the current keys stay
+                     after it so the ID tokens they signed still verify. "cookieKeys" of the
+                     input are passed through unchanged unless --cookie-keys is given.
+
+Options (rotate):
+  --keep <n>               Keep at most n current keys after the new one (default: all).
+                           Drop a key only after the ID tokens it signed have expired: 10
+                           minutes after the new key started signing, plus clock skew.
+  --cookie-keys <file>     Also rotate the cookie keys in file (a JSON array or
+                           { "cookieKeys": [...] }; may be the same file as the JWKS):
+                           print "cookieKeys" with a new key first, the current ones after it.
+  --keep-cookie-keys <n>   Keep at most n current cookie keys (default: all). Sign-in
+                           sessions signed with a dropped key end (ttl.session, 14 days by default).
+  -h, --help               Show this help.
+
+Exit status: 0 done, 2 bad arguments or input (nothing on stdout), 1 anything else.
+
+Examples:
+  platform-auth keys > secrets.json
+  platform-auth rotate secrets.json > secrets.next.json
+  platform-auth rotate --keep 1 --cookie-keys secrets.json secrets.json > secrets.next.json
+`;
+
+/** What the CLI touches outside itself; tests pass their own. */
+export interface CliIo {
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown };
+  /** all of standard input; `undefined` when it is a terminal (nothing piped) */
+  readStdin(): Promise<string | undefined>;
+  readFile(path: string): Promise<string>;
+}
+
+/** The real process. */
+export const processIo: CliIo = {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  async readStdin() {
+    if (process.stdin.isTTY) return undefined;
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  },
+  readFile: (path) => readFile(path, 'utf8'),
+};
+
+/** bad arguments or input: exit status 2 */
+class UsageError extends Error {
+  /** whether to point at --help (not for unreadable input) */
+  readonly hint: boolean;
+
+  constructor(message: string, hint = true) {
+    super(message);
+    this.hint = hint;
+  }
+}
+
+function count(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new UsageError(`${name} must be a whole number ≥ 0; got ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+async function readSource(io: CliIo, path: string | undefined, what: string): Promise<{ text: string; source: string }> {
+  if (path === undefined || path === '-') {
+    const text = await io.readStdin();
+    if (text === undefined || text.trim() === '') {
+      throw new UsageError(`rotate needs the current ${what}: pass a file, or pipe it on stdin${text === undefined ? '' : ' (stdin was empty)'}`);
+    }
+    return { text, source: 'stdin' };
+  }
+  try {
+    return { text: await io.readFile(path), source: path };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : code ?? 'unreadable';
+    throw new UsageError(`cannot read ${path}: ${reason}`, false);
+  }
+}
+
+function print(io: CliIo, value: unknown): void {
+  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+async function run(argv: readonly string[], io: CliIo): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        help: { type: 'boolean', short: 'h' },
+        keep: { type: 'string' },
+        'cookie-keys': { type: 'string' },
+        'keep-cookie-keys': { type: 'string' },
+      },
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const [command, ...rest] = positionals;
+  if (values.help) {
+    io.stdout.write(USAGE);
+    return;
+  }
+  if (command === undefined) throw new UsageError('a command is needed: keys or rotate');
+
+  if (command === 'keys') {
+    if (rest.length > 0) throw new UsageError(`keys takes no arguments; got ${JSON.stringify(rest[0])}`);
+    const misplaced = (['keep', 'cookie-keys', 'keep-cookie-keys'] as const).find((name) => values[name] !== undefined);
+    if (misplaced) throw new UsageError(`--${misplaced} is an option of rotate, not keys`);
+    print(io, await createSecrets());
+    return;
+  }
+
+  if (command === 'rotate') {
+    if (rest.length > 1) throw new UsageError(`rotate takes one file (or none, for stdin); got ${rest.length}`);
+    const keep = count(values.keep, '--keep');
+    const keepCookieKeys = count(values['keep-cookie-keys'], '--keep-cookie-keys');
+    const cookieKeysPath = values['cookie-keys'];
+    if (keepCookieKeys !== undefined && cookieKeysPath === undefined) throw new UsageError('--keep-cookie-keys needs --cookie-keys <file>');
+    const jwksPath = rest[0];
+    const readsStdin = (p: string | undefined) => p === undefined || p === '-';
+    if (cookieKeysPath !== undefined && readsStdin(jwksPath) && cookieKeysPath === '-') {
+      throw new UsageError('stdin can be read once: give the JWKS or the cookie keys as a file');
+    }
+
+    const input = await readSource(io, jwksPath, 'JWKS');
+    const current = parseSecretsDocument(input.text, input.source);
+    let cookieKeys = current.cookieKeys;
+    if (cookieKeysPath !== undefined) {
+      const cookieInput = cookieKeysPath === jwksPath ? input : await readSource(io, cookieKeysPath, 'cookie keys');
+      cookieKeys = rotateCookieKeys(parseCookieKeys(cookieInput.text, cookieInput.source), { keep: keepCookieKeys });
+    }
+    const jwks: SigningJwks = await rotateJwks(current.jwks, { keep });
+    print(io, cookieKeys === undefined ? { jwks } : { jwks, cookieKeys });
+    return;
+  }
+
+  throw new UsageError(`unknown command ${JSON.stringify(command)}: use keys or rotate`);
+}
+
+/**
+ * Runs the command line with `argv` (without `node` and the script) and returns the exit
+ * status; writes only through `io`.
+ */
+export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  try {
+    await run(argv, io);
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof SecretsInputError) {
+      io.stderr.write(`platform-auth: ${err.message}\n${err instanceof UsageError && err.hint ? 'Run platform-auth --help for usage.\n' : ''}`);
+      return 2;
+    }
+    // unexpected: the message only (a stack adds nothing for the user, and no input is quoted)
+    io.stderr.write(`platform-auth: ${(err as Error)?.message ?? String(err)}\n`);
+    return 1;
+  }
+}
+
+/** whether this module is the program node was asked to run (through a bin symlink too) */
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return import.meta.url === pathToFileURL(realpathSync(script)).href;
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) process.exitCode = await main(process.argv.slice(2));
