@@ -3,20 +3,21 @@
  *
  * @module
  */
-import { ConfigurationError } from '../errors.ts';
+import { checkBoolean, checkInteger, checkKnownKeys, checkObject, fail } from '../config/check.ts';
+import type { IntegerRange } from '../config/check.ts';
 import { MAX_PAGE_SIZE } from '../member-data/pagination.ts';
 
 export interface AccountApiOptions {
   /**
    * The cap on `first` for every list; a larger `first` fails with a `BAD_USER_INPUT` error
    * (refused, not trimmed). From 1 to 1000.
-   * @default 100
+   * @default {@link ACCOUNT_API_RANGES}.maxPageSize.default
    */
   maxPageSize?: number;
   /**
    * The deepest field nesting a query may have (introspection fields aside, which graphql-js
    * limits itself). From 1 to 50.
-   * @default 10
+   * @default {@link ACCOUNT_API_RANGES}.maxDepth.default
    */
   maxDepth?: number;
   /**
@@ -24,19 +25,19 @@ export interface AccountApiOptions {
    * the `first` it can return (the cap when `first` is a variable; 10 for lists without
    * `first`). Roughly an upper bound on the fields in the answer; every list of the viewer
    * at the cap fits. From 1 to 1,000,000.
-   * @default 10000
+   * @default {@link ACCOUNT_API_RANGES}.maxCost.default
    */
   maxCost?: number;
   /**
    * The most lexical tokens a query document may have; parsing stops beyond it, before any
    * validation work. From 100 to 100,000.
-   * @default 2000
+   * @default {@link ACCOUNT_API_RANGES}.maxTokens.default
    */
   maxTokens?: number;
   /**
    * The largest request body in bytes; larger bodies get 413 without being read. From 1 KiB
    * to 10 MiB.
-   * @default 32768 (32 KiB)
+   * @default {@link ACCOUNT_API_RANGES}.maxBodyBytes.default
    */
   maxBodyBytes?: number;
   /**
@@ -55,62 +56,34 @@ export interface AccountApiOptions {
 
 export type ResolvedAccountApiOptions = Readonly<Required<AccountApiOptions>>;
 
-interface Bound {
-  readonly min: number;
-  readonly max: number;
-  readonly fallback: number;
-  readonly unit: string;
-}
-
-const NUMBERS = {
-  maxPageSize: { min: 1, max: 1000, fallback: MAX_PAGE_SIZE, unit: 'items' },
-  maxDepth: { min: 1, max: 50, fallback: 10, unit: 'levels' },
-  maxCost: { min: 1, max: 1_000_000, fallback: 10_000, unit: '' },
-  maxTokens: { min: 100, max: 100_000, fallback: 2000, unit: 'tokens' },
-  maxBodyBytes: { min: 1024, max: 10 * 1024 * 1024, fallback: 32 * 1024, unit: 'bytes' },
-} as const satisfies Record<string, Bound>;
+/**
+ * The whole-number settings: their bounds, and the default each takes when left out (the
+ * one place those defaults are written; the TSDoc above and the README point here).
+ */
+export const ACCOUNT_API_RANGES = Object.freeze({
+  maxPageSize: { min: 1, max: 1000, default: MAX_PAGE_SIZE, unit: 'items' },
+  maxDepth: { min: 1, max: 50, default: 10, unit: 'levels' },
+  maxCost: { min: 1, max: 1_000_000, default: 10_000, unit: '' },
+  maxTokens: { min: 100, max: 100_000, default: 2000, unit: 'tokens' },
+  maxBodyBytes: { min: 1024, max: 10 * 1024 * 1024, default: 32 * 1024, unit: 'bytes' },
+} as const satisfies Record<string, IntegerRange>);
 
 const FLAGS = ['introspection', 'graphiql'] as const;
 
-const KNOWN = new Set<string>([...Object.keys(NUMBERS), ...FLAGS]);
+const KNOWN = new Set<string>([...Object.keys(ACCOUNT_API_RANGES), ...FLAGS]);
 
-function fail(message: string): never {
-  throw new ConfigurationError(message);
-}
-
-function show(value: unknown): string {
-  if (value === undefined) return 'undefined';
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return Object.prototype.toString.call(value);
-  }
-}
-
-function checkNumber(name: keyof typeof NUMBERS, value: unknown): number {
-  const { min, max, fallback, unit } = NUMBERS[name];
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || (value as number) < min || (value as number) > max) {
-    fail(`options.accountApi.${name} must be a whole number from ${min} to ${max}${unit ? ` (${unit})` : ''}; got ${show(value)}. Leave it out for the default, ${fallback}`);
-  }
-  return value as number;
+function checkNumber(name: keyof typeof ACCOUNT_API_RANGES, value: unknown): number {
+  return checkInteger(`options.accountApi.${name}`, value, ACCOUNT_API_RANGES[name]);
 }
 
 function checkFlag(name: (typeof FLAGS)[number], value: unknown, fallback: boolean): boolean {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'boolean') fail(`options.accountApi.${name} must be true or false; got ${show(value)}`);
-  return value;
+  return checkBoolean(`options.accountApi.${name}`, value, fallback);
 }
 
 /** Defaults and checks `options.accountApi`; throws ConfigurationError naming the option and the fix. */
 export function resolveAccountApiOptions(input: AccountApiOptions | undefined, production: boolean): ResolvedAccountApiOptions {
-  if (input !== undefined && (input === null || typeof input !== 'object' || Array.isArray(input))) {
-    fail(`options.accountApi must be an object of Account API settings; got ${show(input)}`);
-  }
-  const given = input ?? {};
-  for (const key of Object.keys(given)) {
-    if (!KNOWN.has(key)) fail(`options.accountApi.${key} is not a known option; use one of ${[...KNOWN].join(', ')}`);
-  }
+  const given = checkObject<AccountApiOptions>('options.accountApi', input, 'an object of Account API settings') ?? {};
+  checkKnownKeys('options.accountApi', given, KNOWN);
   const graphiql = checkFlag('graphiql', given.graphiql, !production);
   if (production && graphiql) {
     fail('options.accountApi.graphiql cannot be true in production: GraphiQL is a development tool that loads scripts from a CDN. Remove the option (it is off in production by default)');

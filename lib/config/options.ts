@@ -1,25 +1,53 @@
 /**
- * The options `createPlatformAuth` accepts, and what they resolve to.
- * Defaults and checks live in ./validate.ts; every field's default is named here.
+ * The options `createPlatformAuth` accepts, and what they resolve to. Checks live in
+ * ./validate.ts (and each feature's own `options.ts`).
+ *
+ * Every field's TSDoc has a `@default`. A default that is a value is written once, in a
+ * constant the validator reads, and the TSDoc points at it: `@default {@link NAME}` for the
+ * whole constant, `@default {@link NAME}.a.b` for a property of it. A default that is a
+ * behaviour ("an ephemeral key generated at start-up") is prose. The README options table is
+ * generated from these declarations by `scripts/options-table.ts`, which resolves the links
+ * to the constants' values.
  *
  * @module
  */
 import type { ClientMetadata, JWKS } from 'oidc-provider';
 
 import type { AdapterFactory } from '../../adapters/types.ts';
-import type { AccountApiOptions, ResolvedAccountApiOptions } from '../account-api/index.ts';
-import type { DocsOptions, ResolvedDocsOptions } from '../docs/index.ts';
-import type { McpOptions, ResolvedMcpOptions } from '../mcp/index.ts';
+import type { AccountApiOptions, ResolvedAccountApiOptions } from '../account-api/options.ts';
+import type { DEFAULT_TTL } from '../constants.ts';
 import type {
   AccountStore, Logger, MemberDataSource, SiteStore,
 } from '../contracts.ts';
+import type { DocsOptions, ResolvedDocsOptions } from '../docs/options.ts';
+import type { McpOptions, ResolvedMcpOptions } from '../mcp/options.ts';
 import type { Audience } from '../scopes/catalogue.ts';
+
+/**
+ * What the options of {@link PlatformAuthOptions} are when left out, in the shape of the
+ * options (`client` is each entry of `clients`). The one place these defaults are written:
+ * the validator reads them, the TSDoc below and the README table point here. Token
+ * lifetimes are {@link DEFAULT_TTL}.
+ */
+export const OPTION_DEFAULTS = Object.freeze({
+  clients: Object.freeze([]) as readonly StaticClient[],
+  client: Object.freeze({ audience: 'operator' as Audience }),
+  idTokens: true,
+  operatorRoles: Object.freeze(['owner', 'admin']) as readonly string[],
+  introspectionClients: Object.freeze([]) as readonly string[],
+  proxy: false,
+  registration: Object.freeze({
+    variant: 'restricted' as NonNullable<RegistrationOptions['variant']>,
+    vendors: Object.freeze([]) as readonly VendorIntegration[],
+  }),
+  clientIdMetadataDocuments: Object.freeze({ allowedHosts: Object.freeze([]) as readonly string[] }),
+});
 
 /** A client known at start-up: oidc-provider client metadata plus its audience. */
 export interface StaticClient extends ClientMetadata {
   /**
    * Who the client acts for.
-   * @default 'operator'
+   * @default {@link OPTION_DEFAULTS}.client.audience
    */
   audience?: Audience;
   /** The site a member client belongs to; required when `audience` is `member`. */
@@ -44,11 +72,15 @@ export interface VendorIntegration {
  * dynamic registration of operator clients through oidc-provider.
  */
 export interface RegistrationOptions {
-  /** @default 'restricted' */
+  /**
+   * `restricted` (Variant A) or `open` (Variant B).
+   * @default {@link OPTION_DEFAULTS}.registration.variant
+   */
   variant?: 'restricted' | 'open';
   /**
-   * Variant A's vendor platforms.
-   * @default []
+   * Variant A's vendor platforms: static operator clients (`options.clients`) handed out by
+   * their `client_name`.
+   * @default {@link OPTION_DEFAULTS}.registration.vendors
    */
   vendors?: VendorIntegration[];
 }
@@ -66,7 +98,7 @@ export interface ClientIdMetadataDocumentOptions {
   /**
    * Hosts (`app.example.com`, or `host:port`) whose documents are accepted. When
    * registration is open, every host is.
-   * @default []
+   * @default {@link OPTION_DEFAULTS}.clientIdMetadataDocuments.allowedHosts
    */
   allowedHosts?: string[];
   /**
@@ -92,21 +124,42 @@ export interface MemberClientOptions {
   betaEnabled?: boolean | string[] | ((siteId: string) => boolean | Promise<boolean>);
 }
 
+/** Token and session lifetimes, in seconds; each a positive whole number. */
+/** The lifetimes `options.ttl` sets: exactly the keys of {@link DEFAULT_TTL}. */
+export type LifetimeName = keyof typeof DEFAULT_TTL;
+
 export interface TokenLifetimes {
-  /** @default 3600 (1 hour) */
+  /**
+   * An access token.
+   * @default {@link DEFAULT_TTL}.accessToken
+   */
   accessToken?: number;
-  /** @default 1209600 (14 days); rotated on every use */
+  /**
+   * A refresh token; it is rotated on every use.
+   * @default {@link DEFAULT_TTL}.refreshToken
+   */
   refreshToken?: number;
-  /** @default 60 */
+  /**
+   * An authorization code (single use).
+   * @default {@link DEFAULT_TTL}.authorizationCode
+   */
   authorizationCode?: number;
-  /** @default 3600 (1 hour): how long a sign-in/consent page stays valid */
+  /**
+   * How long a sign-in/consent page stays valid.
+   * @default {@link DEFAULT_TTL}.interaction
+   */
   interaction?: number;
-  /** @default 1209600 (14 days): the browser sign-in session */
+  /**
+   * The browser sign-in session.
+   * @default {@link DEFAULT_TTL}.session
+   */
   session?: number;
-  /** @default 1209600 (14 days): a user's consent to a client */
+  /**
+   * A user's consent to a client.
+   * @default {@link DEFAULT_TTL}.grant
+   */
   grant?: number;
 }
-
 
 export interface PlatformAuthOptions {
   /**
@@ -115,45 +168,52 @@ export interface PlatformAuthOptions {
    * `https` is required in production; `http` is accepted for localhost and loopback only.
    */
   baseUrl: string;
-  /** The host's accounts: sign-in and the claims of `sub`. */
+  /**
+   * The host's accounts: sign-in and the claims of `sub`. `authenticate(email, password)`
+   * and `findById(id)`, both returning `Promise<Account | undefined>`, where `Account` is
+   * `{ id, email, name, roles: { [siteId]: string[] } }`.
+   */
   accounts: AccountStore;
   /**
-   * The host's sites, to show their names on the consent page.
+   * The host's sites, to show their names on the consent page: `findById(id)` returning
+   * `{ id, name }`.
    * @default each site is named by its id
    */
   sites?: SiteStore;
   /**
-   * Clients known at start-up (for example the demo clients).
-   * @default []
+   * Clients known at start-up (for example the demo clients): oidc-provider client metadata
+   * plus `audience` (`operator` or `member`) and, for member clients, `org_id`.
+   * @default {@link OPTION_DEFAULTS}.clients
    */
   clients?: StaticClient[];
   /**
-   * Storage, an oidc-provider adapter factory (`adapters/memory`, `adapters/redis`).
+   * Storage, an oidc-provider adapter factory (`createMemoryAdapter()` from
+   * `adapters/memory`, `createRedisAdapter()` from `adapters/redis`).
    * @default a fresh in-memory store (development only: lost on restart, not shared)
    */
   adapter?: AdapterFactory;
   /**
    * The private signing keys (JWKS) for ID tokens; ES256 (`kty: "EC"`, `crv: "P-256"`)
    * with a `kid`. Required in production.
-   * @default an ephemeral key generated at start-up (development only)
+   * @default an ephemeral key generated at start-up (development only, with a warning)
    */
   jwks?: JWKS;
   /**
    * Secrets that sign the sign-in session cookies, newest first (rotate by prepending).
    * Each at least 32 characters. Required in production.
-   * @default random keys generated at start-up (development only)
+   * @default random keys generated at start-up (development only, with a warning)
    */
   cookieKeys?: string[];
   /**
    * Issue ID tokens. When `false`, discovery lists neither
    * `id_token_signing_alg_values_supported` nor `jwks_uri`, the JWKS endpoint is not
    * served, no `id_token` is ever returned, and clients use UserInfo.
-   * @default true
+   * @default {@link OPTION_DEFAULTS}.idTokens
    */
   idTokens?: boolean;
   /**
    * The roles that make an account an operator of a site (may use operator clients for it).
-   * @default ['owner', 'admin']
+   * @default {@link OPTION_DEFAULTS}.operatorRoles
    */
   operatorRoles?: string[];
   /** Token and session lifetimes in seconds. */
@@ -161,16 +221,17 @@ export interface PlatformAuthOptions {
   /**
    * Who may introspect a token besides the client it was issued to: the client ids of
    * trusted resource servers.
-   * @default []
+   * @default {@link OPTION_DEFAULTS}.introspectionClients
    */
   introspectionClients?: string[];
   /**
    * Trust `X-Forwarded-Proto`/`X-Forwarded-Host` (set when behind a TLS-terminating proxy).
-   * @default false
+   * @default {@link OPTION_DEFAULTS}.proxy
    */
   proxy?: boolean;
   /**
-   * Production mode refuses generated keys and cookie secrets.
+   * Production mode refuses generated keys and cookie secrets, an `http` `baseUrl`, GraphiQL
+   * and the test-only metadata-document `fetch`.
    * @default process.env.NODE_ENV === 'production'
    */
   production?: boolean;
@@ -181,8 +242,8 @@ export interface PlatformAuthOptions {
   logger?: Logger;
   /**
    * The host's member data. The Account API (`/account/graphql`) and the MCP member tools
-   * read it; without it `/account/graphql` is not mounted.
-   * @default undefined
+   * read it.
+   * @default none: `/account/graphql` is not mounted, and `/mcp` has no member or catalogue tools
    */
   memberData?: MemberDataSource;
   /** Account API settings (page size cap, query limits, introspection, GraphiQL). */

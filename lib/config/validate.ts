@@ -10,33 +10,21 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import type { JWK, JWKS } from 'oidc-provider';
 
 import { createMemoryAdapter } from '../../adapters/memory.ts';
-import { resolveAccountApiOptions } from '../account-api/index.ts';
-import { resolveDocsOptions } from '../docs/index.ts';
-import { resolveMcpOptions } from '../mcp/index.ts';
+import { resolveAccountApiOptions } from '../account-api/options.ts';
+import { resolveDocsOptions } from '../docs/options.ts';
+import { resolveMcpOptions } from '../mcp/options.ts';
 import { normaliseClientName } from '../registration/vendor-names.ts';
 import { DEFAULT_TTL, isLoopbackHost } from '../constants.ts';
-import { ConfigurationError } from '../errors.ts';
 import { IDENTITY_SCOPES, isKnownScope, scopesForAudience } from '../scopes/catalogue.ts';
 import type { Logger } from '../contracts.ts';
+import {
+  checkBoolean, checkFunction, checkObject, checkStringList, fail, mustBe, show, unknownKey,
+} from './check.ts';
+import { OPTION_DEFAULTS } from './options.ts';
 import type {
-  PlatformAuthOptions, ResolvedClientIdMetadataDocuments, ResolvedOptions, ResolvedRegistration, StaticClient,
-  TokenLifetimes,
+  ClientIdMetadataDocumentOptions, MetadataDocumentFetch, PlatformAuthOptions, RegistrationOptions,
+  ResolvedClientIdMetadataDocuments, ResolvedOptions, ResolvedRegistration, StaticClient, TokenLifetimes,
 } from './options.ts';
-
-
-function fail(message: string): never {
-  throw new ConfigurationError(message);
-}
-
-function show(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (value === undefined) return 'undefined';
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return Object.prototype.toString.call(value);
-  }
-}
 
 /** Canonical form of an origin: scheme://host[:port], no trailing slash. */
 export function checkBaseUrl(value: unknown, production: boolean): string {
@@ -65,12 +53,12 @@ function checkAccounts(value: unknown): PlatformAuthOptions['accounts'] {
 }
 
 function checkClients(value: unknown): StaticClient[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value)) fail(`options.clients must be an array of client metadata objects; got ${show(value)}`);
+  if (value === undefined) return [...OPTION_DEFAULTS.clients];
+  if (!Array.isArray(value)) mustBe('options.clients', 'an array of client metadata objects', value);
   const seen = new Set<string>();
   return value.map((raw: unknown, i): StaticClient => {
     const path = `options.clients[${i}]`;
-    if (!raw || typeof raw !== 'object') fail(`${path} must be a client metadata object; got ${show(raw)}`);
+    if (!raw || typeof raw !== 'object') mustBe(path, 'a client metadata object', raw);
     const client = { ...(raw as StaticClient) };
     if (typeof client.client_id !== 'string' || !client.client_id) fail(`${path}.client_id must be a non-empty string`);
     if (seen.has(client.client_id)) fail(`${path}.client_id ${show(client.client_id)} is listed twice`);
@@ -78,8 +66,8 @@ function checkClients(value: unknown): StaticClient[] {
       fail(`${path}.client_id must not be an https URL: such client_ids name client ID metadata documents (options.clientIdMetadataDocuments)`);
     }
     seen.add(client.client_id);
-    const audience = client.audience ?? 'operator';
-    if (audience !== 'member' && audience !== 'operator') fail(`${path}.audience must be "member" or "operator"; got ${show(client.audience)}`);
+    const audience = client.audience ?? OPTION_DEFAULTS.client.audience;
+    if (audience !== 'member' && audience !== 'operator') mustBe(`${path}.audience`, '"member" or "operator"', client.audience);
     client.audience = audience;
     if (audience === 'member' && (typeof client.org_id !== 'string' || !client.org_id)) {
       fail(`${path}.org_id must name the site a member client belongs to`);
@@ -108,7 +96,7 @@ function checkJwks(value: unknown): JWKS {
     if (key.kty !== 'EC' || key.crv !== 'P-256' || typeof key.d !== 'string') {
       fail(`options.jwks.keys[${i}] must be a private EC P-256 key (ES256 is the only ID-token algorithm); got kty ${show(key.kty)}, crv ${show(key.crv)}`);
     }
-    if (key.alg !== undefined && key.alg !== 'ES256') fail(`options.jwks.keys[${i}].alg must be "ES256" or absent; got ${show(key.alg)}`);
+    if (key.alg !== undefined && key.alg !== 'ES256') mustBe(`options.jwks.keys[${i}].alg`, '"ES256" or absent', key.alg);
     if (typeof key.kid !== 'string' || !key.kid) fail(`options.jwks.keys[${i}].kid must be a non-empty string so ID tokens name their key`);
   });
   return { keys: jwks.keys.map((k) => ({ ...k, alg: 'ES256', use: 'sig' })) };
@@ -124,33 +112,26 @@ function checkCookieKeys(value: unknown): string[] {
 }
 
 function checkTtl(value: unknown): Required<TokenLifetimes> {
-  if (value === undefined) return { ...DEFAULT_TTL };
-  if (!value || typeof value !== 'object') fail(`options.ttl must be an object of lifetimes in seconds; got ${show(value)}`);
+  // arrays have always passed here (`[]` reads as `{}`); checkObject keeps that
+  const given = checkObject('options.ttl', value, 'an object of lifetimes in seconds', { allowArray: true }) ?? {};
   const out: Required<TokenLifetimes> = { ...DEFAULT_TTL };
-  for (const [name, seconds] of Object.entries(value)) {
-    if (!(name in DEFAULT_TTL)) fail(`options.ttl.${name} is not a known lifetime; use one of ${Object.keys(DEFAULT_TTL).join(', ')}`);
-    if (!Number.isSafeInteger(seconds) || (seconds as number) <= 0) fail(`options.ttl.${name} must be a positive whole number of seconds; got ${show(seconds)}`);
+  for (const [name, seconds] of Object.entries(given)) {
+    if (!(name in DEFAULT_TTL)) unknownKey('options.ttl', name, Object.keys(DEFAULT_TTL), 'lifetime');
+    if (!Number.isSafeInteger(seconds) || (seconds as number) <= 0) mustBe(`options.ttl.${name}`, 'a positive whole number of seconds', seconds);
     out[name as keyof TokenLifetimes] = seconds as number;
   }
   return out;
 }
 
-function checkStringList(name: string, value: unknown, fallback: string[]): string[] {
-  if (value === undefined) return fallback;
-  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || !v)) {
-    fail(`options.${name} must be an array of non-empty strings; got ${show(value)}`);
-  }
-  return value as string[];
-}
-
 function checkRegistration(value: PlatformAuthOptions['registration'], clients: readonly StaticClient[]): ResolvedRegistration {
-  if (value === undefined) return { variant: 'restricted', vendors: new Map() };
-  if (!value || typeof value !== 'object') fail(`options.registration must be an object like { variant: 'restricted', vendors: [...] }; got ${show(value)}`);
-  const variant = value.variant ?? 'restricted';
-  if (variant !== 'restricted' && variant !== 'open') fail(`options.registration.variant must be "restricted" (Variant A) or "open" (Variant B); got ${show(value.variant)}`);
-  if (value.vendors !== undefined && !Array.isArray(value.vendors)) fail(`options.registration.vendors must be an array of { clientId, names? }; got ${show(value.vendors)}`);
+  const given = checkObject<RegistrationOptions>(
+    'options.registration', value, 'an object like { variant: \'restricted\', vendors: [...] }', { allowArray: true },
+  ) ?? {};
+  const variant = given.variant ?? OPTION_DEFAULTS.registration.variant;
+  if (variant !== 'restricted' && variant !== 'open') mustBe('options.registration.variant', '"restricted" (Variant A) or "open" (Variant B)', given.variant);
+  if (given.vendors !== undefined && !Array.isArray(given.vendors)) mustBe('options.registration.vendors', 'an array of { clientId, names? }', given.vendors);
   const vendors = new Map<string, string>();
-  (value.vendors ?? []).forEach((vendor, i) => {
+  (given.vendors ?? OPTION_DEFAULTS.registration.vendors).forEach((vendor, i) => {
     const path = `options.registration.vendors[${i}]`;
     const client = clients.find((c) => c.client_id === vendor?.clientId);
     if (!client) fail(`${path}.clientId ${show(vendor?.clientId)} must name a client in options.clients`);
@@ -158,7 +139,7 @@ function checkRegistration(value: PlatformAuthOptions['registration'], clients: 
     const names = vendor.names ?? (client.client_name ? [client.client_name] : []);
     if (!Array.isArray(names) || names.length === 0) fail(`${path}.names must list the client_name values of this platform (the client has no client_name to default to)`);
     for (const name of names) {
-      if (typeof name !== 'string' || !normaliseClientName(name)) fail(`${path}.names must be non-empty strings; got ${show(name)}`);
+      if (typeof name !== 'string' || !normaliseClientName(name)) mustBe(`${path}.names`, 'non-empty strings', name);
       const key = normaliseClientName(name);
       if (vendors.has(key) && vendors.get(key) !== vendor.clientId) fail(`${path}.names: ${show(name)} already names the vendor ${show(vendors.get(key))}`);
       vendors.set(key, vendor.clientId);
@@ -170,7 +151,7 @@ function checkRegistration(value: PlatformAuthOptions['registration'], clients: 
 function checkHost(name: string, host: unknown): string {
   const url = typeof host === 'string' && !host.includes('/') ? URL.parse(`https://${host}`) : null;
   if (!url || url.host !== String(host).toLowerCase() || url.username || url.password) {
-    fail(`${name} entries must be host names, optionally with a port ("app.example.com", "app.example.com:8443"); got ${show(host)}`);
+    mustBe(`${name} entries`, 'host names, optionally with a port ("app.example.com", "app.example.com:8443")', host);
   }
   return url.host;
 }
@@ -179,12 +160,11 @@ function checkMetadataDocuments(
   value: PlatformAuthOptions['clientIdMetadataDocuments'], open: boolean, production: boolean,
 ): ResolvedClientIdMetadataDocuments {
   const name = 'options.clientIdMetadataDocuments';
-  if (value !== undefined && (!value || typeof value !== 'object')) fail(`${name} must be an object; got ${show(value)}`);
-  const v = value ?? {};
-  if (v.enabled !== undefined && typeof v.enabled !== 'boolean') fail(`${name}.enabled must be a boolean; got ${show(v.enabled)}`);
-  if (v.allowedHosts !== undefined && !Array.isArray(v.allowedHosts)) fail(`${name}.allowedHosts must be an array of host names; got ${show(v.allowedHosts)}`);
-  const hosts = new Set((v.allowedHosts ?? []).map((h) => checkHost(`${name}.allowedHosts`, h)));
-  const enabled = v.enabled ?? (open || hosts.size > 0);
+  const v = checkObject<ClientIdMetadataDocumentOptions>(name, value, 'an object', { allowArray: true }) ?? {};
+  const given = checkBoolean(`${name}.enabled`, v.enabled, undefined, 'a boolean');
+  if (v.allowedHosts !== undefined && !Array.isArray(v.allowedHosts)) mustBe(`${name}.allowedHosts`, 'an array of host names', v.allowedHosts);
+  const hosts = new Set((v.allowedHosts ?? OPTION_DEFAULTS.clientIdMetadataDocuments.allowedHosts).map((h) => checkHost(`${name}.allowedHosts`, h)));
+  const enabled = given ?? (open || hosts.size > 0);
   if (enabled && !open && hosts.size === 0) {
     fail(`${name}: with restricted registration, documents are accepted only from allowedHosts; list the hosts or set enabled: false`);
   }
@@ -196,12 +176,12 @@ function checkMetadataDocuments(
   } else if (Array.isArray(v.reviewed) && v.reviewed.every((r) => typeof r === 'string')) {
     const list = new Set(v.reviewed);
     isReviewed = async (id) => list.has(id);
-  } else fail(`${name}.reviewed must be an array of client_id URLs or a function (clientId) => boolean; got ${show(v.reviewed)}`);
-  if (v.fetch !== undefined && typeof v.fetch !== 'function') fail(`${name}.fetch must be a function (url, init) => Promise<Response>`);
-  if (v.fetch !== undefined && production) {
+  } else mustBe(`${name}.reviewed`, 'an array of client_id URLs or a function (clientId) => boolean', v.reviewed);
+  const fetch = checkFunction<MetadataDocumentFetch>(`${name}.fetch`, v.fetch, '(url, init) => Promise<Response>');
+  if (fetch !== undefined && production) {
     fail(`${name}.fetch is for tests only (it may bypass the SSRF protection of document fetches); remove it in production`);
   }
-  return { enabled, allowedHosts: open ? null : hosts, isReviewed, fetch: v.fetch };
+  return { enabled, allowedHosts: open ? null : hosts, isReviewed, fetch };
 }
 
 function checkBeta(value: unknown): (siteId: string) => Promise<boolean> {
@@ -213,7 +193,7 @@ function checkBeta(value: unknown): (siteId: string) => Promise<boolean> {
     const sites = new Set(value as string[]);
     return async (site) => sites.has(site);
   }
-  fail(`${name} must be a boolean, an array of site ids or a function (siteId) => boolean; got ${show(value)}`);
+  mustBe(name, 'a boolean, an array of site ids or a function (siteId) => boolean', value);
 }
 
 async function generateSigningKeys(): Promise<JWKS> {
@@ -226,8 +206,8 @@ async function generateSigningKeys(): Promise<JWKS> {
 /** Resolves the options once; throws ConfigurationError with a fix for anything that cannot work. */
 export async function validateOptions(input: PlatformAuthOptions): Promise<ResolvedOptions> {
   if (!input || typeof input !== 'object') fail('createPlatformAuth(options) needs an options object with at least baseUrl and accounts');
-  const production = input.production ?? process.env.NODE_ENV === 'production';
-  if (typeof production !== 'boolean') fail(`options.production must be a boolean; got ${show(input.production)}`);
+  // `production: null` has always read as left out
+  const production = checkBoolean('options.production', input.production ?? undefined, process.env.NODE_ENV === 'production', 'a boolean');
   const logger: Logger = input.logger ?? console;
   const baseUrl = checkBaseUrl(input.baseUrl, production);
   const generated: ('jwks' | 'cookieKeys')[] = [];
@@ -256,15 +236,13 @@ export async function validateOptions(input: PlatformAuthOptions): Promise<Resol
   if (input.adapter !== undefined && typeof input.adapter !== 'function') {
     fail('options.adapter must be an oidc-provider adapter factory (modelName) => adapter, e.g. createMemoryAdapter() or createRedisAdapter(...)');
   }
-  if (input.idTokens !== undefined && typeof input.idTokens !== 'boolean') fail(`options.idTokens must be a boolean; got ${show(input.idTokens)}`);
-  if (input.proxy !== undefined && typeof input.proxy !== 'boolean') fail(`options.proxy must be a boolean; got ${show(input.proxy)}`);
+  const idTokens = checkBoolean('options.idTokens', input.idTokens, OPTION_DEFAULTS.idTokens, 'a boolean');
+  const proxy = checkBoolean('options.proxy', input.proxy, OPTION_DEFAULTS.proxy, 'a boolean');
   if (input.sites !== undefined && typeof input.sites?.findById !== 'function') fail('options.sites must be an object with a findById(id) method');
 
   const clients = checkClients(input.clients);
   const registration = checkRegistration(input.registration, clients);
-  if (input.memberClients !== undefined && (!input.memberClients || typeof input.memberClients !== 'object')) {
-    fail(`options.memberClients must be an object like { betaEnabled }; got ${show(input.memberClients)}`);
-  }
+  checkObject('options.memberClients', input.memberClients, 'an object like { betaEnabled }', { allowArray: true });
 
   return Object.freeze({
     baseUrl,
@@ -276,11 +254,11 @@ export async function validateOptions(input: PlatformAuthOptions): Promise<Resol
     ownsAdapter: input.adapter === undefined,
     jwks,
     cookieKeys,
-    idTokens: input.idTokens ?? true,
-    operatorRoles: checkStringList('operatorRoles', input.operatorRoles, ['owner', 'admin']),
+    idTokens,
+    operatorRoles: checkStringList('options.operatorRoles', input.operatorRoles, OPTION_DEFAULTS.operatorRoles),
     ttl: checkTtl(input.ttl),
-    introspectionClients: checkStringList('introspectionClients', input.introspectionClients, []),
-    proxy: input.proxy ?? false,
+    introspectionClients: checkStringList('options.introspectionClients', input.introspectionClients, OPTION_DEFAULTS.introspectionClients),
+    proxy,
     production,
     logger,
     memberData: input.memberData,

@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { ConfigurationError } from '../errors.ts';
+import { fail, show } from '../config/check.ts';
 import type { RequireBearerOptions } from '../resource/require-bearer.ts';
 import { isKnownScope } from '../scopes/catalogue.ts';
 import { ref, SECURITY_SCHEME } from './openapi/helpers.ts';
@@ -73,25 +73,21 @@ export function bearerOperation(guard: RequireBearerOptions, operation: OpenApiO
   };
 }
 
-function fail(message: string): never {
-  throw new ConfigurationError(`describeBearerRoute: ${message}`);
-}
-
 /**
  * OpenAPI `paths` for one host route guarded by `auth.requireBearer(guard)`; pass the same
  * `scopes`, `audiences` and `optional` as the guard. Throws ConfigurationError for a scope
  * outside the catalogue.
  */
 export function describeBearerRoute(route: BearerRouteDescription): OpenApiPaths {
-  if (!route || typeof route !== 'object') fail('pass { path, method, summary, scopes?, audiences? }');
-  if (typeof route.path !== 'string' || !route.path.startsWith('/')) fail(`path must start with "/"; got ${JSON.stringify(route.path)}`);
-  if (!METHODS.includes(route.method)) fail(`method must be one of ${METHODS.join(', ')}; got ${JSON.stringify(route.method)}`);
-  if (typeof route.summary !== 'string' || !route.summary.trim()) fail(`summary of ${route.method} ${route.path} must be a non-empty string`);
+  if (!route || typeof route !== 'object') fail('describeBearerRoute: pass { path, method, summary, scopes?, audiences? }');
+  if (typeof route.path !== 'string' || !route.path.startsWith('/')) fail(`describeBearerRoute: path must start with "/"; got ${show(route.path)}`);
+  if (!METHODS.includes(route.method)) fail(`describeBearerRoute: method must be one of ${METHODS.join(', ')}; got ${show(route.method)}`);
+  if (typeof route.summary !== 'string' || !route.summary.trim()) fail(`describeBearerRoute: summary of ${route.method} ${route.path} must be a non-empty string`);
   for (const scope of route.scopes ?? []) {
-    if (!isKnownScope(scope)) fail(`${route.method} ${route.path} names the scope ${JSON.stringify(scope)}, which is not in the scope catalogue`);
+    if (!isKnownScope(scope)) fail(`describeBearerRoute: ${route.method} ${route.path} names the scope ${show(scope)}, which is not in the scope catalogue`);
   }
   for (const audience of route.audiences ?? []) {
-    if (audience !== 'member' && audience !== 'operator') fail(`audiences must be "member" or "operator"; got ${JSON.stringify(audience)}`);
+    if (audience !== 'member' && audience !== 'operator') fail(`describeBearerRoute: audiences must be "member" or "operator"; got ${show(audience)}`);
   }
   const path = templatePath(route.path);
   const given = [...(route.parameters ?? [])];

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { ConfigurationError } from '../errors.ts';
+import { checkBoolean, checkInteger, checkKnownKeys, checkObject, fail, mustBe } from '../config/check.ts';
+import type { IntegerRange } from '../config/check.ts';
 import { MAX_PAGE_SIZE } from '../member-data/pagination.ts';
 import { findScope } from '../scopes/catalogue.ts';
 import { MEMBER_TOOL_NAMES } from './tools/member.ts';
@@ -15,41 +16,41 @@ export interface McpOptions {
   /**
    * The host's own tools, beside the library's public and member tools. Each names the
    * audience and scopes it needs; `tools/list` shows a caller only what it may call.
-   * @default []
+   * @default {@link MCP_DEFAULTS}.tools
    */
   tools?: readonly AnyMcpTool[];
   /**
    * The school whose public catalogue the public tools read when the caller names no `site`
    * and has no token naming one. Without it, such a call is a tool error asking for `site`.
-   * @default undefined
+   * @default none
    */
   defaultSite?: string;
   /**
    * The cap on `first` of the list tools; larger values are refused by the input schema.
    * From 1 to 1000.
-   * @default 100
+   * @default {@link MCP_RANGES}.maxPageSize.default
    */
   maxPageSize?: number;
   /**
    * The largest request body in bytes; larger bodies get 413 without being read.
    * From 1 KiB to 4 MiB.
-   * @default 262144 (256 KiB)
+   * @default {@link MCP_RANGES}.maxBodyBytes.default
    */
   maxBodyBytes?: number;
   /**
    * The most idle MCP servers kept for reuse; a request finding none builds one. From 1 to 1024.
-   * @default 16
+   * @default {@link MCP_RANGES}.maxIdleServers.default
    */
   maxIdleServers?: number;
   /**
    * Answer CORS preflights and send `Access-Control-Allow-Origin: *`, for browser-based MCP
    * clients. Tokens travel in the `Authorization` header, never in cookies.
-   * @default true
+   * @default {@link MCP_DEFAULTS}.cors
    */
   cors?: boolean;
   /**
    * `serverInfo` of the `initialize` answer.
-   * @default { name: 'platform-auth', title: 'Course platform', version: '1.0.0' }
+   * @default {@link MCP_DEFAULTS}.serverInfo
    */
   serverInfo?: { name: string; version: string; title?: string };
   /**
@@ -71,15 +72,25 @@ export interface ResolvedMcpOptions {
   readonly instructions: string;
 }
 
-const DEFAULT_INSTRUCTIONS = 'Tools of an online course platform. Without a token: search a school\'s public course '
+/**
+ * What the settings of {@link McpOptions} are when left out (the one place these defaults
+ * are written; the TSDoc above and the README point here).
+ */
+export const MCP_DEFAULTS = Object.freeze({
+  tools: Object.freeze([]) as readonly AnyMcpTool[],
+  cors: true,
+  serverInfo: Object.freeze({ name: 'platform-auth', title: 'Course platform', version: '1.0.0' }),
+  instructions: 'Tools of an online course platform. Without a token: search a school\'s public course '
   + 'catalogue and read course outlines. With a member token (account:read): your own courses with progress and '
-  + 'expiry, where you left off, your orders and event registrations. Operator tools need an operator token.';
+  + 'expiry, where you left off, your orders and event registrations. Operator tools need an operator token.',
+});
 
-const NUMBERS = {
-  maxPageSize: { min: 1, max: 1000, fallback: MAX_PAGE_SIZE },
-  maxBodyBytes: { min: 1024, max: 4 * 1024 * 1024, fallback: 256 * 1024 },
-  maxIdleServers: { min: 1, max: 1024, fallback: 16 },
-} as const;
+/** The whole-number settings: their bounds and the default each takes when left out. */
+export const MCP_RANGES = Object.freeze({
+  maxPageSize: { min: 1, max: 1000, default: MAX_PAGE_SIZE },
+  maxBodyBytes: { min: 1024, max: 4 * 1024 * 1024, default: 256 * 1024 },
+  maxIdleServers: { min: 1, max: 1024, default: 16 },
+} as const satisfies Record<string, IntegerRange>);
 
 const KNOWN = new Set(['tools', 'defaultSite', 'maxPageSize', 'maxBodyBytes', 'maxIdleServers', 'cors', 'serverInfo', 'instructions']);
 const RESERVED = new Set<string>([...PUBLIC_TOOL_NAMES, ...MEMBER_TOOL_NAMES]);
@@ -87,26 +98,8 @@ const AUDIENCES: readonly McpToolAudience[] = ['public', 'member', 'operator'];
 // the MCP tool-name rule (SEP-986)
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
-function fail(message: string): never {
-  throw new ConfigurationError(message);
-}
-
-function show(value: unknown): string {
-  if (typeof value === 'function') return 'a function';
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return Object.prototype.toString.call(value);
-  }
-}
-
-function checkNumber(name: keyof typeof NUMBERS, value: unknown): number {
-  const { min, max, fallback } = NUMBERS[name];
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || (value as number) < min || (value as number) > max) {
-    fail(`options.mcp.${name} must be a whole number from ${min} to ${max}; got ${show(value)}. Leave it out for the default, ${fallback}`);
-  }
-  return value as number;
+function checkNumber(name: keyof typeof MCP_RANGES, value: unknown): number {
+  return checkInteger(`options.mcp.${name}`, value, MCP_RANGES[name]);
 }
 
 function isZodSchema(value: unknown): boolean {
@@ -115,17 +108,17 @@ function isZodSchema(value: unknown): boolean {
 
 function checkTool(tool: unknown, index: number, seen: Set<string>): AnyMcpTool {
   const at = `options.mcp.tools[${index}]`;
-  if (tool === null || typeof tool !== 'object') fail(`${at} must be a tool object ({ name, description, audience, scopes, inputSchema, handler }); got ${show(tool)}`);
+  if (tool === null || typeof tool !== 'object') mustBe(at, 'a tool object ({ name, description, audience, scopes, inputSchema, handler })', tool);
   const t = tool as Record<string, unknown>;
   if (typeof t.name !== 'string' || !TOOL_NAME.test(t.name)) {
-    fail(`${at}.name must be 1 to 128 letters, digits, "_", "-" or "."; got ${show(t.name)}`);
+    mustBe(`${at}.name`, '1 to 128 letters, digits, "_", "-" or "."', t.name);
   }
   const where = `${at} (${t.name})`;
   if (RESERVED.has(t.name)) fail(`${where}: the name is one of the library's own tools (${[...RESERVED].join(', ')}); pick another`);
   if (seen.has(t.name)) fail(`${where}: another tool has the same name; tool names must be unique`);
   seen.add(t.name);
   if (typeof t.description !== 'string' || t.description.trim() === '') fail(`${where}.description must be a non-empty string telling the model what the tool does`);
-  if (!AUDIENCES.includes(t.audience as McpToolAudience)) fail(`${where}.audience must be "public", "member" or "operator"; got ${show(t.audience)}`);
+  if (!AUDIENCES.includes(t.audience as McpToolAudience)) mustBe(`${where}.audience`, '"public", "member" or "operator"', t.audience);
   const audience = t.audience as McpToolAudience;
   if (!Array.isArray(t.scopes) || t.scopes.some((s) => typeof s !== 'string')) fail(`${where}.scopes must be an array of scope names`);
   const scopes = t.scopes as string[];
@@ -154,26 +147,21 @@ function checkTool(tool: unknown, index: number, seen: Set<string>): AnyMcpTool 
 
 /** Defaults and checks `options.mcp`; throws ConfigurationError naming the option and the fix. */
 export function resolveMcpOptions(input: McpOptions | false | undefined): ResolvedMcpOptions {
-  if (input !== undefined && input !== false && (input === null || typeof input !== 'object' || Array.isArray(input))) {
-    fail(`options.mcp must be an object of MCP settings, or false to turn /mcp off; got ${show(input)}`);
-  }
-  const given = input || {};
-  for (const key of Object.keys(given)) {
-    if (!KNOWN.has(key)) fail(`options.mcp.${key} is not a known option; use one of ${[...KNOWN].join(', ')}`);
-  }
-  if (given.tools !== undefined && !Array.isArray(given.tools)) fail(`options.mcp.tools must be an array of tools; got ${show(given.tools)}`);
+  const given = (input === false ? undefined : checkObject<McpOptions>('options.mcp', input, 'an object of MCP settings, or false to turn /mcp off')) ?? {};
+  checkKnownKeys('options.mcp', given, KNOWN);
+  if (given.tools !== undefined && !Array.isArray(given.tools)) mustBe('options.mcp.tools', 'an array of tools', given.tools);
   const seen = new Set<string>();
-  const tools = (given.tools ?? []).map((tool, i) => checkTool(tool, i, seen));
+  const tools = (given.tools ?? MCP_DEFAULTS.tools).map((tool, i) => checkTool(tool, i, seen));
   if (given.defaultSite !== undefined && (typeof given.defaultSite !== 'string' || given.defaultSite === '')) {
-    fail(`options.mcp.defaultSite must be a site id; got ${show(given.defaultSite)}`);
+    mustBe('options.mcp.defaultSite', 'a site id', given.defaultSite);
   }
-  if (given.cors !== undefined && typeof given.cors !== 'boolean') fail(`options.mcp.cors must be true or false; got ${show(given.cors)}`);
+  const cors = checkBoolean('options.mcp.cors', given.cors, MCP_DEFAULTS.cors);
   const info = given.serverInfo;
   if (info !== undefined && (info === null || typeof info.name !== 'string' || !info.name || typeof info.version !== 'string' || !info.version)) {
-    fail(`options.mcp.serverInfo must be { name, version } with non-empty strings; got ${show(info)}`);
+    mustBe('options.mcp.serverInfo', '{ name, version } with non-empty strings', info);
   }
   if (given.instructions !== undefined && typeof given.instructions !== 'string') {
-    fail(`options.mcp.instructions must be a string; got ${show(given.instructions)}`);
+    mustBe('options.mcp.instructions', 'a string', given.instructions);
   }
   return Object.freeze({
     enabled: input !== false,
@@ -182,8 +170,8 @@ export function resolveMcpOptions(input: McpOptions | false | undefined): Resolv
     maxPageSize: checkNumber('maxPageSize', given.maxPageSize),
     maxBodyBytes: checkNumber('maxBodyBytes', given.maxBodyBytes),
     maxIdleServers: checkNumber('maxIdleServers', given.maxIdleServers),
-    cors: given.cors ?? true,
-    serverInfo: Object.freeze({ ...(info ?? { name: 'platform-auth', title: 'Course platform', version: '1.0.0' }) }),
-    instructions: given.instructions ?? DEFAULT_INSTRUCTIONS,
+    cors,
+    serverInfo: Object.freeze({ ...(info ?? MCP_DEFAULTS.serverInfo) }),
+    instructions: given.instructions ?? MCP_DEFAULTS.instructions,
   });
 }

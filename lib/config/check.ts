@@ -1,0 +1,125 @@
+/**
+ * The one kit every options module checks its input with. Each check throws a
+ * {@link ConfigurationError} whose message names the option path, the value received and the
+ * fix: `options.mcp.maxPageSize must be a whole number from 1 to 1000; got 0. Leave it out for
+ * the default, 100`.
+ *
+ * Checks take the full option path (`options.accountApi.maxDepth`) so messages need no
+ * further context, and they return the checked value or the default, typed.
+ *
+ * @module
+ */
+import { ConfigurationError } from '../errors.ts';
+
+/** Throws the start-up error; `message` says what is wrong and what to change. */
+export function fail(message: string): never {
+  throw new ConfigurationError(message);
+}
+
+/**
+ * A received value as a message shows it: strings JSON-quoted, `undefined` as `undefined`,
+ * functions as `a function`, anything else as JSON, or `[object X]` when it has none
+ * (cycles, BigInt). Never pass it a secret.
+ */
+export function show(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  if (typeof value === 'function') return 'a function';
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}
+
+/** Fails with `<path> must be <expected>; got <value>`. */
+export function mustBe(path: string, expected: string, value: unknown): never {
+  fail(`${path} must be ${expected}; got ${show(value)}`);
+}
+
+/** A non-null object that is not an array. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+export interface CheckObjectOptions {
+  /**
+   * Let arrays through as objects. Only for the top-level options that have always accepted
+   * them (`[]` reads as `{}`); new checks refuse arrays.
+   */
+  readonly allowArray?: boolean;
+}
+
+/**
+ * An object of settings, or `undefined` when the option is left out.
+ * @param expected what the option should be, e.g. `an object like { betaEnabled }`
+ */
+export function checkObject<T extends object = Record<string, unknown>>(
+  path: string, value: unknown, expected: string, options: CheckObjectOptions = {},
+): T | undefined {
+  if (value === undefined) return undefined;
+  const ok = options.allowArray ? value !== null && typeof value === 'object' : isPlainObject(value);
+  if (!ok) mustBe(path, expected, value);
+  return value as T;
+}
+
+/** Fails with `<path>.<key> is not a known <noun>; use one of <known>`. */
+export function unknownKey(path: string, key: string, known: Iterable<string>, noun = 'option'): never {
+  fail(`${path}.${key} is not a known ${noun}; use one of ${[...known].join(', ')}`);
+}
+
+/** Every own key of `value` is one of `known`; the first that is not fails. */
+export function checkKnownKeys(path: string, value: object, known: Iterable<string>, noun = 'option'): void {
+  const allowed = new Set(known);
+  for (const key of Object.keys(value)) {
+    if (!allowed.has(key)) unknownKey(path, key, allowed, noun);
+  }
+}
+
+/**
+ * A boolean, or `fallback` when left out.
+ * @param expected how the message names a boolean (`true or false`, `a boolean`)
+ */
+export function checkBoolean(path: string, value: unknown, fallback: boolean, expected?: string): boolean;
+export function checkBoolean(path: string, value: unknown, fallback?: undefined, expected?: string): boolean | undefined;
+export function checkBoolean(path: string, value: unknown, fallback?: boolean, expected = 'true or false'): boolean | undefined {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') mustBe(path, expected, value);
+  return value;
+}
+
+/** The bounds and default of a whole-number option; `unit` (`bytes`) is named in the message. */
+export interface IntegerRange {
+  readonly min: number;
+  readonly max: number;
+  readonly default: number;
+  readonly unit?: string;
+}
+
+/** A safe integer from `range.min` to `range.max`, or `range.default` when left out. */
+export function checkInteger(path: string, value: unknown, range: IntegerRange): number {
+  const { min, max, unit } = range;
+  if (value === undefined) return range.default;
+  if (!Number.isSafeInteger(value) || (value as number) < min || (value as number) > max) {
+    fail(`${path} must be a whole number from ${min} to ${max}${unit ? ` (${unit})` : ''}; got ${show(value)}. Leave it out for the default, ${range.default}`);
+  }
+  return value as number;
+}
+
+/** An array of non-empty strings, or a copy of `fallback` when left out. */
+export function checkStringList(path: string, value: unknown, fallback: readonly string[]): string[] {
+  if (value === undefined) return [...fallback];
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || !v)) {
+    mustBe(path, 'an array of non-empty strings', value);
+  }
+  return value as string[];
+}
+
+/**
+ * A function, or `undefined` when left out.
+ * @param signature how it is called, e.g. `(doc) => void that edits the document in place`
+ */
+export function checkFunction<F extends (...args: never[]) => unknown>(path: string, value: unknown, signature: string): F | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'function') mustBe(path, `a function ${signature}`, value);
+  return value as F;
+}
