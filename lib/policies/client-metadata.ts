@@ -54,7 +54,9 @@ function checkDynamicRedirects(metadata: Metadata, origin: 'registration' | 'met
     if (url && isLoopbackUri(uri)) continue;
     if (origin === 'registration') {
       if (url?.protocol !== 'https:') {
-        throw new errors.InvalidRedirectUri('redirect_uris must use https, or http on a loopback address (127.0.0.1, [::1], localhost)');
+        // InvalidClientMetadata, not InvalidRedirectUri (whose constructor drops the text):
+        // oidc-provider answers a description starting with `redirect_uris` as invalid_redirect_uri
+        throw new errors.InvalidClientMetadata('redirect_uris must use https, or http on a loopback address (127.0.0.1, [::1], localhost)');
       }
     } else if (url?.protocol !== 'https:' || url.hostname !== documentHost) {
       throw new errors.InvalidClientMetadata(`redirect_uris of a client ID metadata document must be on its own host (${documentHost}) or a loopback address`);

@@ -13,7 +13,8 @@ import { assertScopesAllowed } from './scope-allowance.ts';
 /** The canonical form of `indicator` when it names `baseUrl`, otherwise `undefined`. */
 export function canonicalResource(indicator: string, baseUrl: string): string | undefined {
   const url = URL.parse(indicator);
-  if (!url || url.search || url.hash || url.username || url.password) return undefined;
+  // RFC 8707 §2: no fragment, and no query here; an empty `?` or `#` leaves URL's search/hash empty
+  if (!url || /[?#]/.test(indicator) || url.username || url.password) return undefined;
   if (url.pathname !== '/') return undefined;
   return url.origin === baseUrl ? baseUrl : undefined;
 }
