@@ -24,6 +24,7 @@ import { StorageUnavailableError } from '../../adapters/types.ts';
 import { writeNoticePage } from '../pages/notice.ts';
 import type { Logger } from '../contracts.ts';
 import { TemporarilyUnavailableError } from '../errors.ts';
+import { writeError } from '../http/error-response.ts';
 import { outageLog } from './outage-log.ts';
 import type { OutageLog } from './outage-log.ts';
 
@@ -78,10 +79,9 @@ export function answerStorageUnavailable(ctx: Context): void {
   // drop whatever a handler set before storage failed under it (a redirect, a cookie), as
   // Koa's own error handling does
   ctx.res.getHeaderNames().forEach((name) => ctx.remove(name));
-  ctx.status = 503;
   // the same test as oidc-provider's error handler: JSON unless HTML is preferred
   if (ctx.accepts('json', 'html') === 'html') writeOutagePage(ctx);
-  else ctx.body = new TemporarilyUnavailableError().toResponseObject();
+  else writeError(ctx, new TemporarilyUnavailableError());
   setRetryHeaders(ctx);
 }
 
