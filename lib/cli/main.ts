@@ -16,8 +16,8 @@ import { parseArgs } from 'node:util';
 
 import {
   SecretsInputError, createSecrets, parseCookieKeys, parseSecretsDocument, rotateCookieKeys, rotateJwks,
-} from './secrets.ts';
-import type { SigningJwks } from './secrets.ts';
+} from '../keys/secrets.ts';
+import type { SigningJwks } from '../keys/secrets.ts';
 
 export const USAGE = `Usage: platform-auth <command> [options]
 

@@ -4,9 +4,6 @@
  *
  * @module
  */
-import { randomBytes } from 'node:crypto';
-
-import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import type { JWK, JWKS } from 'oidc-provider';
 
 import { createMemoryAdapter } from '../../adapters/memory.ts';
@@ -14,12 +11,14 @@ import { resolveAccountApiOptions } from '../account-api/options.ts';
 import { resolveDocsOptions } from '../docs/options.ts';
 import { resolveMcpOptions } from '../mcp/options.ts';
 import { normaliseClientName } from '../registration/vendor-names.ts';
-import { DEFAULT_TTL, isLoopbackHost } from '../constants.ts';
+import { DEFAULT_TTL, PROTOCOL, isLoopbackHost } from '../constants.ts';
+import {
+  SecretsInputError, checkCookieKeys as checkCookieKeyList, checkSigningJwks, createCookieKey, createSigningKey,
+} from '../keys/secrets.ts';
+import type { SigningJwk } from '../keys/secrets.ts';
 import { IDENTITY_SCOPES, isKnownScope, scopesForAudience } from '../scopes/catalogue.ts';
 import type { Logger } from '../contracts.ts';
-import {
-  checkBoolean, checkFunction, checkObject, checkStringList, fail, mustBe, show, unknownKey,
-} from './check.ts';
+import { checkBoolean, checkFunction, checkKnownKeys, checkObject, checkStringList, fail, mustBe, show, unknownKey } from './check.ts';
 import { OPTION_DEFAULTS } from './options.ts';
 import type {
   ClientIdMetadataDocumentOptions, MetadataDocumentFetch, PlatformAuthOptions, RegistrationOptions,
@@ -88,27 +87,30 @@ function checkClients(value: unknown): StaticClient[] {
   });
 }
 
+/** runs a check of lib/keys/secrets.ts; what it refuses is a start-up error (its messages hold no secret) */
+function asConfiguration<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (err) {
+    if (err instanceof SecretsInputError) fail(err.message);
+    throw err;
+  }
+}
+
+/**
+ * The keys as oidc-provider gets them: each with `alg` and `use` set, so all score alike when
+ * it picks the signing key and the first one signs.
+ */
+function signingJwks(keys: readonly SigningJwk[]): JWKS {
+  return { keys: keys.map((k) => ({ ...k, alg: PROTOCOL.idTokenSigningAlg, use: 'sig' }) as JWK) };
+}
+
 function checkJwks(value: unknown): JWKS {
-  const hint = 'options.jwks must be { keys: [...] } with at least one private ES256 key (kty "EC", crv "P-256", d, kid)';
-  const jwks = value as JWKS | undefined;
-  if (!jwks || !Array.isArray(jwks.keys) || jwks.keys.length === 0) fail(hint);
-  jwks.keys.forEach((key: JWK, i: number) => {
-    if (key.kty !== 'EC' || key.crv !== 'P-256' || typeof key.d !== 'string') {
-      fail(`options.jwks.keys[${i}] must be a private EC P-256 key (ES256 is the only ID-token algorithm); got kty ${show(key.kty)}, crv ${show(key.crv)}`);
-    }
-    if (key.alg !== undefined && key.alg !== 'ES256') mustBe(`options.jwks.keys[${i}].alg`, '"ES256" or absent', key.alg);
-    if (typeof key.kid !== 'string' || !key.kid) fail(`options.jwks.keys[${i}].kid must be a non-empty string so ID tokens name their key`);
-  });
-  return { keys: jwks.keys.map((k) => ({ ...k, alg: 'ES256', use: 'sig' })) };
+  return signingJwks(asConfiguration(() => checkSigningJwks(value, 'options.jwks')).keys);
 }
 
 function checkCookieKeys(value: unknown): string[] {
-  const hint = 'options.cookieKeys must be a non-empty array of secrets of at least 32 characters each';
-  if (!Array.isArray(value) || value.length === 0) fail(`${hint}; got ${show(Array.isArray(value) ? `${value.length} keys` : typeof value)}`);
-  value.forEach((k: unknown, i: number) => {
-    if (typeof k !== 'string' || k.length < 32) fail(`${hint}; options.cookieKeys[${i}] is too short or not a string`);
-  });
-  return value as string[];
+  return asConfiguration(() => checkCookieKeyList(value, 'options.cookieKeys'));
 }
 
 function checkTtl(value: unknown): Required<TokenLifetimes> {
@@ -196,16 +198,19 @@ function checkBeta(value: unknown): (siteId: string) => Promise<boolean> {
   mustBe(name, 'a boolean, an array of site ids or a function (siteId) => boolean', value);
 }
 
-async function generateSigningKeys(): Promise<JWKS> {
-  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
-  const jwk = await exportJWK(privateKey);
-  const kid = await calculateJwkThumbprint(jwk);
-  return { keys: [{ ...jwk, kid, alg: 'ES256', use: 'sig' }] as JWK[] };
-}
-
 /** Resolves the options once; throws ConfigurationError with a fix for anything that cannot work. */
+/** Every top-level option; the type check below fails when `PlatformAuthOptions` gains one that is not listed. */
+const OPTION_NAMES = [
+  'baseUrl', 'accounts', 'sites', 'clients', 'adapter', 'jwks', 'cookieKeys', 'idTokens', 'operatorRoles', 'ttl',
+  'introspectionClients', 'proxy', 'production', 'logger', 'memberData', 'accountApi', 'registration',
+  'clientIdMetadataDocuments', 'memberClients', 'mcp', 'docs',
+] as const satisfies readonly (keyof PlatformAuthOptions)[];
+const everyOptionListed: Exclude<keyof PlatformAuthOptions, (typeof OPTION_NAMES)[number]> extends never ? true : never = true;
+
 export async function validateOptions(input: PlatformAuthOptions): Promise<ResolvedOptions> {
   if (!input || typeof input !== 'object') fail('createPlatformAuth(options) needs an options object with at least baseUrl and accounts');
+  // a misspelt option (`cookiekeys`) would otherwise be ignored and its default used silently
+  if (everyOptionListed) checkKnownKeys('options', input, OPTION_NAMES);
   // `production: null` has always read as left out
   const production = checkBoolean('options.production', input.production ?? undefined, process.env.NODE_ENV === 'production', 'a boolean');
   const logger: Logger = input.logger ?? console;
@@ -213,21 +218,21 @@ export async function validateOptions(input: PlatformAuthOptions): Promise<Resol
   const generated: ('jwks' | 'cookieKeys')[] = [];
 
   if (production && input.jwks === undefined) {
-    fail('options.jwks is required in production: pass your ES256 private signing keys (a generated key would change on every restart and differ between instances)');
+    fail(`options.jwks is required in production: pass your ${PROTOCOL.idTokenSigningAlg} private signing keys (a generated key would change on every restart and differ between instances)`);
   }
   if (production && input.cookieKeys === undefined) {
     fail('options.cookieKeys is required in production: pass long random secrets (generated ones would log everyone out on restart and differ between instances)');
   }
   let jwks: JWKS;
   if (input.jwks === undefined) {
-    jwks = await generateSigningKeys();
+    jwks = signingJwks([await createSigningKey()]);
     generated.push('jwks');
   } else {
     jwks = checkJwks(input.jwks);
   }
   let cookieKeys: string[];
   if (input.cookieKeys === undefined) {
-    cookieKeys = [randomBytes(32).toString('base64url')];
+    cookieKeys = [createCookieKey()];
     generated.push('cookieKeys');
   } else {
     cookieKeys = checkCookieKeys(input.cookieKeys);

@@ -15,8 +15,8 @@ import { createPlatformAuth } from '../../lib/index.ts';
 import type { PlatformAuthOptions } from '../../lib/index.ts';
 import { main } from '../../lib/cli/main.ts';
 import type { CliIo } from '../../lib/cli/main.ts';
-import { createSigningKey, rotateCookieKeys, rotateJwks } from '../../lib/cli/secrets.ts';
-import type { SigningJwk, SigningJwks } from '../../lib/cli/secrets.ts';
+import { createSigningKey, rotateCookieKeys, rotateJwks } from '../../lib/keys/secrets.ts';
+import type { SigningJwk, SigningJwks } from '../../lib/keys/secrets.ts';
 import { MEMBER, STUDENT, obtainTokens } from '../support/flows.ts';
 import { startApp } from '../support/start-app.ts';
 
@@ -236,7 +236,7 @@ describe('bad input', () => {
 
   it('refuses a JWKS without private EC P-256 keys, and a key without kid (real CLI)', async () => {
     const { d: _d, ...publicKey } = valid;
-    expectRefusal(await runCli(['rotate'], JSON.stringify({ keys: [publicKey] })), /stdin: keys\[0\] is a public key \(no "d"\)/);
+    expectRefusal(await runCli(['rotate'], JSON.stringify({ keys: [publicKey] })), /stdin\.keys\[0\] is a public key \(no "d"\)/);
     const { kid: _kid, ...noKid } = valid;
     expectRefusal(await runCli(['rotate'], JSON.stringify({ keys: [noKid] })), /keys\[0\] has no "kid"/);
   });
@@ -245,10 +245,10 @@ describe('bad input', () => {
     [{ keys: [] }, /its "keys" array is empty/],
     [{ nope: 1 }, /must be a JWKS \{ "keys": \[\.\.\.\] \}/],
     [[1, 2], /must be a JWKS .*; got an array/],
-    [{ keys: [{ kty: 'RSA', n: 'x', e: 'AQAB', d: 'y', kid: 'r' }] }, /keys\[0\] must be an EC P-256 key .*got kty "RSA"/],
+    [{ keys: [{ kty: 'RSA', n: 'x', e: 'AQAB', d: 'y', kid: 'r' }] }, /keys\[0\] must be a private EC P-256 key .*got kty "RSA"/],
     [{ keys: [{ kty: 'EC', crv: 'P-384', x: 'x', y: 'y', d: 'd', kid: 'p' }] }, /got kty "EC", crv "P-384"/],
     [{ keys: [{ kty: 'EC', crv: 'P-256', x: 'AAAA', y: 'AAAA', d: 'AAAA', kid: 'bad' }] }, /keys\[0\] is not a valid P-256 private key/],
-    [{ jwks: { keys: [{ kty: 'EC', crv: 'P-256', alg: 'RS256', x: 'x', y: 'y', d: 'd', kid: 'a' }] } }, /"jwks": keys\[0\]\.alg must be "ES256"/],
+    [{ jwks: { keys: [{ kty: 'EC', crv: 'P-256', alg: 'RS256', x: 'x', y: 'y', d: 'd', kid: 'a' }] } }, /in\.json\.jwks\.keys\[0\]\.alg must be "ES256"/],
     [{ jwks: { keys: [{ kty: 'EC', crv: 'P-256' }] }, cookieKeys: ['short'] }, /is a public key/],
   ])('refuses %j', async (input, message) => {
     expectRefusal(await runMain(['rotate', 'in.json'], { files: { 'in.json': JSON.stringify(input) } }), message);
@@ -264,7 +264,7 @@ describe('bad input', () => {
     };
     expectRefusal(await runMain(['rotate', 'dup.json'], { files }), /keys\[1\]\.kid .* is used by an earlier key/);
     expectRefusal(await runMain(['rotate', 'mixed.json'], { files }), /"x" and "y" are not the public key of its "d"/);
-    expectRefusal(await runMain(['rotate', 'ok.json', '--cookie-keys', 'cookies.json'], { files }), /cookies\.json must be a non-empty array of secrets of at least 32 characters.*entry 0/);
+    expectRefusal(await runMain(['rotate', 'ok.json', '--cookie-keys', 'cookies.json'], { files }), /cookies\.json must be a non-empty array of secrets of at least 32 characters.*cookies\.json\[0\] is too short/);
   });
 
   it('refuses bad arguments and missing input', async () => {

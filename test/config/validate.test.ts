@@ -89,6 +89,22 @@ describe('other options', () => {
     expect(message).toMatch(/options\.jwks\.keys\[0\] must be a private EC P-256 key/);
   });
 
+  it('refuses two signing keys that share a kid', async () => {
+    const [first, second] = [(await es256Jwks()).keys[0]!, (await es256Jwks()).keys[0]!];
+    expect(second.kid).toBe(first.kid);
+    const message = await rejection({ jwks: { keys: [first, second] } });
+    expect(message).toMatch(/options\.jwks\.keys\[1\]\.kid "k1" is used by an earlier key/);
+    expect(message).not.toContain(first.d);
+    expect(message).not.toContain(second.d);
+  });
+
+  it('refuses a signing key whose x and y are not the public key of its d', async () => {
+    const [key, other] = [(await es256Jwks()).keys[0]!, (await es256Jwks()).keys[0]!];
+    const message = await rejection({ jwks: { keys: [{ ...key, x: other.x, y: other.y }] } });
+    expect(message).toMatch(/options\.jwks\.keys\[0\]: "x" and "y" are not the public key of its "d"/);
+    expect(message).not.toContain(key.d);
+  });
+
   it('refuses short cookie keys', async () => {
     expect(await rejection({ cookieKeys: ['short'] })).toMatch(/options\.cookieKeys/);
   });
@@ -159,5 +175,16 @@ describe('registration, metadata documents and member clients', () => {
     expect([await list.betaEnabled('a'), await list.betaEnabled('b')]).toEqual([true, false]);
     const fn = await validateOptions({ ...base, memberClients: { betaEnabled: async (site) => site === 'b' } });
     expect([await fn.betaEnabled('a'), await fn.betaEnabled('b')]).toEqual([false, true]);
+  });
+});
+
+describe('unknown top-level options', () => {
+  it('refuses a misspelt option with a did-you-mean hint instead of ignoring it', async () => {
+    expect(await rejection({ cookiekeys: ['x'.repeat(32)] } as Partial<PlatformAuthOptions>))
+      .toMatch(/^options\.cookiekeys is not a known option; use one of baseUrl, .*; did you mean "cookieKeys"\?$/);
+  });
+
+  it('refuses an unrelated key without a guess', async () => {
+    expect(await rejection({ colour: 'blue' } as Partial<PlatformAuthOptions>)).toMatch(/^options\.colour is not a known option; use one of [^;]*$/);
   });
 });

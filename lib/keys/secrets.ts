@@ -1,7 +1,8 @@
 /**
- * The secrets behind `options.jwks` and `options.cookieKeys`: creating them for production
- * and rotating them. Pure functions (no files, no stdin, no printing): `lib/cli/main.ts` is
- * the command line around them.
+ * The secrets behind `options.jwks` and `options.cookieKeys`, written once: creating them,
+ * checking them and rotating them. Pure functions (no files, no stdin, no printing):
+ * `lib/config/validate.ts` checks the options with them (and generates the development
+ * secrets), `lib/cli/main.ts` is the command line around them.
  *
  * Rotation keeps the order oidc-provider relies on: it signs ID tokens with the first
  * ES256 key of `options.jwks.keys` and publishes all of them at the JWKS endpoint, and
@@ -16,6 +17,11 @@ import { createECDH, randomBytes } from 'node:crypto';
 
 import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 
+import { PROTOCOL } from '../constants.ts';
+
+/** The one algorithm of the signing keys (spec §2.3). */
+const ALG = PROTOCOL.idTokenSigningAlg;
+
 /** A private ES256 signing key in the form `options.jwks.keys` takes. */
 export interface SigningJwk {
   kty: 'EC';
@@ -26,7 +32,7 @@ export interface SigningJwk {
   d: string;
   /** RFC 7638 thumbprint for keys this module creates; any non-empty string for keys it is given */
   kid: string;
-  alg?: 'ES256';
+  alg?: typeof PROTOCOL.idTokenSigningAlg;
   use?: 'sig';
   /** other members of a key that was passed in are kept as they are */
   [member: string]: unknown;
@@ -80,18 +86,18 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * A new ES256 private key with `kid` (its RFC 7638 SHA-256 thumbprint), `alg: "ES256"`
- * and `use: "sig"`.
+ * A new private key of {@link PROTOCOL.idTokenSigningAlg} (ES256) with `kid` (its RFC 7638
+ * SHA-256 thumbprint), `alg` and `use: "sig"`.
  */
 export async function createSigningKey(): Promise<SigningJwk> {
-  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+  const { privateKey } = await generateKeyPair(ALG, { extractable: true });
   const { kty, crv, x, y, d } = await exportJWK(privateKey);
-  if (kty !== 'EC' || crv !== 'P-256' || !x || !y || !d) throw new Error('jose exported an unexpected ES256 key');
+  if (kty !== 'EC' || crv !== 'P-256' || !x || !y || !d) throw new Error(`jose exported an unexpected ${ALG} key`);
   const kid = await calculateJwkThumbprint({ kty, crv, x, y });
-  return { kty: 'EC', crv: 'P-256', x, y, d, kid, alg: 'ES256', use: 'sig' };
+  return { kty: 'EC', crv: 'P-256', x, y, d, kid, alg: ALG, use: 'sig' };
 }
 
-/** A new cookie key: 32 random bytes, base64url (43 characters). */
+/** A new cookie key: 32 random bytes, base64url (43 characters, above {@link MIN_COOKIE_KEY_LENGTH}). */
 export function createCookieKey(): string {
   return randomBytes(32).toString('base64url');
 }
@@ -111,25 +117,26 @@ export async function createSecrets(): Promise<Secrets> {
  * Checks that `value` is a JWKS of private ES256 keys with distinct `kid`s, each a valid
  * P-256 key pair, i.e. what `options.jwks` accepts.
  *
- * @param source - names the input in messages, e.g. `"secrets.json"`
+ * @param source - the path of the input in messages, e.g. `"options.jwks"` or
+ *   `"secrets.json"`; a key is named `<source>.keys[<i>]`
  * @throws SecretsInputError naming the key and what to change
  */
-export function checkSigningJwks(value: unknown, source = 'the JWKS'): SigningJwks {
-  const shape = `${source} must be a JWKS { "keys": [...] } of private ES256 keys (kty "EC", crv "P-256", d, kid), e.g. the "jwks" that platform-auth keys printed`;
+export function checkSigningJwks(value: unknown, source = 'jwks'): SigningJwks {
+  const shape = `${source} must be a JWKS { "keys": [...] } of private ${ALG} keys (kty "EC", crv "P-256", d, kid), e.g. the "jwks" that platform-auth keys printed`;
   if (!isObject(value) || !Array.isArray(value.keys)) refuse(`${shape}; got ${describe(value)}${isObject(value) ? ' without a "keys" array' : ''}`);
   if (value.keys.length === 0) refuse(`${shape}; its "keys" array is empty`);
   const kids = new Set<string>();
   const keys = value.keys.map((key: unknown, i: number): SigningJwk => {
-    const at = `${source}: keys[${i}]`;
+    const at = `${source}.keys[${i}]`;
     if (!isObject(key)) refuse(`${at} must be a JWK object; got ${describe(key)}`);
     if (key.kty !== 'EC' || key.crv !== 'P-256') {
-      refuse(`${at} must be an EC P-256 key (ES256 is the only ID-token algorithm); got kty ${describe(key.kty)}, crv ${describe(key.crv)}`);
+      refuse(`${at} must be a private EC P-256 key (${ALG} is the only ID-token algorithm); got kty ${describe(key.kty)}, crv ${describe(key.crv)}`);
     }
     if (typeof key.d !== 'string' || !key.d) {
       refuse(`${at} is a public key (no "d"): pass the private JWKS you give options.jwks, not the published /api/oauth/jwks`);
     }
     if (typeof key.x !== 'string' || typeof key.y !== 'string') refuse(`${at} lacks the public coordinates "x" and "y"`);
-    if (key.alg !== undefined && key.alg !== 'ES256') refuse(`${at}.alg must be "ES256" or absent; got ${describe(key.alg)}`);
+    if (key.alg !== undefined && key.alg !== ALG) refuse(`${at}.alg must be "${ALG}" or absent; got ${describe(key.alg)}`);
     if (key.use !== undefined && key.use !== 'sig') refuse(`${at}.use must be "sig" or absent; got ${describe(key.use)}`);
     if (typeof key.kid !== 'string' || !key.kid) {
       refuse(`${at} has no "kid": every key needs one so ID tokens name the key that verifies them (platform-auth keys sets the RFC 7638 thumbprint)`);
@@ -161,15 +168,17 @@ function checkKeyPair(jwk: { d: string; x: string; y: string }, at: string): voi
 
 /**
  * Checks that `value` is what `options.cookieKeys` accepts: a non-empty array of strings
- * of at least 32 characters.
+ * of at least {@link MIN_COOKIE_KEY_LENGTH} characters.
  *
+ * @param source - the path of the input in messages, e.g. `"options.cookieKeys"`; an entry
+ *   is named `<source>[<i>]`
  * @throws SecretsInputError naming the entry (never its value)
  */
-export function checkCookieKeys(value: unknown, source = 'the cookie keys'): string[] {
-  const shape = `${source} must be a non-empty array of secrets of at least ${MIN_COOKIE_KEY_LENGTH} characters (or { "cookieKeys": [...] })`;
+export function checkCookieKeys(value: unknown, source = 'cookieKeys'): string[] {
+  const shape = `${source} must be a non-empty array of secrets of at least ${MIN_COOKIE_KEY_LENGTH} characters each`;
   if (!Array.isArray(value) || value.length === 0) refuse(`${shape}; got ${Array.isArray(value) ? 'an empty array' : describe(value)}`);
   value.forEach((key: unknown, i: number) => {
-    if (typeof key !== 'string' || key.length < MIN_COOKIE_KEY_LENGTH) refuse(`${shape}; entry ${i} is too short or not a string`);
+    if (typeof key !== 'string' || key.length < MIN_COOKIE_KEY_LENGTH) refuse(`${shape}; ${source}[${i}] is too short or not a string`);
   });
   return [...value] as string[];
 }
@@ -192,8 +201,8 @@ function parseJson(text: string, source: string, expected: string): unknown {
 export function parseSecretsDocument(text: string, source = 'the input'): SecretsDocument {
   const value = parseJson(text, source, 'a JWKS { "keys": [...] } or the { "jwks": ..., "cookieKeys": [...] } that platform-auth keys printed');
   if (isObject(value) && value.keys === undefined && value.jwks !== undefined) {
-    const jwks = checkSigningJwks(value.jwks, `${source}: "jwks"`);
-    return value.cookieKeys === undefined ? { jwks } : { jwks, cookieKeys: checkCookieKeys(value.cookieKeys, `${source}: "cookieKeys"`) };
+    const jwks = checkSigningJwks(value.jwks, `${source}.jwks`);
+    return value.cookieKeys === undefined ? { jwks } : { jwks, cookieKeys: checkCookieKeys(value.cookieKeys, `${source}.cookieKeys`) };
   }
   return { jwks: checkSigningJwks(value, source) };
 }
@@ -204,7 +213,7 @@ export function parseSecretsDocument(text: string, source = 'the input'): Secret
  */
 export function parseCookieKeys(text: string, source = 'the cookie keys'): string[] {
   const value = parseJson(text, source, 'an array of cookie keys or { "cookieKeys": [...] }');
-  return checkCookieKeys(isObject(value) ? value.cookieKeys : value, source);
+  return isObject(value) ? checkCookieKeys(value.cookieKeys, `${source}.cookieKeys`) : checkCookieKeys(value, source);
 }
 
 /** Options of a rotation. */
@@ -224,7 +233,7 @@ function keepCount(options: RotateOptions): number {
 }
 
 /**
- * The next JWKS: a new key first (oidc-provider signs with the first ES256 key), then the
+ * The next JWKS: a new key first (oidc-provider signs with the first key), then the
  * current keys in their order (they still verify the ID tokens they signed), at most
  * `options.keep` of them.
  *
