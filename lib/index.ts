@@ -48,8 +48,8 @@ export type {
   AuthMdOptions, BearerRouteDescription, DocsOptions, OpenApiDocument, OpenApiOptions, OpenApiPaths,
 } from './docs/index.ts';
 export type { EndpointDefinition, EndpointId } from './endpoints.ts';
-export { BearerVerifier, extractBearerToken } from './resource/bearer.ts';
-export type { BearerAuth, VerifyOptions } from './resource/bearer.ts';
+export { BearerVerifier, extractBearerToken, toScopes } from './resource/bearer.ts';
+export type { BearerAuth, Scopes, VerifyOptions } from './resource/bearer.ts';
 export type { RequireBearerOptions, BearerState } from './resource/require-bearer.ts';
 export { createMemoryAdapter } from '../adapters/memory.ts';
 export { StorageUnavailableError } from '../adapters/types.ts';

@@ -14,7 +14,8 @@ import { createMcpEndpoint } from './mcp/index.ts';
 import type { PlatformAuthOptions, ResolvedOptions } from './config/options.ts';
 import { validateOptions } from './config/validate.ts';
 import { ENDPOINTS } from './endpoints.ts';
-import { answeredBy, isServed } from './served-endpoints.ts';
+import { answeredBy, isServed, ownPathMatcher } from './served-endpoints.ts';
+import { bodyAlreadyRead, createMountOrderGuard } from './http/mount-order.ts';
 import { GrantContextStore } from './grant-context.ts';
 import { createMemberClientManager } from './member-clients/manager.ts';
 import type { MemberClientManager } from './member-clients/manager.ts';
@@ -154,7 +155,13 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   // each piece either answers or calls the next; the last hands over to the host app
   const [guard] = chain;
   const providerDispatch = middleware.provider as ProviderDispatch;
+  const ownsPath = ownPathMatcher(options);
+  const refuseMisMounted = createMountOrderGuard(options.logger);
   const routes: Middleware = function platformAuth(ctx, next) {
+    if (bodyAlreadyRead(ctx) && ownsPath(ctx.path)) {
+      refuseMisMounted(ctx);
+      return Promise.resolve();
+    }
     // the provider's paths skip the routers in between: they never answer those paths
     if (providerDispatch.handles(ctx.path)) return guard!(ctx, () => providerDispatch(ctx, next));
     const run = (i: number): Promise<void> => (i < chain.length ? Promise.resolve(chain[i]!(ctx, () => run(i + 1))) : next());

@@ -50,3 +50,18 @@ export function servedEndpoints(facts: ServingFacts): EndpointDefinition[] {
 export function providerEndpoints(facts: ServingFacts): EndpointDefinition[] {
   return (Object.keys(ENDPOINTS) as EndpointId[]).filter((id) => answeredBy(id, facts) === 'provider').map((id) => ENDPOINTS[id]);
 }
+
+/**
+ * Whether a request path is one the library answers under `facts`: a served endpoint, an
+ * interaction page (`/oauth/interaction/:uid/...`) or the provider's resume path.
+ */
+export function ownPathMatcher(facts: ServingFacts): (path: string) => boolean {
+  const exact = new Set<string>();
+  const prefixes: string[] = [`${ENDPOINTS.authorization.path}/`];
+  for (const endpoint of servedEndpoints(facts)) {
+    const param = endpoint.path.indexOf('/:');
+    if (param < 0) exact.add(endpoint.path);
+    else prefixes.push(endpoint.path.slice(0, param + 1));
+  }
+  return (path) => exact.has(path) || prefixes.some((prefix) => path.startsWith(prefix));
+}

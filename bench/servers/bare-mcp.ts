@@ -34,6 +34,7 @@ import { memberTools } from '../../lib/mcp/tools/member.ts';
 import { publicTools } from '../../lib/mcp/tools/public.ts';
 import { toolFailure, toolResult } from '../../lib/mcp/tools/result.ts';
 import type { AnyMcpTool } from '../../lib/mcp/tools/types.ts';
+import { toScopes } from '../../lib/resource/bearer.ts';
 import type { BearerAuth } from '../../lib/resource/bearer.ts';
 import type { BuildServer, ServerTarget } from '../lib/types.ts';
 
@@ -64,7 +65,7 @@ const BENCH_CALLER: BearerAuth = Object.freeze({
   audience: 'member',
   site: 'demo-school',
   roles: ['student'],
-  scopes: new Set(['openid', 'profile', 'email', 'account:read']),
+  scopes: toScopes(['openid', 'profile', 'email', 'account:read']),
   expiresAt: Math.floor(Date.now() / 1000) + 365 * 24 * 3600,
   grantId: 'bench',
 });

@@ -64,7 +64,46 @@ export function checkObject<T extends object = Record<string, unknown>>(
 
 /** Fails with `<path>.<key> is not a known <noun>; use one of <known>`. */
 export function unknownKey(path: string, key: string, known: Iterable<string>, noun = 'option'): never {
-  fail(`${path}.${key} is not a known ${noun}; use one of ${[...known].join(', ')}`);
+  const names = [...known];
+  fail(`${path}.${key} is not a known ${noun}; use one of ${names.join(', ')}${didYouMean(key, names)}`);
+}
+
+/** Edit distance (insertions, deletions, substitutions, adjacent swaps), case-insensitive. */
+function distance(a: string, b: string): number {
+  const s = a.toLowerCase();
+  const t = b.toLowerCase();
+  const d: number[][] = Array.from({ length: s.length + 1 }, (_, i) => [i, ...Array<number>(t.length).fill(0)]);
+  for (let j = 1; j <= t.length; j += 1) d[0]![j] = j;
+  for (let i = 1; i <= s.length; i += 1) {
+    for (let j = 1; j <= t.length; j += 1) {
+      const cost = s[i - 1] === t[j - 1] ? 0 : 1;
+      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = best;
+    }
+  }
+  return d[s.length]![t.length]!;
+}
+
+/** The candidate closest to `name`, when it is close enough to be a slip of the keyboard. */
+export function closest(name: string, candidates: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of candidates) {
+    const d = distance(name, candidate);
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  // a slip, not a different word: at most a third of the letters, and never all of them
+  return best !== undefined && bestDistance <= Math.max(1, Math.floor(best.length / 3)) && bestDistance < best.length ? best : undefined;
+}
+
+/** `; did you mean "x"?` when a candidate is close to `name`, otherwise nothing: the end of a message. */
+export function didYouMean(name: string, candidates: Iterable<string>): string {
+  const match = closest(name, candidates);
+  return match === undefined ? '' : `; did you mean ${JSON.stringify(match)}?`;
 }
 
 /** Every own key of `value` is one of `known`; the first that is not fails. */

@@ -18,7 +18,7 @@
  */
 import { fail, show } from '../config/check.ts';
 import type { RequireBearerOptions } from '../resource/require-bearer.ts';
-import { isKnownScope } from '../scopes/catalogue.ts';
+import { checkBearerGuard } from '../resource/guard-options.ts';
 import { ref, SECURITY_SCHEME } from './openapi/helpers.ts';
 import type { OpenApiOperation, OpenApiPaths } from './openapi/types.ts';
 import { pathParameters, templatePath } from './surface.ts';
@@ -44,6 +44,7 @@ export interface BearerRouteDescription extends RequireBearerOptions {
 }
 
 const METHODS: readonly BearerRouteMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const ROUTE_KEYS = ['description', 'operationId', 'tags', 'parameters', 'requestBody', 'responses'];
 
 /** What the guard asks of the token, as a sentence. */
 function guardSentence(guard: RequireBearerOptions): string {
@@ -83,12 +84,8 @@ export function describeBearerRoute(route: BearerRouteDescription): OpenApiPaths
   if (typeof route.path !== 'string' || !route.path.startsWith('/')) fail(`describeBearerRoute: path must start with "/"; got ${show(route.path)}`);
   if (!METHODS.includes(route.method)) fail(`describeBearerRoute: method must be one of ${METHODS.join(', ')}; got ${show(route.method)}`);
   if (typeof route.summary !== 'string' || !route.summary.trim()) fail(`describeBearerRoute: summary of ${route.method} ${route.path} must be a non-empty string`);
-  for (const scope of route.scopes ?? []) {
-    if (!isKnownScope(scope)) fail(`describeBearerRoute: ${route.method} ${route.path} names the scope ${show(scope)}, which is not in the scope catalogue`);
-  }
-  for (const audience of route.audiences ?? []) {
-    if (audience !== 'member' && audience !== 'operator') fail(`describeBearerRoute: audiences must be "member" or "operator"; got ${show(audience)}`);
-  }
+  const { path: _path, method: _method, summary: _summary, ...rest } = route;
+  checkBearerGuard(`describeBearerRoute: ${route.method} ${route.path}`, rest, ROUTE_KEYS);
   const path = templatePath(route.path);
   const given = [...(route.parameters ?? [])];
   const described = new Set(given.filter((p) => p.in === 'path').map((p) => p.name));

@@ -14,6 +14,22 @@ import type { Audience } from '../scopes/catalogue.ts';
 import { parseScope } from '../scopes/catalogue.ts';
 import { isStorageUnavailable } from '../storage/outage.ts';
 
+/** The scopes of a token: a read-only set that serialises as an array (`JSON.stringify(auth)`). */
+export interface Scopes extends ReadonlySet<string> {
+  toJSON(): string[];
+}
+
+class ScopeSet extends Set<string> implements Scopes {
+  toJSON(): string[] {
+    return [...this];
+  }
+}
+
+/** A {@link Scopes} of `names` (for callers that build a `BearerAuth` themselves, e.g. in tests). */
+export function toScopes(names: Iterable<string>): Scopes {
+  return new ScopeSet(names);
+}
+
 /** Who a verified token speaks for. */
 export interface BearerAuth {
   readonly sub: string;
@@ -22,7 +38,7 @@ export interface BearerAuth {
   /** the site (`org_id`) the token was issued for */
   readonly site: string | undefined;
   readonly roles: readonly string[];
-  readonly scopes: ReadonlySet<string>;
+  readonly scopes: Scopes;
   /** epoch seconds */
   readonly expiresAt: number;
   readonly grantId: string;
@@ -91,7 +107,7 @@ export class BearerVerifier {
       throw new InvalidTokenError('the access token is invalid, expired or revoked');
     }
 
-    const scopes = new Set(parseScope(at.scope));
+    const scopes = new ScopeSet(parseScope(at.scope));
     const audience = clientAudience(client);
     const required = options.scopes ?? [];
     if (options.audiences && !options.audiences.includes(audience)) {

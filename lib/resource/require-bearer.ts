@@ -14,16 +14,22 @@
 import type { Context, Middleware, Next } from 'koa';
 
 import { PlatformAuthError } from '../errors.ts';
-import type { BearerAuth, BearerVerifier, VerifyOptions } from './bearer.ts';
+import type { BearerAuth, BearerVerifier } from './bearer.ts';
 import { writeBearerError } from './challenge.ts';
+import { checkBearerGuard } from './guard-options.ts';
+import type { RequireBearerOptions } from './guard-options.ts';
 
-export interface RequireBearerOptions extends VerifyOptions {
-  /** no token → anonymous (`ctx.state.auth` undefined); a bad token is still 401 */
-  readonly optional?: boolean;
-}
+export type { RequireBearerOptions } from './guard-options.ts';
 
 export interface BearerState {
   auth?: BearerAuth;
+}
+
+declare module 'koa' {
+  /** `ctx.state.auth`: the caller, set by `auth.requireBearer()` (undefined for an anonymous caller of an optional guard). */
+  interface DefaultState {
+    auth?: BearerAuth;
+  }
 }
 
 /** The request's caller (`undefined`: anonymous, in optional mode), or `undefined` overall when the refusal was answered. */
@@ -46,6 +52,7 @@ export function createBearerAuthenticator(verifier: BearerVerifier, resourceMeta
 /** `auth.requireBearer(options)`: sets `ctx.state.auth` or answers the refusal. */
 export function createRequireBearer(authenticate: BearerAuthenticator) {
   return function requireBearerFactory(options: RequireBearerOptions = {}): Middleware<BearerState> {
+    checkBearerGuard('auth.requireBearer()', options);
     return async function requireBearer(ctx: Context, next: Next) {
       const identity = await authenticate(ctx, options);
       if (!identity) return;

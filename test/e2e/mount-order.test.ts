@@ -1,0 +1,112 @@
+/**
+ * A host body parser mounted before auth.routes() (what most Koa apps already have) is
+ * answered with a clear configuration error on the library's paths, logged once with the
+ * fix, instead of the token endpoint's misleading "no client authentication mechanism".
+ * The host's own routes keep their parser; mounted in the right order nothing changes.
+ */
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { bodyParser } from '@koa/bodyparser';
+import Koa from 'koa';
+
+import { createAccountStore, createSiteStore, demoClients, OPERATOR_CLIENT_ID } from '../../examples/host/seed.ts';
+import { createPlatformAuth } from '../../lib/index.ts';
+import type { PlatformAuth } from '../../lib/index.ts';
+
+interface Host {
+  readonly url: string;
+  readonly errors: string[];
+  readonly auth: PlatformAuth;
+  stop(): Promise<void>;
+}
+
+const SECRET = 'operator-secret-for-tests-0123456789';
+
+async function startHost(parserFirst: boolean): Promise<Host> {
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const errors: string[] = [];
+  const auth = await createPlatformAuth({
+    baseUrl: url,
+    accounts: createAccountStore(),
+    sites: createSiteStore(),
+    clients: demoClients(url, SECRET),
+    logger: { info() {}, warn() {}, error: (m) => errors.push(m) },
+  });
+  const app = new Koa();
+  const parser = bodyParser({ enableTypes: ['json', 'form'] });
+  if (parserFirst) app.use(parser);
+  app.use(auth.routes());
+  if (!parserFirst) app.use(parser);
+  app.use(async (ctx) => {
+    if (ctx.path === '/echo') ctx.body = { echoed: (ctx.request as { body?: unknown }).body };
+  });
+  server.on('request', app.callback());
+  return {
+    url,
+    errors,
+    auth,
+    async stop() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await auth.close();
+    },
+  };
+}
+
+function postForm(url: string, fields: Record<string, string>): Promise<Response> {
+  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
+}
+
+const TOKEN_REQUEST = { grant_type: 'authorization_code', code: 'nope', client_id: OPERATOR_CLIENT_ID, client_secret: SECRET, redirect_uri: 'https://x.example/cb', code_verifier: 'v'.repeat(43) };
+
+describe('a body parser mounted before auth.routes()', () => {
+  let host: Host;
+  beforeAll(async () => {
+    host = await startHost(true);
+  });
+  afterAll(() => host.stop());
+
+  it('answers the library\'s endpoints with a configuration error, logged once with the fix', async () => {
+    for (const path of ['/api/oauth/token', '/api/oauth/revoke', '/api/oauth/introspect']) {
+      const res = await postForm(`${host.url}${path}`, TOKEN_REQUEST);
+      expect(res.status).toBe(500);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(await res.json()).toEqual({ error: 'server_error', error_description: 'the authorization server is misconfigured' });
+    }
+    expect(host.errors).toHaveLength(1);
+    expect(host.errors[0]).toMatch(/a body parser ran before auth\.routes\(\).*Mount app\.use\(auth\.routes\(\)\) before any body parser/);
+  });
+
+  it('also on the sign-in forms and registration, which read bodies too', async () => {
+    expect((await postForm(`${host.url}/oauth/interaction/abc/login`, { email: 'a@b.c' })).status).toBe(500);
+    const register = await fetch(`${host.url}/api/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"client_name":"x"}' });
+    expect(register.status).toBe(500);
+  });
+
+  it('leaves requests without a body and the host\'s own routes alone', async () => {
+    expect((await fetch(`${host.url}/.well-known/openid-configuration`)).status).toBe(200);
+    const echo = await fetch(`${host.url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+    expect(await echo.json()).toEqual({ echoed: { a: 1 } });
+  });
+});
+
+describe('auth.routes() mounted first', () => {
+  let host: Host;
+  beforeAll(async () => {
+    host = await startHost(false);
+  });
+  afterAll(() => host.stop());
+
+  it('serves the token endpoint normally and the host\'s parser after it', async () => {
+    const res = await postForm(`${host.url}/api/oauth/token`, TOKEN_REQUEST);
+    expect(res.status).toBe(400);
+    expect((await res.json()).error).toBe('invalid_grant');
+    const echo = await fetch(`${host.url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+    expect(await echo.json()).toEqual({ echoed: { a: 1 } });
+    expect(host.errors).toEqual([]);
+  });
+});
