@@ -52,3 +52,13 @@ export function isLoopbackUri(uri: string): boolean {
   const url = URL.parse(uri);
   return url !== null && url.protocol === 'http:' && isLoopbackHost(url.hostname);
 }
+
+/**
+ * The MCP revisions `/mcp` serves: the current one (stateless: `server/discover`, a
+ * per-request `_meta` envelope, `MCP-Protocol-Version`/`Mcp-Method`/`Mcp-Name` headers), and
+ * the 2025 revisions for older clients (`initialize`, then requests).
+ */
+export const MCP_REVISIONS = Object.freeze({
+  current: '2026-07-28',
+  legacy: Object.freeze(['2025-11-25', '2025-06-18', '2025-03-26']),
+});

@@ -60,6 +60,12 @@ export class InvalidTokenError extends PlatformAuthError {
   }
 }
 
+/**
+ * 401 for a request that sent no credentials at all where a token is needed: its challenge
+ * carries no error code (RFC 6750 §3.1), only what to obtain (`scope`) and where to learn how.
+ */
+export class AuthenticationRequiredError extends InvalidTokenError {}
+
 /** 403: a valid token lacks a scope the request needs (RFC 6750 §3.1). */
 export class InsufficientScopeError extends PlatformAuthError {
   declare readonly scope: string;

@@ -28,7 +28,7 @@ export type {
   IssuedMemberClient, MemberClient, MemberClientInput, MemberClientManager,
 } from './member-clients/manager.ts';
 export {
-  PlatformAuthError, InvalidTokenError, InsufficientScopeError, InvalidRequestError,
+  PlatformAuthError, InvalidTokenError, AuthenticationRequiredError, InsufficientScopeError, InvalidRequestError,
   TemporarilyUnavailableError, ConfigurationError, MemberClientError,
 } from './errors.ts';
 export type { PlatformAuthErrorCode } from './errors.ts';

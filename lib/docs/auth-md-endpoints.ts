@@ -4,12 +4,12 @@
  *
  * @module
  */
-import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 
 import type { ResolvedOptions } from '../config/options.ts';
 import { ENDPOINTS } from '../endpoints.ts';
 import type { EndpointId } from '../endpoints.ts';
-import { PROTOCOL } from '../constants.ts';
+import { MCP_REVISIONS, PROTOCOL } from '../constants.ts';
 import { code, codeList, fence, table } from './markdown.ts';
 import { authorizeParameters, tokenGrants } from './protocol.ts';
 import { endpointUrl, templatePath } from './surface.ts';
@@ -20,7 +20,6 @@ type Row = (options: ResolvedOptions) => readonly [request: string, response: st
 /** The Request and Response columns, per endpoint; a new table entry does not compile until it is here. */
 const ROWS: Record<EndpointId, Row> = {
   protectedResourceMetadata: () => ['none', 'protected-resource metadata (RFC 9728): `resource`, `authorization_servers`, `scopes_supported`'],
-  mcpResourceMetadata: () => ['none', 'the same protected-resource metadata, at its path-aware address for the tool endpoint (RFC 9728 §3.1)'],
   authorizationServerMetadata: (o) => ['none', `authorization-server metadata (RFC 8414): lists every endpoint, grant type and scope; the source of truth; includes \`registration_endpoint\`, \`client_id_metadata_document_supported\` (here \`${o.clientIdMetadataDocuments.enabled}\`) and ${o.idTokens ? '`id_token_signing_alg_values_supported` and `jwks_uri`' : 'neither `id_token_signing_alg_values_supported` nor `jwks_uri` (no ID tokens)'}`],
   openidConfiguration: () => ['none', 'OpenID Connect discovery document (the same content)'],
   authorization: () => ['query parameters (below); interactive user sign-in and consent', 'redirect to `redirect_uri` with `code`, `state` and `iss` (RFC 9207)'],
@@ -130,14 +129,14 @@ function resourceSection(options: ResolvedOptions): string {
     );
   }
   if (options.mcp.enabled) {
-    const initialize = {
-      jsonrpc: '2.0', id: 1, method: 'initialize',
-      params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'my-agent', version: '1.0.0' } },
+    const discover = {
+      jsonrpc: '2.0', id: 1, method: 'server/discover',
+      params: { _meta: { [PROTOCOL_VERSION_META_KEY]: MCP_REVISIONS.current, [CLIENT_CAPABILITIES_META_KEY]: {} } },
     };
     parts.push(
       `### Tool endpoint (\`${ENDPOINTS.mcp.path}\`)`,
-      'The Model Context Protocol over Streamable HTTP: JSON-RPC messages in `POST` bodies, with `Accept: application/json, text/event-stream`. Start with `initialize`, then `tools/list` and `tools/call`. Without a token (leave out `Authorization`) the caller is anonymous and sees the public tools only; a member token with `account:read` adds the member\'s own tools. `tools/list` lists only what the caller may call.',
-      fence('sh', `curl -X POST ${endpointUrl(options, 'mcp')} \\\n  -H 'Accept: application/json, text/event-stream' \\\n  -H 'Content-Type: application/json' \\\n  -H 'Authorization: Bearer <ACCESS_TOKEN>' \\\n  -d '${JSON.stringify(initialize)}'`),
+      `The Model Context Protocol over Streamable HTTP: JSON-RPC messages in \`POST\` bodies, with \`Accept: application/json, text/event-stream\`. Revision ${code(MCP_REVISIONS.current)} is stateless: every request carries \`_meta\` with ${code(PROTOCOL_VERSION_META_KEY)} and ${code(CLIENT_CAPABILITIES_META_KEY)}, and the headers \`MCP-Protocol-Version\`, \`Mcp-Method\` (and \`Mcp-Name\` for \`tools/call\`); start with \`server/discover\`, then \`tools/list\` and \`tools/call\`. The 2025 revisions (${codeList([...MCP_REVISIONS.legacy])}) are served on the same endpoint: start with \`initialize\`. Without a token (leave out \`Authorization\`) the caller is anonymous and sees the public tools only; a member token with \`account:read\` adds the member's own tools. \`tools/list\` lists only what the caller may call.`,
+      fence('sh', `curl -X POST ${endpointUrl(options, 'mcp')} \\\n  -H 'Accept: application/json, text/event-stream' \\\n  -H 'Content-Type: application/json' \\\n  -H 'MCP-Protocol-Version: ${MCP_REVISIONS.current}' \\\n  -H 'Mcp-Method: server/discover' \\\n  -H 'Authorization: Bearer <ACCESS_TOKEN>' \\\n  -d '${JSON.stringify(discover)}'`),
     );
   }
   return parts.join('\n\n');

@@ -1,35 +1,41 @@
 /**
  * `/mcp` as Koa middleware: a pipeline of named steps, each of which answers or hands on.
  *
- * 1. `preflight`: CORS, and 405 for anything but POST (stateless: no sessions to resume or
- *    delete, no server-initiated stream, as the SDK's stateless servers answer);
- * 2. `identify`: the bearer core in optional mode: no token is anonymous, a bad, expired,
+ * 1. `checkOrigin`: 403 for a foreign `Host` or a not-allowed `Origin` (DNS rebinding);
+ * 2. `preflight`: CORS, and 405 for anything but POST (stateless: no sessions to resume or
+ *    delete, no server-initiated stream);
+ * 3. `identify`: the bearer core in optional mode: no token is anonymous, a bad, expired,
  *    revoked or foreign token is 401 `invalid_token` (never anonymous);
- * 3. `readMessages`: the JSON body, once;
- * 4. `checkToolCalls`: a `tools/call` the caller may not make is answered before it runs:
- *    401 without a token, 403 `insufficient_scope` naming the tool's scopes (the MCP step-up);
- * 5. `serve`: the SDK's Streamable HTTP transport, stateless with JSON responses, on a
- *    pooled server (lib/mcp/server.ts); the caller travels in the SDK's `authInfo`.
+ * 4. `readMessages`: the JSON body, once;
+ * 5. `checkToolCalls`: a `tools/call` the caller may not make is answered before it runs:
+ *    401 without a token (a challenge naming the tool's scopes, with no error code: the
+ *    request had no credentials, RFC 6750 §3.1), 403 `insufficient_scope` naming the tool's
+ *    scopes (the MCP step-up). The body's `params.name` is what counts, in both revisions:
+ *    in 2026-07-28 the SDK refuses an `Mcp-Name` header that disagrees with it;
+ * 6. `serve`: the v2 server SDK on a pooled server (lib/mcp/server.ts). MCP 2026-07-28
+ *    (stateless, `server/discover`, per-request `_meta`) through `createMcpHandler`; the 2025
+ *    revisions through the SDK's Streamable HTTP transport with JSON answers, as before. The
+ *    caller travels in the SDK's `authInfo`.
  *
  * @module
  */
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
+import { createMcpHandler, isJsonContentType, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import type { AuthInfo, McpHandlerRequestOptions } from '@modelcontextprotocol/server';
 import type { Context, Middleware, Next } from 'koa';
 
+import type { Logger, MemberDataSource } from '../contracts.ts';
 import { ENDPOINTS } from '../endpoints.ts';
 import { createMemberDataService } from '../member-data/service.ts';
-import type { Logger } from '../contracts.ts';
-import type { MemberDataSource } from '../contracts.ts';
 import type { BearerAuth, BearerVerifier } from '../resource/bearer.ts';
 import { extractBearerToken } from '../resource/bearer.ts';
 import { writeBearerError } from '../resource/challenge.ts';
 import { createBearerAuthenticator } from '../resource/require-bearer.ts';
 import {
-  calledTools, METHOD_NOT_ALLOWED, readJsonBody, toWebRequest, withoutStackTraces, writeJsonRpcProblem, writeWebResponse,
+  calledTools, METHOD_NOT_ALLOWED, readJsonBody, toWebRequest, writeJsonRpcProblem, writeWebResponse,
 } from './http.ts';
 import type { ResolvedMcpOptions } from './options.ts';
+import { refusedOrigin } from './request-origin.ts';
+import type { OriginPolicy } from './request-origin.ts';
 import { buildServer, ServerPool } from './server.ts';
 import { refuseCall } from './tools/access.ts';
 import { memberTools } from './tools/member.ts';
@@ -46,11 +52,13 @@ export interface McpDeps {
   /** `options.memberData`: without it there are no member tools and no catalogue tools */
   readonly dataSource: MemberDataSource | undefined;
   readonly options: ResolvedMcpOptions;
+  /** `options.proxy`: the host the client addressed may come in `X-Forwarded-Host` */
+  readonly proxy?: boolean;
   readonly logger: Logger;
 }
 
-const ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID';
-const EXPOSE_HEADERS = 'WWW-Authenticate, Mcp-Session-Id, Mcp-Protocol-Version';
+const ALLOW_HEADERS = 'Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id, Last-Event-ID';
+const EXPOSE_HEADERS = 'WWW-Authenticate, Mcp-Session-Id, MCP-Protocol-Version';
 
 /** The tools of this endpoint: the library's public and member tools, then the host's. */
 export function createEndpointTools(deps: McpDeps): ToolRegistry {
@@ -60,7 +68,7 @@ export function createEndpointTools(deps: McpDeps): ToolRegistry {
     ...publicTools({ catalogue: service?.catalogue, defaultSite: options.defaultSite, maxPageSize: options.maxPageSize }),
     ...(service ? memberTools({ service, maxPageSize: options.maxPageSize }) : []),
     ...options.tools,
-  ]);
+  ], { advertiseMemberTools: options.advertiseMemberTools });
 }
 
 function toAuthInfo(caller: BearerAuth, token: string): AuthInfo {
@@ -78,17 +86,40 @@ function whileConnected<T>(ctx: Context, work: Promise<T>): Promise<T | undefine
 }
 
 export function createMcpEndpoint(deps: McpDeps): Middleware {
-  const { options, resourceMetadata } = deps;
+  const { options, resourceMetadata, logger } = deps;
   const registry = createEndpointTools(deps);
-  const pool = new ServerPool(() => buildServer({
-    info: options.serverInfo, instructions: options.instructions, registry, logger: deps.logger,
-  }), options.maxIdleServers);
+  const build = () => buildServer({ info: options.serverInfo, instructions: options.instructions, registry, logger });
+  const pools = { modern: new ServerPool(build, options.maxIdleServers), legacy: new ServerPool(build, options.maxIdleServers) };
+  // 2026-07-28 only; the 2025 revisions are served below with JSON answers (the SDK's own
+  // legacy path would answer them as event streams)
+  const modern = createMcpHandler((ctx) => pools[ctx.era].acquire(), {
+    legacy: 'reject',
+    responseMode: 'auto',
+    onerror: (error) => logger.error(`platform-auth: /mcp: ${error.message}`),
+  });
+  const policy: OriginPolicy = {
+    hosts: new Set(options.allowedHosts ?? [new URL(deps.baseUrl).host]),
+    origins: options.allowedOrigins === '*' ? '*' : new Set(options.allowedOrigins ?? [deps.baseUrl]),
+    loopback: options.allowedOrigins === undefined,
+    proxy: deps.proxy ?? false,
+  };
+  const authenticate = createBearerAuthenticator(deps.bearer, resourceMetadata);
   const path = ENDPOINTS.mcp.path;
+
+  function checkOrigin(ctx: Context): boolean {
+    const refusal = refusedOrigin(ctx, policy);
+    if (refusal === undefined) return true;
+    ctx.set('Cache-Control', 'no-store');
+    writeJsonRpcProblem(ctx, { status: 403, code: -32000, message: `Forbidden: ${refusal}` });
+    return false;
+  }
 
   function preflight(ctx: Context): boolean {
     ctx.set('Cache-Control', 'no-store');
     if (options.cors) {
-      ctx.set('Access-Control-Allow-Origin', '*');
+      const origin = ctx.get('origin');
+      ctx.set('Access-Control-Allow-Origin', policy.origins === '*' || !origin ? '*' : origin);
+      if (policy.origins !== '*') ctx.vary('Origin');
       ctx.set('Access-Control-Expose-Headers', EXPOSE_HEADERS);
       if (ctx.method === 'OPTIONS') {
         ctx.set('Access-Control-Allow-Methods', 'POST');
@@ -105,9 +136,6 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
     return true;
   }
 
-  const authenticate = createBearerAuthenticator(deps.bearer, resourceMetadata);
-  const identify = (ctx: Context) => authenticate(ctx, { optional: true });
-
   async function readMessages(ctx: Context): Promise<{ readonly value: unknown } | undefined> {
     if (!isJsonContentType(ctx.get('content-type') || null)) {
       writeJsonRpcProblem(ctx, { status: 415, code: -32000, message: 'Unsupported Media Type: Content-Type must be application/json' });
@@ -121,7 +149,7 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
 
   function checkToolCalls(ctx: Context, messages: unknown, caller: BearerAuth | undefined): boolean {
     for (const name of calledTools(messages)) {
-      // unknown tools are the SDK's to answer (a tool error naming the tool)
+      // unknown tools are the SDK's to answer
       const prepared = registry.get(name);
       const refusal = prepared && refuseCall(prepared.tool, caller);
       if (refusal) {
@@ -132,27 +160,33 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
     return true;
   }
 
-  async function serve(ctx: Context, messages: unknown, caller: BearerAuth | undefined): Promise<void> {
-    const authInfo = caller && toAuthInfo(caller, extractBearerToken(ctx.get('authorization'))!);
-    const server = pool.acquire();
+  /** The 2025 revisions: a pooled server on the SDK's stateless Streamable HTTP transport, JSON answers. */
+  async function serveLegacy(request: Request, handling: McpHandlerRequestOptions): Promise<Response> {
+    const server = pools.legacy.acquire();
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
       await server.connect(transport);
-      const request = toWebRequest(ctx, deps.baseUrl);
-      const answer = withoutStackTraces(() => transport.handleRequest(request, { parsedBody: messages, authInfo }));
-      const response = await whileConnected(ctx, answer);
-      if (response) await writeWebResponse(ctx, response);
+      return await transport.handleRequest(request, handling);
     } finally {
-      // closing aborts what is still running for a client that left, and frees the server
+      // closing aborts what is still running for a client that left, and returns the server
       await server.close();
-      pool.release(server);
     }
+  }
+
+  async function serve(ctx: Context, messages: unknown, caller: BearerAuth | undefined): Promise<void> {
+    const authInfo = caller && toAuthInfo(caller, extractBearerToken(ctx.get('authorization'))!);
+    const request = toWebRequest(ctx, deps.baseUrl);
+    const handling: McpHandlerRequestOptions = { parsedBody: messages, ...(authInfo ? { authInfo } : {}) };
+    const answer = (await isLegacyRequest(request, messages)) ? serveLegacy(request, handling) : modern.fetch(request, handling);
+    const response = await whileConnected(ctx, answer);
+    if (response) await writeWebResponse(ctx, response);
   }
 
   return async function mcp(ctx: Context, next: Next) {
     if (ctx.path !== path) return next();
+    if (!checkOrigin(ctx)) return;
     if (!preflight(ctx)) return;
-    const identity = await identify(ctx);
+    const identity = await authenticate(ctx, { optional: true });
     if (!identity) return;
     const messages = await readMessages(ctx);
     if (!messages) return;

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { InvalidTokenError } from '../errors.ts';
+import { AuthenticationRequiredError } from '../errors.ts';
 
 /**
  * Thrown by a tool handler for an answer the caller should read: it becomes the tool error's
@@ -22,7 +22,7 @@ export class McpToolError extends Error {
  * challenge can name them (MCP authorization: the client requests the `scope` of the 401
  * first, before the protected-resource metadata's `scopes_supported`).
  */
-export class ToolAuthenticationRequiredError extends InvalidTokenError {
+export class ToolAuthenticationRequiredError extends AuthenticationRequiredError {
   declare readonly scope: string;
 
   constructor(tool: string, scope: string) {

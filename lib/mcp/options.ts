@@ -10,7 +10,8 @@ import { MAX_PAGE_SIZE } from '../member-data/pagination.ts';
 import { findScope } from '../scopes/catalogue.ts';
 import { MEMBER_TOOL_NAMES } from './tools/member.ts';
 import { PUBLIC_TOOL_NAMES } from './tools/public.ts';
-import type { AnyMcpTool, McpToolAudience } from './tools/types.ts';
+import { prepareInputSchema } from './tools/schema.ts';
+import type { AnyMcpTool, McpInputSchema, McpToolAudience } from './tools/types.ts';
 
 export interface McpOptions {
   /**
@@ -49,6 +50,31 @@ export interface McpOptions {
    */
   cors?: boolean;
   /**
+   * The `Origin`s of web apps that may call `/mcp` from a browser, or `"*"` for any. A request
+   * with another `Origin` is refused with 403 (MCP transports must validate `Origin`, against
+   * DNS rebinding). Requests without `Origin` (every non-browser client) are not affected.
+   * Tokens travel in the `Authorization` header, never in cookies, so `"*"` exposes nothing a
+   * script could not already send.
+   * @default the origin of `baseUrl`, and pages on a loopback host (`http://localhost:*`, developer tools such as the MCP Inspector)
+   */
+  allowedOrigins?: readonly string[] | '*';
+  /**
+   * The `Host` values `/mcp` answers; any other is refused with 403 (DNS rebinding). Behind a
+   * proxy that rewrites `Host`, list what it sends or set `options.proxy` so `X-Forwarded-Host`
+   * is read.
+   * @default only the host of `baseUrl`
+   */
+  allowedHosts?: readonly string[];
+  /**
+   * Show anonymous callers the member tools too, marked as needing sign-in (`_meta` and
+   * `securitySchemes`, and a note in the description). Calling one without a token answers the
+   * 401 challenge with the tool's scopes, which makes MCP hosts that start OAuth only when
+   * challenged offer sign-in. Off by default, as the interface says an anonymous caller sees
+   * public tools only: a model that sees tools it cannot call may try them first.
+   * @default {@link MCP_DEFAULTS}.advertiseMemberTools
+   */
+  advertiseMemberTools?: boolean;
+  /**
    * `serverInfo` of the `initialize` answer.
    * @default {@link MCP_DEFAULTS}.serverInfo
    */
@@ -68,6 +94,11 @@ export interface ResolvedMcpOptions {
   readonly maxBodyBytes: number;
   readonly maxIdleServers: number;
   readonly cors: boolean;
+  /** `undefined`: the origin of `baseUrl` */
+  readonly allowedOrigins: readonly string[] | '*' | undefined;
+  /** `undefined`: the host of `baseUrl` */
+  readonly allowedHosts: readonly string[] | undefined;
+  readonly advertiseMemberTools: boolean;
   readonly serverInfo: Readonly<{ name: string; version: string; title?: string }>;
   readonly instructions: string;
 }
@@ -79,6 +110,7 @@ export interface ResolvedMcpOptions {
 export const MCP_DEFAULTS = Object.freeze({
   tools: Object.freeze([]) as readonly AnyMcpTool[],
   cors: true,
+  advertiseMemberTools: false,
   serverInfo: Object.freeze({ name: 'platform-auth', title: 'Course platform', version: '1.0.0' }),
   instructions: 'Tools of an online course platform. Without a token: search a school\'s public course '
   + 'catalogue and read course outlines. With a member token (account:read): your own courses with progress and '
@@ -92,7 +124,10 @@ export const MCP_RANGES = Object.freeze({
   maxIdleServers: { min: 1, max: 1024, default: 16 },
 } as const satisfies Record<string, IntegerRange>);
 
-const KNOWN = new Set(['tools', 'defaultSite', 'maxPageSize', 'maxBodyBytes', 'maxIdleServers', 'cors', 'serverInfo', 'instructions']);
+const KNOWN = new Set([
+  'tools', 'defaultSite', 'maxPageSize', 'maxBodyBytes', 'maxIdleServers', 'cors', 'allowedOrigins', 'allowedHosts',
+  'advertiseMemberTools', 'serverInfo', 'instructions',
+]);
 const RESERVED = new Set<string>([...PUBLIC_TOOL_NAMES, ...MEMBER_TOOL_NAMES]);
 const AUDIENCES: readonly McpToolAudience[] = ['public', 'member', 'operator'];
 // the MCP tool-name rule (SEP-986)
@@ -100,10 +135,6 @@ const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 function checkNumber(name: keyof typeof MCP_RANGES, value: unknown): number {
   return checkInteger(`options.mcp.${name}`, value, MCP_RANGES[name]);
-}
-
-function isZodSchema(value: unknown): boolean {
-  return value !== null && typeof value === 'object' && typeof (value as { safeParse?: unknown }).safeParse === 'function';
 }
 
 function checkTool(tool: unknown, index: number, seen: Set<string>): AnyMcpTool {
@@ -135,14 +166,34 @@ function checkTool(tool: unknown, index: number, seen: Set<string>): AnyMcpTool 
       }
     }
   }
-  const schema = t.inputSchema;
-  const isShape = schema !== null && typeof schema === 'object' && !isZodSchema(schema)
-    && Object.values(schema as object).every(isZodSchema);
-  if (!isShape && !(isZodSchema(schema) && typeof (schema as { shape?: unknown }).shape === 'object')) {
-    fail(`${where}.inputSchema must be a zod object schema (z.object({...})) or its shape ({ field: z.string() }); use {} for no arguments`);
-  }
+  // the SDK must be able to validate it and describe it as JSON Schema (lib/mcp/tools/schema.ts)
+  prepareInputSchema(where, t.inputSchema as McpInputSchema);
   if (typeof t.handler !== 'function') fail(`${where}.handler must be a function (args, caller) => result`);
   return tool as AnyMcpTool;
+}
+
+function checkAllowedOrigins(value: unknown): readonly string[] | '*' | undefined {
+  const path = 'options.mcp.allowedOrigins';
+  if (value === undefined || value === '*') return value;
+  if (!Array.isArray(value)) mustBe(path, 'an array of origins ("https://app.example.com") or "*"', value);
+  return Object.freeze(value.map((origin: unknown, i: number) => {
+    const url = typeof origin === 'string' ? URL.parse(origin) : null;
+    if (!url || url.origin === 'null' || url.origin !== String(origin).toLowerCase().replace(/\/$/, '')) {
+      mustBe(`${path}[${i}]`, 'an origin: scheme://host[:port], no path', origin);
+    }
+    return url.origin;
+  }));
+}
+
+function checkAllowedHosts(value: unknown): readonly string[] | undefined {
+  const path = 'options.mcp.allowedHosts';
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.length === 0) mustBe(path, 'a non-empty array of host[:port] values', value);
+  return Object.freeze(value.map((host: unknown, i: number) => {
+    const url = typeof host === 'string' && !host.includes('/') ? URL.parse(`http://${host}`) : null;
+    if (!url || url.host !== String(host).toLowerCase()) mustBe(`${path}[${i}]`, 'a host name with an optional port ("learn.example.com", "localhost:3000")', host);
+    return url.host;
+  }));
 }
 
 /** Defaults and checks `options.mcp`; throws ConfigurationError naming the option and the fix. */
@@ -156,6 +207,7 @@ export function resolveMcpOptions(input: McpOptions | false | undefined): Resolv
     mustBe('options.mcp.defaultSite', 'a site id', given.defaultSite);
   }
   const cors = checkBoolean('options.mcp.cors', given.cors, MCP_DEFAULTS.cors);
+  const advertiseMemberTools = checkBoolean('options.mcp.advertiseMemberTools', given.advertiseMemberTools, MCP_DEFAULTS.advertiseMemberTools);
   const info = given.serverInfo;
   if (info !== undefined && (info === null || typeof info.name !== 'string' || !info.name || typeof info.version !== 'string' || !info.version)) {
     mustBe('options.mcp.serverInfo', '{ name, version } with non-empty strings', info);
@@ -171,6 +223,9 @@ export function resolveMcpOptions(input: McpOptions | false | undefined): Resolv
     maxBodyBytes: checkNumber('maxBodyBytes', given.maxBodyBytes),
     maxIdleServers: checkNumber('maxIdleServers', given.maxIdleServers),
     cors,
+    allowedOrigins: checkAllowedOrigins(given.allowedOrigins),
+    allowedHosts: checkAllowedHosts(given.allowedHosts),
+    advertiseMemberTools,
     serverInfo: Object.freeze({ ...(info ?? MCP_DEFAULTS.serverInfo) }),
     instructions: given.instructions ?? MCP_DEFAULTS.instructions,
   });

@@ -1,27 +1,25 @@
 /**
- * The MCP servers behind `/mcp`: built from the prepared tools (lib/mcp/tools/registry.ts)
- * and kept in a pool, so no request pays for a server, its tools or its validators.
+ * The MCP servers behind `/mcp` (the official v2 server SDK, `@modelcontextprotocol/server`):
+ * built from the prepared tools (lib/mcp/tools/registry.ts) and kept in pools, so no request
+ * pays for a server, its tools or its validators.
  *
- * Why a pool and not one shared server: an SDK `Protocol` serves one transport at a time
- * (`connect()` refuses a second), and one transport shared by concurrent requests would mix
- * up their JSON-RPC ids, which every client numbers from 0 (GHSA-345p-7cg4-v4c7). So each
- * request gets its own transport, connected to a server that serves no other request until
- * it is closed and returned. Servers are made on demand and at most `maxIdle` are kept.
+ * Why pools and not one shared server: an SDK server serves one exchange at a time (the
+ * handler refuses an instance that is still connected), and a transport shared by concurrent
+ * requests would mix up their JSON-RPC ids, which every client numbers from 0. Why one pool
+ * per protocol era: the negotiated protocol version is state of the instance, and the SDK
+ * validates a message against the era of the instance serving it (2026-07-28 vs the 2025
+ * revisions, which share one codec).
  *
  * @module
  */
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { McpServer } from '@modelcontextprotocol/server';
+import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
 
 import type { Logger } from '../contracts.ts';
 import type { BearerAuth } from '../resource/bearer.ts';
 import { mayCall } from './tools/access.ts';
 import type { PreparedTool, ToolRegistry } from './tools/registry.ts';
 import { toolError, toolFailure, toolResult } from './tools/result.ts';
-
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 export interface ServerInfo {
   readonly name: string;
@@ -37,8 +35,8 @@ export interface ServerSpec {
 }
 
 /** The caller the HTTP layer verified, carried to the handlers in the SDK's `authInfo`. */
-export function callerOf(extra: Pick<Extra, 'authInfo'>): BearerAuth | undefined {
-  return extra.authInfo?.extra?.caller as BearerAuth | undefined;
+export function callerOf(ctx: Pick<ServerContext, 'http'>): BearerAuth | undefined {
+  return ctx.http?.authInfo?.extra?.caller as BearerAuth | undefined;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -47,12 +45,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function runner(prepared: PreparedTool, logger: Logger) {
   const { tool } = prepared;
-  return async function runTool(args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> {
-    const caller = callerOf(extra);
+  return async function runTool(args: unknown, ctx: ServerContext): Promise<CallToolResult> {
+    const caller = callerOf(ctx);
     // the HTTP layer answered 401/403 already; this is the second lock on the same door
     if (!mayCall(tool, caller)) return toolError(`the ${tool.name} tool is not available to this caller`);
     try {
-      const data: unknown = await tool.handler(args, caller as BearerAuth);
+      const data: unknown = await tool.handler(args as never, caller as never);
       if (!isRecord(data)) throw new TypeError('the handler did not return a JSON object');
       return toolResult(data);
     } catch (error) {
@@ -65,24 +63,31 @@ function runner(prepared: PreparedTool, logger: Logger) {
 export function buildServer({ info, instructions, registry, logger }: ServerSpec): McpServer {
   const server = new McpServer(
     { name: info.name, version: info.version, ...(info.title ? { title: info.title } : {}) },
-    { capabilities: { tools: {} }, ...(instructions ? { instructions } : {}) },
+    {
+      // stateless: the list never changes during an exchange, and no notification could be delivered
+      capabilities: { tools: { listChanged: false } },
+      ...(instructions ? { instructions } : {}),
+    },
   );
   for (const prepared of registry.tools) {
     const { tool, schema } = prepared;
     server.registerTool(tool.name, {
-      title: tool.title,
+      ...(tool.title === undefined ? {} : { title: tool.title }),
       description: tool.description,
       inputSchema: schema,
       annotations: prepared.descriptor.annotations,
-    }, runner(prepared, logger));
+    }, runner(prepared, logger) as never);
   }
   // replaces McpServer's own list, which converts every schema on every call and shows every tool
-  server.server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({ tools: registry.list(callerOf(extra)) }));
-  // stateless: the list never changes during a connection, and no notification could be delivered
-  server.server.registerCapabilities({ tools: { listChanged: false } });
+  server.server.setRequestHandler('tools/list', (_request, ctx) => ({ tools: registry.list(callerOf(ctx)) }));
   return server;
 }
 
+/**
+ * Servers of one era, made on demand; at most `maxIdle` are kept. A server goes back to the
+ * pool when its exchange closes (the SDK closes it after the response); one closed before it
+ * ever connected is simply dropped.
+ */
 export class ServerPool {
   readonly #build: () => McpServer;
   readonly #maxIdle: number;
@@ -96,11 +101,13 @@ export class ServerPool {
   }
 
   acquire(): McpServer {
-    return this.#idle.pop() ?? this.#build();
-  }
-
-  /** Takes back a server whose transport is closed; one still connected is dropped. */
-  release(server: McpServer): void {
-    if (!server.isConnected() && this.#idle.length < this.#maxIdle) this.#idle.push(server);
+    const server = this.#idle.pop() ?? this.#build();
+    const previous = server.server.onclose;
+    server.server.onclose = () => {
+      server.server.onclose = previous;
+      previous?.();
+      if (this.#idle.length < this.#maxIdle) this.#idle.push(server);
+    };
+    return server;
   }
 }

@@ -6,14 +6,19 @@
  */
 import type { Context } from 'koa';
 
+import { AuthenticationRequiredError } from '../errors.ts';
 import type { PlatformAuthError } from '../errors.ts';
 import { formatChallenge, writeError } from '../http/error-response.ts';
 
-/** `error`, `error_description`, `scope` when the error names one, and `resource_metadata`. */
+/**
+ * `error`, `error_description`, `scope` when the error names one, and `resource_metadata`;
+ * no error code for a request that sent no credentials (RFC 6750 §3.1).
+ */
 export function buildChallenge(error: PlatformAuthError, resourceMetadata: string): string {
+  const credentialsSent = !(error instanceof AuthenticationRequiredError);
   return formatChallenge('Bearer', [
-    ['error', error.code],
-    ['error_description', error.description],
+    ['error', credentialsSent ? error.code : undefined],
+    ['error_description', credentialsSent ? error.description : undefined],
     ['scope', error.scope],
     ['resource_metadata', resourceMetadata],
   ]);

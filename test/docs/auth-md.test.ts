@@ -129,9 +129,9 @@ describe('an agent reading only this page completes a flow', () => {
     expect(viewer.id).toBe('acc-student');
     expect(viewer.enrolledCourses.nodes.length).toBeGreaterThan(0);
 
-    const mcp = await sendCurl(parseCurl(block((b) => b.body.includes('"method":"initialize"')), withToken));
+    const mcp = await sendCurl(parseCurl(block((b) => b.body.includes('"method":"server/discover"')), withToken));
     expect(mcp.status).toBe(200);
-    expect((await mcp.json()).result).toMatchObject({ protocolVersion: expect.any(String), capabilities: { tools: {} } });
+    expect((await mcp.json()).result).toMatchObject({ supportedVersions: ['2026-07-28'], capabilities: { tools: {} } });
 
     const refresh = parseCurl(block((b) => b.intro.startsWith('Refresh')), filler({ REFRESH_TOKEN: tokens.refresh_token, CLIENT_ID: MEMBER.clientId }));
     const refreshed = await (await sendCurl(refresh)).json();

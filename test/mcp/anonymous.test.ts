@@ -116,8 +116,9 @@ describe('inputs are validated by schema; failures are tool errors', () => {
     expect(toolErrorText(await anon.client.callTool({ name: 'get_course_outline', arguments: {} }))).toMatch(/course/);
   });
 
-  it('an unknown tool is a tool error', async () => {
-    expect(toolErrorText(await anon.client.callTool({ name: 'drop_tables', arguments: {} }))).toMatch(/drop_tables not found/);
+  it('an unknown tool is a JSON-RPC invalid-params error (the v2 SDK\'s answer in every revision)', async () => {
+    const error = await rejection(anon.client.callTool({ name: 'drop_tables', arguments: {} }));
+    expect(error).toMatchObject({ code: -32602, message: expect.stringMatching(/drop_tables not found/) });
   });
 });
 
@@ -127,14 +128,12 @@ describe('protected tools without a token', () => {
     ['list_my_orders', 'account:read'],
     ['list_site_courses', 'courses:read'],
     ['list_site_students', 'students:read'],
-  ])('%s: the client sees 401 invalid_token naming %s and the metadata', async (name, scope) => {
+  ])('%s: the client sees 401 naming %s and the metadata, with no error code (RFC 6750 §3.1: no credentials were sent)', async (name, scope) => {
     const before = anon.seen.length;
     expectHttpError(await rejection(anon.client.callTool({ name, arguments: {} })), 401);
     const [response] = anon.seen.slice(before);
     expect(response!.status).toBe(401);
     expect(challengeParams(response!.challenge)).toEqual({
-      error: 'invalid_token',
-      error_description: expect.stringContaining(name),
       scope,
       resource_metadata: `${app.baseUrl}/.well-known/oauth-protected-resource`,
     });
@@ -167,18 +166,40 @@ describe('HTTP edges (no MCP client sends these)', () => {
     expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringMatching(/^Method not allowed/) }, id: null });
   });
 
-  it('answers a CORS preflight and exposes the challenge header', async () => {
+  it('answers a CORS preflight from an allowed origin (a loopback page by default) and exposes the challenge header', async () => {
+    const inspector = 'http://localhost:6274';
     const res = await fetch(mcpUrl(app), {
       method: 'OPTIONS',
-      headers: { origin: 'https://inspector.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, mcp-protocol-version' },
+      headers: { origin: inspector, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, mcp-protocol-version, mcp-method, mcp-name' },
     });
     expect(res.status).toBe(204);
-    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('access-control-allow-origin')).toBe(inspector);
     expect(res.headers.get('access-control-allow-headers')).toMatch(/Authorization/);
+    expect(res.headers.get('access-control-allow-headers')).toMatch(/Mcp-Method, Mcp-Name/);
     expect(res.headers.get('access-control-allow-methods')).toBe('POST');
-    const refused = await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_my_orders' } }, { origin: 'https://inspector.example' });
-    expect(refused.headers.get('access-control-allow-origin')).toBe('*');
+    const refused = await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_my_orders' } }, { origin: inspector });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('access-control-allow-origin')).toBe(inspector);
     expect(refused.headers.get('access-control-expose-headers')).toMatch(/WWW-Authenticate/);
+  });
+
+  it('refuses a foreign Origin or Host with 403 before anything else (DNS rebinding)', async () => {
+    const foreignOrigin = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { origin: 'https://evil.example.com' });
+    expect(foreignOrigin.status).toBe(403);
+    expect(await foreignOrigin.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Forbidden: Invalid Origin: https://evil.example.com' }, id: null });
+    const preflight = await fetch(mcpUrl(app), { method: 'OPTIONS', headers: { origin: 'https://evil.example.com', 'access-control-request-method': 'POST' } });
+    expect(preflight.status).toBe(403);
+    expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+    const { request } = await import('node:http');
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(mcpUrl(app), { method: 'POST', headers: { host: 'evil.example.com', 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
+    });
+    expect(status).toBe(403);
   });
 
   it('negotiates an older protocol revision a client asks for', async () => {

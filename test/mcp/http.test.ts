@@ -1,23 +1,7 @@
 /**
  * The HTTP helpers of lib/mcp/http.ts that the end-to-end tests cannot pin down.
  */
-import { calledTools, withoutStackTraces } from '../../lib/mcp/http.ts';
-
-describe('withoutStackTraces', () => {
-  it('captures no stack inside, and restores the limit after', () => {
-    const before = Error.stackTraceLimit;
-    const inside = withoutStackTraces(() => new Error('inside'));
-    expect(inside.stack).toBe('Error: inside');
-    expect(Error.stackTraceLimit).toBe(before);
-    expect(new Error('after').stack!.split('\n').length).toBeGreaterThan(1);
-  });
-
-  it('restores the limit when the dispatch throws', () => {
-    const before = Error.stackTraceLimit;
-    expect(() => withoutStackTraces(() => { throw new TypeError('boom'); })).toThrow('boom');
-    expect(Error.stackTraceLimit).toBe(before);
-  });
-});
+import { calledTools } from '../../lib/mcp/http.ts';
 
 describe('calledTools', () => {
   it('finds the tool names of tools/call requests in a message or a batch, and nothing else', () => {

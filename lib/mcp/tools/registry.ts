@@ -1,23 +1,24 @@
 /**
- * The tools of one `/mcp` endpoint, prepared once: zod object schemas (the validators), the
- * JSON Schemas `tools/list` answers (the SDK would convert on every list), and the list
- * filtered by who may call.
+ * The tools of one `/mcp` endpoint, prepared once: their validators and the JSON Schemas
+ * `tools/list` answers (lib/mcp/tools/schema.ts), and the list filtered by who may call.
+ *
+ * With `advertise`, an anonymous caller also sees the member tools, marked as needing sign-in
+ * (`_meta` and `securitySchemes`); calling one without a token answers the 401 challenge with
+ * the tool's scopes, which is what starts an MCP host's OAuth flow.
  *
  * @module
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
-import { z } from 'zod';
+import type { StandardSchemaWithJSON, Tool } from '@modelcontextprotocol/server';
 
-import { ConfigurationError } from '../../errors.ts';
 import type { BearerAuth } from '../../resource/bearer.ts';
 import { mayCall } from './access.ts';
+import { prepareInputSchema } from './schema.ts';
 import type { AnyMcpTool } from './types.ts';
 
 export interface PreparedTool {
   readonly tool: AnyMcpTool;
-  /** the validator: the tool's schema as a zod object */
-  readonly schema: z.AnyZodObject;
+  /** the validator the SDK runs before the handler */
+  readonly schema: StandardSchemaWithJSON;
   /** its `tools/list` entry */
   readonly descriptor: Tool;
 }
@@ -25,46 +26,63 @@ export interface PreparedTool {
 export interface ToolRegistry {
   readonly tools: readonly PreparedTool[];
   get(name: string): PreparedTool | undefined;
-  /** the `tools/list` entries `caller` may call, in registration order */
+  /** the `tools/list` entries for `caller`, in registration order */
   list(caller: BearerAuth | undefined): Tool[];
 }
 
-const READ_ONLY = Object.freeze({ readOnlyHint: true, openWorldHint: false });
-
-function toObjectSchema(input: AnyMcpTool['inputSchema']): z.AnyZodObject {
-  return input instanceof z.ZodObject ? input : z.object(input);
+export interface RegistryOptions {
+  /** show anonymous callers the member tools too, marked as needing sign-in */
+  readonly advertiseMemberTools: boolean;
 }
 
+/** `_meta` key on a tool an anonymous caller sees but may call only once signed in. */
+export const SIGN_IN_META_KEY = 'platform-auth/requiresSignIn';
+
+const READ_ONLY = Object.freeze({ readOnlyHint: true, openWorldHint: false });
+
 function prepare(tool: AnyMcpTool): PreparedTool {
-  const schema = toObjectSchema(tool.inputSchema);
-  // the options McpServer's own tools/list uses, so the answer is the same, computed once
-  const inputSchema = toJsonSchemaCompat(schema, { strictUnions: true, pipeStrategy: 'input' }) as Tool['inputSchema'];
+  const { validator, jsonSchema } = prepareInputSchema(`the MCP tool ${tool.name}`, tool.inputSchema);
   const descriptor: Tool = {
     name: tool.name,
     ...(tool.title === undefined ? {} : { title: tool.title }),
     description: tool.description,
-    inputSchema,
+    inputSchema: jsonSchema,
     annotations: tool.annotations ?? READ_ONLY,
   };
-  return Object.freeze({ tool, schema, descriptor: Object.freeze(descriptor) });
+  return Object.freeze({ tool, schema: validator, descriptor: Object.freeze(descriptor) });
 }
 
-export function createToolRegistry(tools: readonly AnyMcpTool[]): ToolRegistry {
+/**
+ * The entry an anonymous caller sees for a tool that needs sign-in. `securitySchemes` follows
+ * the mixed-auth proposal for MCP tool metadata (SEP-1488, as OpenAI's Apps SDK reads it);
+ * the MCP 2026-07-28 revision has no standard field for it, so the 401 challenge on a call
+ * remains the normative signal.
+ */
+function signInEntry(prepared: PreparedTool): Tool {
+  const { tool, descriptor } = prepared;
+  const scopes = [...tool.scopes];
+  return Object.freeze({
+    ...descriptor,
+    description: `${descriptor.description} (Sign-in required: ${scopes.join(' ')}.)`,
+    securitySchemes: [{ type: 'oauth2', scopes }],
+    _meta: { [SIGN_IN_META_KEY]: true, securitySchemes: [{ type: 'oauth2', scopes }] },
+  } as Tool);
+}
+
+export function createToolRegistry(tools: readonly AnyMcpTool[], options: RegistryOptions = { advertiseMemberTools: false }): ToolRegistry {
   const byName = new Map<string, PreparedTool>();
-  for (const tool of tools) {
-    if (byName.has(tool.name)) {
-      throw new ConfigurationError(`options.mcp.tools: a tool named ${JSON.stringify(tool.name)} is already registered (the library's own tools take their names first); rename it`);
-    }
-    byName.set(tool.name, prepare(tool));
-  }
+  for (const tool of tools) byName.set(tool.name, prepare(tool));
   const prepared = Object.freeze([...byName.values()]);
-  const publicOnly = prepared.filter((p) => p.tool.audience === 'public').map((p) => p.descriptor);
+  const anonymous = Object.freeze(prepared.flatMap((p) => {
+    if (p.tool.audience === 'public') return [p.descriptor];
+    return options.advertiseMemberTools && p.tool.audience === 'member' ? [signInEntry(p)] : [];
+  }));
 
   return Object.freeze({
     tools: prepared,
     get: (name: string) => byName.get(name),
     list(caller: BearerAuth | undefined): Tool[] {
-      if (!caller) return publicOnly;
+      if (!caller) return anonymous as Tool[];
       return prepared.filter((p) => mayCall(p.tool, caller)).map((p) => p.descriptor);
     },
   });

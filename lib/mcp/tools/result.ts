@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 
 import type { Logger } from '../../contracts.ts';
 import { TemporarilyUnavailableError } from '../../errors.ts';

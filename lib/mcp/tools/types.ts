@@ -14,7 +14,7 @@
  *   description: 'The courses of the school you administer, published or not.',
  *   audience: 'operator',
  *   scopes: ['courses:read'],
- *   inputSchema: { includeUnlisted: z.boolean().default(true) },
+ *   inputSchema: z.object({ includeUnlisted: z.boolean().default(true) }),
  *   async handler({ includeUnlisted }, caller) {
  *     if (!caller.site) throw new McpToolError('the token names no school');
  *     return { courses: await db.courses(caller.site, { includeUnlisted }) };
@@ -24,7 +24,7 @@
  *
  * @module
  */
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { StandardSchemaWithJSON, ToolAnnotations } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 
 import type { BearerAuth } from '../../resource/bearer.ts';
@@ -45,12 +45,21 @@ export type McpCaller<A extends McpToolAudience = McpToolAudience> = A extends '
  */
 export type McpToolResult = Record<string, unknown>;
 
-/** A zod object schema, or its raw shape (`{ slug: z.string() }`), as the MCP SDK takes them. */
-export type McpInputSchema<Shape extends z.ZodRawShape = z.ZodRawShape> =
-  | Shape
-  | z.ZodObject<Shape, z.UnknownKeysParam, z.ZodTypeAny>;
+/**
+ * A tool's input schema: any Standard Schema that also describes itself as JSON Schema
+ * (`~standard.jsonSchema`), such as a zod ≥ 4.2 `z.object({...})`, or, for brevity, a raw
+ * shape of zod 4 schemas (`{ slug: z.string() }`), which the library wraps in `z.object`.
+ * It must describe an object. zod 3 schemas are refused at start-up (the MCP SDK cannot turn
+ * them into JSON Schema).
+ */
+export type McpInputSchema = StandardSchemaWithJSON | z.ZodRawShape;
 
-export interface McpTool<Shape extends z.ZodRawShape = z.ZodRawShape, A extends McpToolAudience = McpToolAudience> {
+/** The arguments a handler receives for `S`, after validation (defaults applied). */
+export type McpToolArgs<S extends McpInputSchema> = S extends StandardSchemaWithJSON
+  ? StandardSchemaWithJSON.InferOutput<S>
+  : S extends z.ZodRawShape ? z.output<z.ZodObject<S>> : never;
+
+export interface McpTool<S extends McpInputSchema = McpInputSchema, A extends McpToolAudience = McpToolAudience> {
   /** unique; letters, digits, `_`, `-` and `.`, at most 128 characters */
   readonly name: string;
   /** a short human-facing name */
@@ -65,24 +74,27 @@ export interface McpTool<Shape extends z.ZodRawShape = z.ZodRawShape, A extends 
    */
   readonly scopes: readonly string[];
   /** validated by the SDK before the handler runs; a failure is a tool error naming the field */
-  readonly inputSchema: McpInputSchema<Shape>;
+  readonly inputSchema: S;
   /** @default { readOnlyHint: true, openWorldHint: false } */
   readonly annotations?: ToolAnnotations;
   /**
    * Runs the tool for `caller`. Throw `McpToolError` for an answer the caller should see
    * (`isError` with its message); anything else is logged and answered as a masked tool error.
    */
-  handler(args: z.output<z.ZodObject<Shape>>, caller: McpCaller<A>): McpToolResult | Promise<McpToolResult>;
+  handler(args: McpToolArgs<S>, caller: McpCaller<A>): McpToolResult | Promise<McpToolResult>;
 }
 
 /** Identity, for type inference of `args` and `caller` from `inputSchema` and `audience`. */
-export function defineMcpTool<Shape extends z.ZodRawShape, A extends McpToolAudience>(tool: McpTool<Shape, A>): McpTool<Shape, A> {
+export function defineMcpTool<S extends McpInputSchema, A extends McpToolAudience>(tool: McpTool<S, A>): McpTool<S, A> {
   return tool;
 }
 
 /**
- * Any tool, whatever its shape and audience (what `options.mcp.tools` holds). `handler` is a
- * method, so a tool of a narrower shape is assignable here; its arguments were typed by
- * `defineMcpTool` and are validated against its schema before it runs.
+ * Any tool, whatever its schema and audience (what `options.mcp.tools` holds). Its handler's
+ * arguments were typed by `defineMcpTool` and are validated against its schema before it runs,
+ * so here they are opaque (`never`: every handler is assignable).
  */
-export type AnyMcpTool = McpTool<z.ZodRawShape, McpToolAudience>;
+export interface AnyMcpTool extends Omit<McpTool, 'audience' | 'handler'> {
+  readonly audience: McpToolAudience;
+  handler(args: never, caller: never): McpToolResult | Promise<McpToolResult>;
+}

@@ -1,0 +1,44 @@
+/**
+ * Host and Origin validation for `/mcp` (MCP transports: servers MUST validate `Origin`;
+ * DNS-rebinding protection). A request whose `Host` is not this server's, or whose `Origin`
+ * is present and not allowed, is refused with 403 before anything else is looked at. A
+ * request without `Origin` (every non-browser client) is not affected by the origin list.
+ *
+ * @module
+ */
+import type { Context } from 'koa';
+
+import { isLoopbackHost } from '../constants.ts';
+
+export interface OriginPolicy {
+  /** `host[:port]` values, lower-case */
+  readonly hosts: ReadonlySet<string>;
+  /** allowed `Origin` values, or every origin */
+  readonly origins: ReadonlySet<string> | '*';
+  /** also allow origins on a loopback host (developer tools such as the MCP Inspector) */
+  readonly loopback: boolean;
+  /** take the host from `X-Forwarded-Host` (behind a proxy that sets it) */
+  readonly proxy: boolean;
+}
+
+/** `http(s)://` on a loopback host, any port: a page on the user's own machine, not a rebound name. */
+function isLoopbackOrigin(origin: string): boolean {
+  const url = URL.parse(origin);
+  return url !== null && (url.protocol === 'http:' || url.protocol === 'https:') && isLoopbackHost(url.hostname);
+}
+
+/** The host the request was sent to, as the client addressed it. */
+function requestHost(ctx: Context, proxy: boolean): string {
+  const forwarded = proxy ? ctx.get('x-forwarded-host').split(',')[0]!.trim() : '';
+  return (forwarded || ctx.get('host')).toLowerCase();
+}
+
+/** Why the request is refused (`Invalid Host: …`, `Invalid Origin: …`), or `undefined`. */
+export function refusedOrigin(ctx: Context, policy: OriginPolicy): string | undefined {
+  const host = requestHost(ctx, policy.proxy);
+  if (!policy.hosts.has(host)) return `Invalid Host: ${host || '(none)'}`;
+  const origin = ctx.get('origin');
+  if (!origin || policy.origins === '*' || policy.origins.has(origin.toLowerCase())) return undefined;
+  if (policy.loopback && isLoopbackOrigin(origin)) return undefined;
+  return `Invalid Origin: ${origin}`;
+}

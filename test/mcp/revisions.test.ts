@@ -1,0 +1,202 @@
+/**
+ * Both MCP revisions on one `/mcp`, each driven by a real client: the v2 SDK client pinned to
+ * 2026-07-28, the v2 client in auto mode (it probes `server/discover` and settles on
+ * 2026-07-28), and the v1 SDK client (2025-11-25). Each lists and calls public tools
+ * anonymously and member tools with a member token; a bad token is 401 with
+ * `resource_metadata`, a token without the tool's scope is the 403 step-up, on both revisions.
+ * Raw requests pin the 2026-07-28 wire details (discover, envelope, header checks).
+ */
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+import { MCP_REVISIONS } from '../../lib/constants.ts';
+import { MEMBER, obtainTokens, STUDENT } from '../support/flows.ts';
+import { startApp } from '../support/start-app.ts';
+import type { RunningApp } from '../support/start-app.ts';
+import {
+  challengeParams, LIBRARY_MEMBER_TOOLS, LIBRARY_PUBLIC_TOOLS, mcpUrl, recordingFetch, rejection,
+} from './support.ts';
+import type { SeenResponse } from './support.ts';
+
+let app: RunningApp;
+let memberToken: string;
+let weakToken: string;
+
+beforeAll(async () => {
+  app = await startApp();
+  memberToken = (await obtainTokens(app.baseUrl, MEMBER, { scope: 'openid profile account:read', resource: app.baseUrl }, STUDENT)).access_token;
+  weakToken = (await obtainTokens(app.baseUrl, MEMBER, { scope: 'openid', resource: app.baseUrl }, STUDENT)).access_token;
+});
+afterAll(() => app.stop());
+
+interface AnyClient {
+  connect(transport: never): Promise<void>;
+  listTools(): Promise<{ tools: { name: string }[] }>;
+  callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+interface Flavour {
+  readonly label: string;
+  readonly revision: string;
+  open(token: string | undefined, seen: SeenResponse[]): { client: AnyClient; transport: unknown; version(): string | undefined };
+}
+
+const headers = (token: string | undefined) => (token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {});
+
+const FLAVOURS: Flavour[] = [
+  {
+    label: 'v2 client pinned to 2026-07-28',
+    revision: MCP_REVISIONS.current,
+    open(token, seen) {
+      const client = new ClientV2({ name: 'v2-pinned', version: '1.0.0' }, { versionNegotiation: { mode: { pin: MCP_REVISIONS.current } } } as never);
+      const transport = new TransportV2(mcpUrl(app), { fetch: recordingFetch(seen), ...headers(token) });
+      return { client: client as unknown as AnyClient, transport, version: () => client.getNegotiatedProtocolVersion?.() };
+    },
+  },
+  {
+    label: 'v2 client in auto mode',
+    revision: MCP_REVISIONS.current,
+    open(token, seen) {
+      const client = new ClientV2({ name: 'v2-auto', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } } as never);
+      const transport = new TransportV2(mcpUrl(app), { fetch: recordingFetch(seen), ...headers(token) });
+      return { client: client as unknown as AnyClient, transport, version: () => client.getNegotiatedProtocolVersion?.() };
+    },
+  },
+  {
+    label: 'v1 SDK client',
+    revision: '2025-11-25',
+    open(token, seen) {
+      const client = new ClientV1({ name: 'v1', version: '1.0.0' });
+      const transport = new TransportV1(mcpUrl(app), { fetch: recordingFetch(seen), ...headers(token) });
+      return { client: client as unknown as AnyClient, transport, version: () => transport.protocolVersion };
+    },
+  },
+];
+
+function structuredOf(result: unknown): Record<string, unknown> {
+  const r = result as { isError?: boolean; structuredContent?: Record<string, unknown>; content: unknown };
+  if (r.isError) throw new Error(`tool error: ${JSON.stringify(r.content)}`);
+  return r.structuredContent!;
+}
+
+describe.each(FLAVOURS)('$label', (flavour) => {
+  it('negotiates its revision and serves public tools anonymously', async () => {
+    const seen: SeenResponse[] = [];
+    const { client, transport, version } = flavour.open(undefined, seen);
+    await client.connect(transport as never);
+    try {
+      expect(version()).toBe(flavour.revision);
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(LIBRARY_PUBLIC_TOOLS);
+      expect(structuredOf(await client.callTool({ name: 'whoami', arguments: {} }))).toMatchObject({ authenticated: false });
+      const search = structuredOf(await client.callTool({ name: 'search_courses', arguments: { site: 'demo-school', first: 2 } }));
+      expect((search.courses as unknown[]).length).toBe(2);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('serves member tools to a member token', async () => {
+    const { client, transport } = flavour.open(memberToken, []);
+    await client.connect(transport as never);
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual([...LIBRARY_PUBLIC_TOOLS, ...LIBRARY_MEMBER_TOOLS]);
+      const mine = structuredOf(await client.callTool({ name: 'list_my_courses', arguments: { first: 3 } }));
+      expect(mine).toMatchObject({ totalCount: 27 });
+      expect(structuredOf(await client.callTool({ name: 'whoami', arguments: {} }))).toMatchObject({ subject: 'acc-student', site: 'demo-school' });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answers a bad token with 401 invalid_token and the resource metadata', async () => {
+    const seen: SeenResponse[] = [];
+    const { client, transport } = flavour.open('garbage-token', seen);
+    expect(await rejection(client.connect(transport as never))).toBeDefined();
+    await client.close();
+    const refused = seen.find((r) => r.status === 401);
+    expect(refused).toBeDefined();
+    expect(challengeParams(refused!.challenge)).toMatchObject({
+      error: 'invalid_token', resource_metadata: `${app.baseUrl}/.well-known/oauth-protected-resource`,
+    });
+  });
+
+  it('steps up with 403 insufficient_scope naming the tool\'s scope', async () => {
+    const seen: SeenResponse[] = [];
+    const { client, transport } = flavour.open(weakToken, seen);
+    await client.connect(transport as never);
+    try {
+      expect(await rejection(client.callTool({ name: 'list_my_courses', arguments: {} }))).toBeDefined();
+      const refused = seen.at(-1)!;
+      expect(refused.status).toBe(403);
+      expect(challengeParams(refused.challenge)).toMatchObject({
+        error: 'insufficient_scope', scope: 'account:read', resource_metadata: `${app.baseUrl}/.well-known/oauth-protected-resource`,
+      });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('2026-07-28 on the wire', () => {
+  const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': MCP_REVISIONS.current, 'io.modelcontextprotocol/clientCapabilities': {} };
+  function post(body: unknown, extra: Record<string, string> = {}) {
+    return fetch(mcpUrl(app), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MCP_REVISIONS.current, ...extra },
+      body: JSON.stringify(body),
+    });
+  }
+
+  it('server/discover names the supported revisions, the tools capability and the server', async () => {
+    const res = await post({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: ENVELOPE } }, { 'mcp-method': 'server/discover' });
+    expect(res.status).toBe(200);
+    const { result } = await res.json() as { result: Record<string, unknown> };
+    expect(result.supportedVersions).toEqual([MCP_REVISIONS.current]);
+    expect(result.capabilities).toMatchObject({ tools: {} });
+    expect(result.resultType).toBe('complete');
+    expect(JSON.stringify(result._meta)).toContain('platform-auth');
+  });
+
+  it('an unsupported revision is refused with the supported ones in data', async () => {
+    const res = await post(
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } } },
+      { 'mcp-method': 'tools/list', 'mcp-protocol-version': '2099-01-01' },
+    );
+    expect(res.status).toBe(400);
+    const { error } = await res.json() as { error: { code: number; data: { supported: string[] } } };
+    expect(error.code).toBe(-32022);
+    expect(error.data.supported).toContain(MCP_REVISIONS.current);
+  });
+
+  it('a missing or mismatched Mcp-Method header is a header-validation error', async () => {
+    const missing = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: ENVELOPE } });
+    expect(missing.status).toBe(400);
+    expect((await missing.json()).error.code).toBe(-32020);
+    const mismatched = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: ENVELOPE } }, { 'mcp-method': 'prompts/list' });
+    expect((await mismatched.json()).error.code).toBe(-32020);
+  });
+
+  it('a member tool called anonymously is challenged whatever Mcp-Name says: the body counts', async () => {
+    const res = await post(
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_my_orders', arguments: {}, _meta: ENVELOPE } },
+      { 'mcp-method': 'tools/call', 'mcp-name': 'whoami' },
+    );
+    expect(res.status).toBe(401);
+    expect(challengeParams(res.headers.get('www-authenticate'))).toEqual({
+      scope: 'account:read', resource_metadata: `${app.baseUrl}/.well-known/oauth-protected-resource`,
+    });
+  });
+
+  it('tools/call answers with resultType and the tool\'s structured content', async () => {
+    const res = await post(
+      { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'whoami', arguments: {}, _meta: ENVELOPE } },
+      { 'mcp-method': 'tools/call', 'mcp-name': 'whoami' },
+    );
+    expect(res.status).toBe(200);
+    const { id, result } = await res.json() as { id: number; result: Record<string, unknown> };
+    expect(id).toBe(7);
+    expect(result).toMatchObject({ resultType: 'complete', structuredContent: { authenticated: false } });
+  });
+});
