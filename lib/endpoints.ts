@@ -41,7 +41,6 @@ export const ENDPOINTS = Object.freeze({
   interaction: endpoint({ id: 'interaction', path: '/oauth/interaction/:uid', methods: ['GET', 'POST'], owner: 'platform', summary: 'Sign-in and consent pages' }),
   accountApi: endpoint({ id: 'accountApi', path: '/account/graphql', methods: ['POST'], owner: 'platform', summary: 'Account API: GraphQL over the signed-in member\'s own data' }),
   mcp: endpoint({ id: 'mcp', path: '/mcp', methods: ['POST'], owner: 'platform', summary: 'MCP endpoint (Streamable HTTP, stateless JSON): public tools anonymously, member and operator tools with a token' }),
-  mcpResourceMetadata: endpoint({ id: 'mcpResourceMetadata', path: '/.well-known/oauth-protected-resource/mcp', methods: ['GET'], owner: 'platform', summary: 'Protected-resource metadata (RFC 9728), path-aware form for /mcp' }),
   openapi: endpoint({ id: 'openapi', path: '/openapi.json', methods: ['GET'], owner: 'platform', summary: 'OpenAPI 3.1 description of every endpoint' }),
   authMd: endpoint({ id: 'authMd', path: '/auth.md', methods: ['GET'], owner: 'platform', summary: 'This deployment\'s authorization interface, in markdown' }),
 });

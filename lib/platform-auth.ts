@@ -25,6 +25,7 @@ import type { ProviderDispatch } from './provider/dispatch.ts';
 import { restrictedRegistration } from './registration/restricted.ts';
 import { applyAnswerRules } from './provider/answer-rules.ts';
 import { registrationRefusalCode } from './policies/client-metadata.ts';
+import { OPEN_CORS, openCors } from './policies/cors.ts';
 import { idTokenAnswerRules } from './policies/id-tokens.ts';
 import { noIdTokenOnRefresh } from './policies/refresh.ts';
 import { BearerVerifier } from './resource/bearer.ts';
@@ -89,17 +90,20 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   const resourceRouter = new Router();
   const metadata = JSON.stringify(protectedResourceMetadata(options.baseUrl, options.docs.authMd !== false));
   const serveMetadata = function protectedResource(ctx: Parameters<Middleware>[0]) {
-    ctx.set('Access-Control-Allow-Origin', '*');
     ctx.set('Cache-Control', 'public, max-age=3600');
     ctx.type = 'json';
     ctx.body = metadata;
   };
-  // RFC 9728 §3.1: MCP clients also look for the path-aware form of /mcp; the resource is the origin
-  resourceRouter.get(ENDPOINTS.protectedResourceMetadata.path, serveMetadata);
-  if (isServed('mcpResourceMetadata', options)) resourceRouter.get(ENDPOINTS.mcpResourceMetadata.path, serveMetadata);
-  const userinfo = [catchBearerErrors(metadataUrl), requireBearer(), userinfoHandler(options.accounts)];
+  // Only at the root: its `resource` is the origin, which RFC 9728 §3.3 allows at no other
+  // address; MCP clients fall back to it from the path-aware URL of /mcp (README, MCP → Discovery)
+  const metadataCors = openCors(OPEN_CORS.protectedResourceMetadata);
+  resourceRouter.get(ENDPOINTS.protectedResourceMetadata.path, metadataCors, serveMetadata);
+  resourceRouter.options(ENDPOINTS.protectedResourceMetadata.path, metadataCors);
+  const userinfoCors = openCors(OPEN_CORS.userinfo);
+  const userinfo = [userinfoCors, catchBearerErrors(metadataUrl), requireBearer(), userinfoHandler(options.accounts)];
   resourceRouter.get(ENDPOINTS.userinfo.path, ...userinfo);
   resourceRouter.post(ENDPOINTS.userinfo.path, ...userinfo);
+  resourceRouter.options(ENDPOINTS.userinfo.path, userinfoCors);
 
   const memberClients = createMemberClientManager({
     provider,
@@ -125,6 +129,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
       resourceMetadata: metadataUrl,
       dataSource: options.memberData,
       options: options.mcp,
+      proxy: options.proxy,
       logger: options.logger,
     })
     : undefined;

@@ -28,8 +28,7 @@ export function answeredBy(id: EndpointId, facts: ServingFacts): Answerer | unde
     // Variant A is a platform route; Variant B is oidc-provider's RFC 7591 registration
     case 'registration': return facts.registration.variant === 'open' ? 'provider' : 'platform';
     case 'accountApi': return facts.memberData !== undefined ? owner : undefined;
-    case 'mcp':
-    case 'mcpResourceMetadata': return facts.mcp.enabled ? owner : undefined;
+    case 'mcp': return facts.mcp.enabled ? owner : undefined;
     case 'openapi': return facts.docs.openapi !== false ? owner : undefined;
     case 'authMd': return facts.docs.authMd !== false ? owner : undefined;
     default: return owner;

@@ -71,12 +71,16 @@ describe('switches', () => {
     expect(answeredBy('accountApi', { ...FULL, memberData: null })).toBe('platform');
   });
 
-  it('mcp disabled: neither /mcp nor its resource metadata', () => {
+  it('mcp disabled: no /mcp; the protected-resource metadata stays', () => {
     const facts = { ...FULL, mcp: { enabled: false } };
     expect(answeredBy('mcp', facts)).toBeUndefined();
-    expect(answeredBy('mcpResourceMetadata', facts)).toBeUndefined();
     expect(isServed('protectedResourceMetadata', facts)).toBe(true);
-    expect(ids(servedEndpoints(facts))).toEqual(ALL_IDS.filter((id) => id !== 'mcp' && id !== 'mcpResourceMetadata'));
+    expect(ids(servedEndpoints(facts))).toEqual(ALL_IDS.filter((id) => id !== 'mcp'));
+  });
+
+  it('protected-resource metadata only at the root: no path-aware form for /mcp (RFC 9728 §3.3)', () => {
+    const metadata = Object.values(ENDPOINTS).filter((e) => e.path.startsWith('/.well-known/oauth-protected-resource'));
+    expect(metadata.map((e) => e.path)).toEqual(['/.well-known/oauth-protected-resource']);
   });
 
   it('docs off one by one', () => {

@@ -95,7 +95,7 @@ ${bullets([
     options.clientIdMetadataDocuments.enabled
       ? '`client_id`: string. Either an issued identifier, or (for clients that are not pre-registered vendor platforms) an HTTPS URL of a Client ID Metadata Document.'
       : '`client_id`: string, an issued identifier.',
-    'Token-endpoint auth method: public clients use `none`; confidential clients use `client_secret_post` (`client_id` and `client_secret` in the form body). HTTP Basic is refused with `401` `invalid_client`.',
+    'Token-endpoint auth method: public clients use `none`; confidential clients use `client_secret_post` (`client_id` and `client_secret` in the form body). HTTP Basic is refused with `401` `invalid_client`. The same methods hold at the revocation and introspection endpoints; discovery lists them as `token_endpoint_auth_methods_supported`, `revocation_endpoint_auth_methods_supported` and `introspection_endpoint_auth_methods_supported`.',
     'PKCE with `S256` is required of every client; `plain` and missing challenges are refused.',
     'Redirect URIs match exactly; a loopback redirect URI (`http://127.0.0.1`, `http://[::1]`, `http://localhost`) matches on any port (RFC 8252 §7.3).',
     metadataDocumentRule(options),

@@ -12,11 +12,13 @@ import type { Client, Configuration } from 'oidc-provider';
 import { createDocumentFetch } from '../cimd/fetch.ts';
 import { SCOPE_CLAIMS } from '../claims.ts';
 import type { ResolvedOptions } from '../config/options.ts';
+import { PROTOCOL } from '../constants.ts';
 import { ENDPOINTS, providerRoutes } from '../endpoints.ts';
 import type { GrantContextStore } from '../grant-context.ts';
 import { renderProviderError } from '../pages/error-page.ts';
 import { codeFlowSettings } from '../policies/code-flow.ts';
 import { EXTRA_CLIENT_METADATA, validateClientMetadata } from '../policies/client-metadata.ts';
+import { allowClientOrigin } from '../policies/cors.ts';
 import { providerTtl } from '../policies/lifetimes.ts';
 import { DOCUMENT_BODY_LIMIT, DOCUMENT_CACHE_SECONDS, metadataDocumentFeature } from '../policies/metadata-documents.ts';
 import { expiresWithSession, issueRefreshToken, rotateRefreshToken } from '../policies/refresh.ts';
@@ -58,7 +60,12 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
       registration_endpoint: `${baseUrl}${ENDPOINTS.registration.path}`,
       // the provider sets it to true itself when the feature is on
       client_id_metadata_document_supported: false,
+      // the provider publishes neither; RFC 8414's default would be client_secret_basic, which is refused
+      revocation_endpoint_auth_methods_supported: [...PROTOCOL.tokenEndpointAuthMethods],
+      introspection_endpoint_auth_methods_supported: [...PROTOCOL.tokenEndpointAuthMethods],
     },
+    // token, revocation, introspection: which pages of another origin may call them as a client
+    clientBasedCORS: (_ctx, origin, client) => allowClientOrigin(origin, client),
     fetch: createDocumentFetch({
       adapter: options.adapter, fetch: cimd.fetch, bodyLimit: DOCUMENT_BODY_LIMIT, cacheDuration: DOCUMENT_CACHE_SECONDS,
     }) as Configuration['fetch'],

@@ -10,6 +10,7 @@ import type Provider from 'oidc-provider';
 
 import { ENDPOINTS } from '../endpoints.ts';
 import { refuseBasicClientAuth, usesBasicClientAuth } from '../policies/client-auth.ts';
+import { OPEN_CORS, openCors } from '../policies/cors.ts';
 import { providerEndpoints } from '../served-endpoints.ts';
 import type { ServingFacts } from '../served-endpoints.ts';
 
@@ -22,6 +23,10 @@ export function dispatchToProvider(provider: Provider, facts: ServingFacts): Pro
   const resumePrefix = `${ENDPOINTS.authorization.path}/`;
   const rfc8414 = ENDPOINTS.authorizationServerMetadata.path;
   const oidcDiscovery = ENDPOINTS.openidConfiguration.path;
+  // Variant B: oidc-provider's registration answers no CORS of its own (no preflight route, no
+  // Access-Control-* headers), so the preflight is answered here and the header set before handing over
+  const registration = paths.has(ENDPOINTS.registration.path) ? ENDPOINTS.registration.path : undefined;
+  const registrationCors = openCors(OPEN_CORS.registration);
   const handle = provider.callback();
 
   const handles = (path: string) => paths.has(path) || path.startsWith(resumePrefix);
@@ -40,7 +45,11 @@ export function dispatchToProvider(provider: Provider, facts: ServingFacts): Pro
       // RFC 8414 metadata is the provider's discovery document
       ctx.req.url = oidcDiscovery + (ctx.querystring ? `?${ctx.querystring}` : '');
     }
-    ctx.respond = false;
-    await handle(ctx.req, ctx.res);
+    const handOver = async () => {
+      ctx.respond = false;
+      await handle(ctx.req, ctx.res);
+    };
+    // headers set on ctx are set on the shared response, which the provider's answer keeps
+    await (path === registration ? registrationCors(ctx, handOver) : handOver());
   }, { handles });
 }

@@ -3,6 +3,7 @@
  * names a known vendor platform, and the answer is that platform's client (201, public
  * metadata only). Nothing is registered; an unknown name is `invalid_client_metadata`
  * (spec §4, Registration). oidc-provider's own registration stays disabled in this variant.
+ * Browser clients may call it from any origin (lib/policies/cors.ts).
  *
  * @module
  */
@@ -13,6 +14,7 @@ import type Provider from 'oidc-provider';
 import { ENDPOINTS } from '../endpoints.ts';
 import { InvalidClientMetadataError, InvalidRequestError } from '../errors.ts';
 import { writeError } from '../http/error-response.ts';
+import { OPEN_CORS, openCors } from '../policies/cors.ts';
 import { publicClientMetadata } from './public-metadata.ts';
 import { normaliseClientName } from './vendor-names.ts';
 
@@ -24,10 +26,12 @@ export function restrictedRegistration(provider: Provider, vendors: ReadonlyMap<
   const path = ENDPOINTS.registration.path;
   const json = bodyParser({ enableTypes: ['json'], jsonLimit: '16kb', encoding: 'utf-8' });
 
-  return async function registerVendor(ctx: Context, next: Next) {
-    if (ctx.path !== path) return next();
+  // browser clients register too: every answer is readable from any origin; OPTIONS is the preflight
+  const cors = openCors(OPEN_CORS.registration);
+
+  async function register(ctx: Context): Promise<void> {
     if (ctx.method !== 'POST') {
-      writeError(ctx, new InvalidRequestError('use POST with a JSON body', { status: 405 }), { headers: { Allow: 'POST' } });
+      writeError(ctx, new InvalidRequestError('use POST with a JSON body', { status: 405 }), { headers: { Allow: 'POST, OPTIONS' } });
       return;
     }
     if (!ctx.is('application/json')) {
@@ -63,5 +67,10 @@ export function restrictedRegistration(provider: Provider, vendors: ReadonlyMap<
     ctx.status = 201;
     ctx.set('Cache-Control', 'no-store');
     ctx.body = publicClientMetadata(client.metadata() as Record<string, unknown>);
+  }
+
+  return function registerVendor(ctx: Context, next: Next) {
+    if (ctx.path !== path) return next();
+    return cors(ctx, () => register(ctx));
   };
 }

@@ -75,12 +75,24 @@ describe.each(configurations)('%s', (_name, options) => {
       response_types_supported: [...PROTOCOL.responseTypes],
       grant_types_supported: [...PROTOCOL.grantTypes],
       token_endpoint_auth_methods_supported: [...PROTOCOL.tokenEndpointAuthMethods],
+      revocation_endpoint_auth_methods_supported: [...PROTOCOL.tokenEndpointAuthMethods],
+      introspection_endpoint_auth_methods_supported: [...PROTOCOL.tokenEndpointAuthMethods],
       code_challenge_methods_supported: [...PROTOCOL.codeChallengeMethods],
     });
     if ('id_token_signing_alg_values_supported' in docs.discovery) {
       expect(docs.discovery.id_token_signing_alg_values_supported).toEqual([PROTOCOL.idTokenSigningAlg]);
     }
     expect(docs.discovery.client_id_metadata_document_supported).toBe(docs.authMd.includes('Client ID Metadata Documents: **on**'));
+  });
+
+  // without the revocation and introspection fields RFC 8414 §2 means client_secret_basic, which is refused
+  it.each(['token', 'revocation', 'introspection'])('the %s endpoint\'s auth methods are the same in discovery, /openapi.json and /auth.md', (endpoint) => {
+    const field = `${endpoint}_endpoint_auth_methods_supported`;
+    expect(docs.discovery[field]).toEqual([...PROTOCOL.tokenEndpointAuthMethods]);
+    const schema = (docs.openapi.components.schemas.AuthorizationServerMetadata as { properties: Record<string, { items: { enum: string[] } }> }).properties[field];
+    expect(schema?.items.enum).toEqual(docs.discovery[field]);
+    expect(docs.authMd).toContain(`\`${field}\``);
+    for (const method of PROTOCOL.tokenEndpointAuthMethods) expect(docs.authMd).toContain(`\`${method}\``);
   });
 });
 

@@ -1,23 +1,34 @@
 /**
- * What MCP clients discover before they authorize: the protected-resource metadata at the
- * root and at the path-aware URL of `/mcp`, both naming this origin as `resource`, and
- * authorization-server metadata with what MCP clients look for. Read with the SDK's own
- * discovery functions as well as plain fetches.
+ * What MCP clients discover before they authorize, read with the discovery functions of the
+ * official MCP client SDK (`@modelcontextprotocol/client` 2.x): there is no path-aware
+ * protected-resource metadata for `/mcp` (RFC 9728 §3.3 would make its `resource` `/mcp`,
+ * while every token is bound to the origin), so the SDK falls back to the root document, whose
+ * `resource` is the origin, a prefix of the `/mcp` URL that its resource check accepts; and
+ * authorization-server metadata with what MCP clients look for.
  */
 import {
-  discoverOAuthProtectedResourceMetadata, discoverOAuthServerInfo, selectResourceURL,
-} from '@modelcontextprotocol/sdk/client/auth.js';
+  checkResourceAllowed, discoverOAuthProtectedResourceMetadata, discoverOAuthServerInfo, resourceUrlFromServerUrl,
+} from '@modelcontextprotocol/client';
 
 import { startDocumentServer } from '../support/metadata-documents.ts';
 import type { DocumentServer } from '../support/metadata-documents.ts';
-import { TestOAuthProvider } from '../support/mcp-oauth.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
-import { mcpUrl } from './support.ts';
 
 let docs: DocumentServer;
 let open: RunningApp;
 let restricted: RunningApp;
+
+const mcpUrl = (app: RunningApp) => new URL('/mcp', app.baseUrl);
+
+/** A fetch that records what was asked and answered. */
+function recording(seen: string[]): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    seen.push(`${String(input instanceof Request ? input.url : input)} ${response.status}`);
+    return response;
+  };
+}
 
 beforeAll(async () => {
   docs = await startDocumentServer();
@@ -31,28 +42,38 @@ afterAll(async () => {
 });
 
 describe('protected-resource metadata', () => {
-  it.each(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp'])('%s names resource = the origin', async (path) => {
-    const res = await fetch(new URL(path, open.baseUrl));
-    expect(res.status).toBe(200);
-    expect(res.headers.get('access-control-allow-origin')).toBe('*');
-    expect(await res.json()).toEqual(expect.objectContaining({
+  it('is served at the root only, naming resource = the origin', async () => {
+    const root = await fetch(new URL('/.well-known/oauth-protected-resource', open.baseUrl));
+    expect(root.status).toBe(200);
+    expect(root.headers.get('access-control-allow-origin')).toBe('*');
+    expect(await root.json()).toEqual(expect.objectContaining({
       resource: open.baseUrl,
       authorization_servers: [open.baseUrl],
       scopes_supported: ['openid', 'profile', 'email'],
       bearer_methods_supported: ['header'],
     }));
+    const pathAware = await fetch(new URL('/.well-known/oauth-protected-resource/mcp', open.baseUrl));
+    expect(pathAware.status).toBe(404);
+    await pathAware.body?.cancel();
   });
 
-  it('the SDK finds it from the /mcp URL alone (path-aware first) and accepts the origin as the resource for /mcp', async () => {
+  it('the SDK tries the path-aware URL, falls back to the root, and accepts the origin as the resource of /mcp', async () => {
     const seen: string[] = [];
-    const prm = await discoverOAuthProtectedResourceMetadata(mcpUrl(open), undefined, (url, init) => {
-      seen.push(String(url));
-      return fetch(url, init);
-    });
-    expect(seen[0]).toBe(`${open.baseUrl}/.well-known/oauth-protected-resource/mcp`);
+    const prm = await discoverOAuthProtectedResourceMetadata(mcpUrl(open), undefined, recording(seen));
+    expect(seen).toEqual([
+      `${open.baseUrl}/.well-known/oauth-protected-resource/mcp 404`,
+      `${open.baseUrl}/.well-known/oauth-protected-resource 200`,
+    ]);
     expect(prm.resource).toBe(open.baseUrl);
-    const resource = await selectResourceURL(mcpUrl(open), new TestOAuthProvider({ redirectUrl: 'http://127.0.0.1/cb' }), prm);
-    expect(resource?.origin).toBe(open.baseUrl);
+    expect(prm.authorization_servers).toEqual([open.baseUrl]);
+    expect(checkResourceAllowed({ requestedResource: resourceUrlFromServerUrl(mcpUrl(open)), configuredResource: prm.resource })).toBe(true);
+  });
+
+  it.each([['Variant B', () => open], ['Variant A', () => restricted]])('%s: the SDK\'s discoverOAuthServerInfo finds this server as the authorization server', async (_name, app) => {
+    const info = await discoverOAuthServerInfo(mcpUrl(app()));
+    expect(info.resourceMetadata).toEqual(expect.objectContaining({ resource: app().baseUrl, authorization_servers: [app().baseUrl] }));
+    expect(String(info.authorizationServerUrl).replace(/\/$/, '')).toBe(app().baseUrl);
+    expect(info.authorizationServerMetadata?.issuer).toBe(app().baseUrl);
   });
 });
 
@@ -79,6 +100,14 @@ describe('authorization-server metadata for MCP clients', () => {
       code_challenge_methods_supported: ['S256'],
       client_id_metadata_document_supported: false,
       registration_endpoint: `${restricted.baseUrl}/api/oauth/register`,
+    }));
+  });
+
+  it('publishes the client authentication methods of revocation and introspection (RFC 8414 would default to client_secret_basic)', async () => {
+    const { authorizationServerMetadata } = await discoverOAuthServerInfo(mcpUrl(open));
+    expect(authorizationServerMetadata).toEqual(expect.objectContaining({
+      revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
+      introspection_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
     }));
   });
 });

@@ -65,7 +65,6 @@ function generatedDocument(type: string, schema: Record<string, unknown>): Descr
 
 const DESCRIBE: Record<EndpointId, Describe> = {
   protectedResourceMetadata: metadataDocument('ProtectedResourceMetadata'),
-  mcpResourceMetadata: metadataDocument('ProtectedResourceMetadata'),
   authorizationServerMetadata: metadataDocument('AuthorizationServerMetadata'),
   openidConfiguration: metadataDocument('AuthorizationServerMetadata'),
   authorization: (options) => ({

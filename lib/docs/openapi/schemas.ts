@@ -110,6 +110,8 @@ function registrationSchemas(options: ResolvedOptions): Record<string, JsonSchem
 }
 
 function documentSchemas(options: ResolvedOptions): Record<string, JsonSchema> {
+  // the same methods at the token, revocation and introspection endpoints (RFC 8414 §2)
+  const authMethods = { type: 'array', items: { type: 'string', enum: [...PROTOCOL.tokenEndpointAuthMethods] } };
   return {
     AuthorizationServerMetadata: {
       type: 'object',
@@ -131,7 +133,9 @@ function documentSchemas(options: ResolvedOptions): Record<string, JsonSchema> {
         response_types_supported: { type: 'array', items: { type: 'string' } },
         grant_types_supported: { type: 'array', items: { type: 'string' } },
         code_challenge_methods_supported: { type: 'array', items: { type: 'string' } },
-        token_endpoint_auth_methods_supported: { type: 'array', items: { type: 'string' } },
+        token_endpoint_auth_methods_supported: authMethods,
+        revocation_endpoint_auth_methods_supported: authMethods,
+        introspection_endpoint_auth_methods_supported: authMethods,
         authorization_response_iss_parameter_supported: { type: 'boolean' },
         client_id_metadata_document_supported: { type: 'boolean', const: options.clientIdMetadataDocuments.enabled },
       },

@@ -1,0 +1,105 @@
+/**
+ * Cross-origin calls from browsers (CORS): who may call which endpoint from a page on another
+ * origin. Tokens travel in the `Authorization` header and never in cookies, so no answer here
+ * allows credentials, and an open endpoint is open to every origin (`*`):
+ *
+ * - {@link OPEN_CORS}: the endpoints any page may call: the protected-resource metadata,
+ *   UserInfo (OpenID Connect Core §5.3; its `WWW-Authenticate` challenge is readable) and
+ *   registration (it takes no credentials at all). {@link openCors} answers them, preflight
+ *   included.
+ * - {@link allowClientOrigin}: oidc-provider's `clientBasedCORS` for its client-facing
+ *   endpoints (token, revocation, introspection). A confidential client is never served to a
+ *   browser; a public client from the origins of its redirect URIs, and a public client with a
+ *   loopback redirect URI from any loopback origin too: its loopback redirects match on any
+ *   port (RFC 8252 §7.3), so the page that receives its code may be on any of them.
+ *
+ * @module
+ */
+import type { Context, Middleware, Next } from 'koa';
+
+import { isLoopbackUri } from '../constants.ts';
+
+/** What an open endpoint allows a page of any origin to do. */
+export interface OpenCorsRule {
+  /** the methods of the actual requests */
+  readonly methods: readonly string[];
+  /** request headers a page may send beyond the CORS-safelisted ones (the preflight allows them) */
+  readonly allowHeaders: readonly string[];
+  /** response headers a page may read beyond the CORS-safelisted ones */
+  readonly exposeHeaders: readonly string[];
+}
+
+/** Seconds a browser may cache a preflight answer; oidc-provider's preflights say the same. */
+export const PREFLIGHT_MAX_AGE = 3600;
+
+function rule(methods: string[], allowHeaders: string[], exposeHeaders: string[]): OpenCorsRule {
+  return Object.freeze({ methods, allowHeaders, exposeHeaders });
+}
+
+export const OPEN_CORS = Object.freeze({
+  /** RFC 9728 metadata; MCP clients send `MCP-Protocol-Version` with it */
+  protectedResourceMetadata: rule(['GET'], ['MCP-Protocol-Version'], []),
+  /** OpenID Connect Core §5.3: the bearer token in the header, the access-token form body; the challenge readable */
+  userinfo: rule(['GET', 'POST'], ['Authorization', 'Content-Type'], ['WWW-Authenticate']),
+  /** `POST /api/oauth/register`, both variants: a JSON body and no credentials */
+  registration: rule(['POST'], ['Content-Type'], []),
+});
+
+/**
+ * Answers CORS for an open endpoint: `Access-Control-Allow-Origin: *` on every answer (errors
+ * and challenges included), and an `OPTIONS` request (the preflight) with `204`.
+ */
+export function openCors(corsRule: OpenCorsRule): Middleware {
+  const methods = corsRule.methods.join(', ');
+  const allowHeaders = corsRule.allowHeaders.join(', ');
+  const exposeHeaders = corsRule.exposeHeaders.join(', ');
+  return async function cors(ctx: Context, next: Next) {
+    ctx.set('Access-Control-Allow-Origin', '*');
+    if (ctx.method === 'OPTIONS') {
+      answerPreflight(ctx, methods, allowHeaders);
+      return;
+    }
+    if (exposeHeaders) ctx.set('Access-Control-Expose-Headers', exposeHeaders);
+    await next();
+  };
+}
+
+function answerPreflight(ctx: Context, methods: string, allowHeaders: string): void {
+  ctx.set('Allow', `${methods}, OPTIONS`);
+  ctx.set('Access-Control-Allow-Methods', methods);
+  if (allowHeaders) ctx.set('Access-Control-Allow-Headers', allowHeaders);
+  ctx.set('Access-Control-Max-Age', String(PREFLIGHT_MAX_AGE));
+  ctx.status = 204;
+}
+
+/**
+ * A page origin on the loopback interface over `http`, on any port: `http://localhost:5173`,
+ * `http://127.0.0.1:8080`, `http://[::1]:3000`. Only a bare origin (no path, no user info).
+ */
+export function isLoopbackOrigin(origin: string): boolean {
+  return isLoopbackUri(origin) && URL.parse(origin)!.origin === origin;
+}
+
+/** What {@link allowClientOrigin} reads of a client (oidc-provider's `Client` has both). */
+export interface CorsClient {
+  readonly clientAuthMethod?: string | undefined;
+  readonly redirectUris?: readonly string[] | undefined;
+}
+
+/**
+ * oidc-provider's `clientBasedCORS`: whether a page of `origin` may call the token,
+ * revocation or introspection endpoint as `client`.
+ *
+ * - Confidential clients: never (their secret does not belong in a browser).
+ * - Public clients: from the origin of any of their redirect URIs (oidc-provider's own rule),
+ *   and when one of those is a loopback redirect URI, from any loopback origin: such a
+ *   redirect matches on any port (RFC 8252 §7.3), so the client's page may be served from any
+ *   of them. Whoever controls a loopback port already receives the client's redirects there.
+ * - The opaque origin `null` (sandboxed frames, `file:` pages): never.
+ */
+export function allowClientOrigin(origin: string, client: CorsClient): boolean {
+  if (origin === 'null' || client.clientAuthMethod !== 'none') return false;
+  const redirectUris = client.redirectUris ?? [];
+  if (redirectUris.some((uri) => URL.parse(uri)?.origin === origin)) return true;
+  return isLoopbackOrigin(origin) && redirectUris.some((uri) => isLoopbackUri(uri));
+}
