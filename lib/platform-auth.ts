@@ -28,6 +28,7 @@ import { registrationRefusalCode } from './policies/client-metadata.ts';
 import { OPEN_CORS, openCors } from './policies/cors.ts';
 import { idTokenAnswerRules } from './policies/id-tokens.ts';
 import { noIdTokenOnRefresh } from './policies/refresh.ts';
+import { revokeOnForeignReuse } from './policies/refresh-grace.ts';
 import { BearerVerifier } from './resource/bearer.ts';
 import { protectedResourceMetadata, resourceMetadataUrl } from './resource/metadata.ts';
 import { catchBearerErrors, createBearerAuthenticator, createRequireBearer } from './resource/require-bearer.ts';
@@ -81,6 +82,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   built.provider = provider;
   provider.proxy = options.proxy;
   provider.use(providerStorageOutageGuard(options.logger));
+  provider.use(revokeOnForeignReuse(current, options.adapter));
   provider.use(applyAnswerRules([noIdTokenOnRefresh, registrationRefusalCode, ...idTokenAnswerRules(options.idTokens)]));
 
   const metadataUrl = resourceMetadataUrl(options.baseUrl);

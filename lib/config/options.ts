@@ -36,6 +36,8 @@ export const OPTION_DEFAULTS = Object.freeze({
   operatorRoles: Object.freeze(['owner', 'admin']) as readonly string[],
   introspectionClients: Object.freeze([]) as readonly string[],
   proxy: false,
+  // covers a Retry-After of 5 s and a Redis Cluster failover (node timeout + election)
+  refreshTokenGrace: Object.freeze({ min: 0, max: 300, default: 30, unit: 'seconds' }),
   registration: Object.freeze({
     variant: 'restricted' as NonNullable<RegistrationOptions['variant']>,
     vendors: Object.freeze([]) as readonly VendorIntegration[],
@@ -219,6 +221,16 @@ export interface PlatformAuthOptions {
   /** Token and session lifetimes in seconds. */
   ttl?: TokenLifetimes;
   /**
+   * Seconds during which a rotated refresh token, presented again by its own client, is
+   * rotated again instead of being treated as reuse, as long as its successor has not been
+   * used: a refresh retried after a 503 (storage failed between consuming the old token and
+   * storing the new ones) or racing refreshes of one token keep the member signed in. Reuse
+   * after the grace, after the successor was used, or by another client still revokes the
+   * whole grant (RFC 9700 §4.14.2). From 0 (strict single use) to 300.
+   * @default {@link OPTION_DEFAULTS}.refreshTokenGrace.default
+   */
+  refreshTokenGrace?: number;
+  /**
    * Who may introspect a token besides the client it was issued to: the client ids of
    * trusted resource servers.
    * @default {@link OPTION_DEFAULTS}.introspectionClients
@@ -288,6 +300,7 @@ export interface ResolvedOptions {
   readonly operatorRoles: readonly string[];
   readonly ttl: Required<TokenLifetimes>;
   readonly introspectionClients: readonly string[];
+  readonly refreshTokenGrace: number;
   readonly proxy: boolean;
   readonly production: boolean;
   readonly logger: Logger;

@@ -18,7 +18,7 @@ import {
 import type { SigningJwk } from '../keys/secrets.ts';
 import { IDENTITY_SCOPES, isKnownScope, scopesForAudience } from '../scopes/catalogue.ts';
 import type { Logger } from '../contracts.ts';
-import { checkBoolean, checkFunction, checkKnownKeys, checkObject, checkStringList, fail, mustBe, show, unknownKey } from './check.ts';
+import { checkBoolean, checkFunction, checkInteger, checkKnownKeys, checkObject, checkStringList, fail, mustBe, show, unknownKey } from './check.ts';
 import { OPTION_DEFAULTS } from './options.ts';
 import type {
   ClientIdMetadataDocumentOptions, MetadataDocumentFetch, PlatformAuthOptions, RegistrationOptions,
@@ -202,7 +202,7 @@ function checkBeta(value: unknown): (siteId: string) => Promise<boolean> {
 /** Every top-level option; the type check below fails when `PlatformAuthOptions` gains one that is not listed. */
 const OPTION_NAMES = [
   'baseUrl', 'accounts', 'sites', 'clients', 'adapter', 'jwks', 'cookieKeys', 'idTokens', 'operatorRoles', 'ttl',
-  'introspectionClients', 'proxy', 'production', 'logger', 'memberData', 'accountApi', 'registration',
+  'refreshTokenGrace', 'introspectionClients', 'proxy', 'production', 'logger', 'memberData', 'accountApi', 'registration',
   'clientIdMetadataDocuments', 'memberClients', 'mcp', 'docs',
 ] as const satisfies readonly (keyof PlatformAuthOptions)[];
 const everyOptionListed: Exclude<keyof PlatformAuthOptions, (typeof OPTION_NAMES)[number]> extends never ? true : never = true;
@@ -263,6 +263,7 @@ export async function validateOptions(input: PlatformAuthOptions): Promise<Resol
     operatorRoles: checkStringList('options.operatorRoles', input.operatorRoles, OPTION_DEFAULTS.operatorRoles),
     ttl: checkTtl(input.ttl),
     introspectionClients: checkStringList('options.introspectionClients', input.introspectionClients, OPTION_DEFAULTS.introspectionClients),
+    refreshTokenGrace: checkInteger('options.refreshTokenGrace', input.refreshTokenGrace, OPTION_DEFAULTS.refreshTokenGrace),
     proxy,
     production,
     logger,

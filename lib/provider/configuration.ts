@@ -22,6 +22,7 @@ import { allowClientOrigin } from '../policies/cors.ts';
 import { providerTtl } from '../policies/lifetimes.ts';
 import { DOCUMENT_BODY_LIMIT, DOCUMENT_CACHE_SECONDS, metadataDocumentFeature } from '../policies/metadata-documents.ts';
 import { expiresWithSession, issueRefreshToken, rotateRefreshToken } from '../policies/refresh.ts';
+import { withRefreshGrace } from '../policies/refresh-grace.ts';
 import { resourceIndicatorsFeature } from '../policies/resource-indicator.ts';
 import { scopeAllowance } from '../policies/scope-allowance.ts';
 import { createExtraTokenClaims, createFindAccount } from '../policies/token-claims.ts';
@@ -44,7 +45,7 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
   const introspection = { introspectionClients: options.introspectionClients, findClient: deps.findClient, provider: deps.provider };
 
   return {
-    adapter: options.adapter,
+    adapter: withRefreshGrace(options.adapter, { graceSeconds: options.refreshTokenGrace }),
     clients: options.clients.map((c) => ({ ...c })),
     ...codeFlowSettings(),
     scopes: [...SCOPE_NAMES],

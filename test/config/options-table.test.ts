@@ -51,8 +51,8 @@ describe('the generated rows', () => {
   it('list every option of PlatformAuthOptions and the nested option interfaces', () => {
     const top: (keyof PlatformAuthOptions)[] = [
       'baseUrl', 'accounts', 'sites', 'clients', 'adapter', 'jwks', 'cookieKeys', 'idTokens', 'operatorRoles', 'ttl',
-      'introspectionClients', 'proxy', 'production', 'logger', 'memberData', 'accountApi', 'registration',
-      'clientIdMetadataDocuments', 'memberClients', 'mcp', 'docs',
+      'refreshTokenGrace', 'introspectionClients', 'proxy', 'production', 'logger', 'memberData', 'accountApi',
+      'registration', 'clientIdMetadataDocuments', 'memberClients', 'mcp', 'docs',
     ];
     expect(rows.filter((r) => !r.path.includes('.')).map((r) => r.path).sort()).toEqual([...top].sort());
     expect(new Set(rows.map((r) => r.path)).size).toBe(rows.length);

@@ -1,0 +1,175 @@
+/**
+ * Refresh-token rotation that survives storage faults and racing refreshes, without giving
+ * up reuse detection (RFC 9700 §4.14.2).
+ *
+ * oidc-provider consumes the presented refresh token before it stores the new tokens. When
+ * storage fails in between (a Redis failover, a connection dropped after the consume was
+ * written), the client is told 503 "retry later", and its retry used to look like reuse: the
+ * whole grant revoked, the member signed out. Racing refreshes of one token (two tabs, two
+ * processes of one client) met the same fate.
+ *
+ * The rule, enforced by wrapping the storage of the `RefreshToken` model:
+ * - Rotating a refresh token marks it `rotatedAt` (the first time only) instead of consuming
+ *   it, and records that its generation (`rotations`) of its grant was used.
+ * - A rotated token presented again by its own client within `graceSeconds` of its first
+ *   rotation, while no token of a later generation of the grant has been used, is rotated
+ *   again: the retry or the racing request gets a valid answer for the same grant.
+ * - Otherwise it is presented to oidc-provider as consumed, which revokes the whole grant:
+ *   reuse after the grace, or after the successor was itself used. A rotated token presented
+ *   by another client revokes the grant too (`revokeOnForeignReuse`).
+ * - `graceSeconds: 0` keeps oidc-provider's strict single use.
+ *
+ * Across instances and on a Redis Cluster this holds because every fact is in storage: the
+ * mark on the token and one small record per used generation (`RefreshTokenUse`, keyed by
+ * grant and generation, so writing it is idempotent and needs no read-modify-write). Both
+ * writes of a rotation go out together; whichever of them is lost to a fault, a retry within
+ * the grace is still served and a retry after it is still refused.
+ *
+ * @module
+ */
+import type { Middleware } from 'koa';
+import type Provider from 'oidc-provider';
+
+import type { Adapter, AdapterFactory, AdapterPayload } from '../../adapters/types.ts';
+import { revokeOrphanedGrant } from './deleted-clients.ts';
+
+/** The storage model of the used-generation records. */
+export const REFRESH_USE_MODEL = 'RefreshTokenUse';
+
+export interface RefreshGraceOptions {
+  /** seconds a rotated token stays usable for a retry or a racing refresh; 0: strict single use */
+  readonly graceSeconds: number;
+  /** epoch seconds; for tests */
+  readonly now?: () => number;
+}
+
+interface RefreshPayload extends AdapterPayload {
+  readonly grantId?: string;
+  readonly rotations?: number;
+  readonly exp?: number;
+  readonly rotatedAt?: number;
+}
+
+const epoch = () => Math.floor(Date.now() / 1000);
+
+function generationOf(payload: RefreshPayload): number {
+  return typeof payload.rotations === 'number' ? payload.rotations : 0;
+}
+
+function useId(grantId: string, generation: number): string {
+  return `${grantId}:${generation}`;
+}
+
+/** The `RefreshToken` adapter with the grace rule; every other call goes to `inner`. */
+class GraceRefreshTokens implements Adapter {
+  readonly #inner: Adapter;
+  readonly #uses: Adapter;
+  readonly #grace: number;
+  readonly #now: () => number;
+  /** what find() read, for the consume() of the same request that follows it */
+  readonly #recent = new Map<string, RefreshPayload>();
+
+  constructor(inner: Adapter, uses: Adapter, options: RefreshGraceOptions) {
+    this.#inner = inner;
+    this.#uses = uses;
+    this.#grace = options.graceSeconds;
+    this.#now = options.now ?? epoch;
+  }
+
+  async find(id: string): Promise<AdapterPayload | undefined> {
+    const payload = (await this.#inner.find(id) ?? undefined) as RefreshPayload | undefined;
+    if (!payload) return undefined;
+    this.#remember(id, payload);
+    if (payload.rotatedAt === undefined) return payload;
+    // a rotated token: usable again only for a retry or a racing refresh (the rare path)
+    const expired = this.#now() - payload.rotatedAt > this.#grace;
+    const successorUsed = !expired && payload.grantId !== undefined
+      && await this.#uses.find(useId(payload.grantId, generationOf(payload) + 1)) !== undefined;
+    if (expired || successorUsed) return { ...payload, consumed: payload.rotatedAt };
+    const { rotatedAt: _rotatedAt, ...usable } = payload;
+    return usable;
+  }
+
+  async consume(id: string): Promise<void> {
+    const payload = this.#recent.get(id) ?? (await this.#inner.find(id) ?? undefined) as RefreshPayload | undefined;
+    this.#recent.delete(id);
+    if (!payload) return;
+    const now = this.#now();
+    const ttl = typeof payload.exp === 'number' ? Math.max(payload.exp - now, 1) : undefined;
+    const writes: Promise<void>[] = [];
+    if (payload.rotatedAt === undefined) {
+      const { consumed: _consumed, ...record } = payload;
+      writes.push(this.#inner.upsert(id, { ...record, rotatedAt: now }, ttl));
+    }
+    if (payload.grantId !== undefined) {
+      const generation = generationOf(payload);
+      writes.push(this.#uses.upsert(useId(payload.grantId, generation), { grantId: payload.grantId, generation }, ttl));
+    }
+    await Promise.all(writes);
+  }
+
+  upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+    return this.#inner.upsert(id, payload, expiresIn);
+  }
+
+  destroy(id: string): Promise<void> {
+    this.#recent.delete(id);
+    return this.#inner.destroy(id);
+  }
+
+  revokeByGrantId(grantId: string): Promise<void> {
+    return this.#inner.revokeByGrantId(grantId);
+  }
+
+  findByUid(uid: string): ReturnType<Adapter['findByUid']> {
+    return this.#inner.findByUid(uid);
+  }
+
+  findByUserCode(userCode: string): ReturnType<Adapter['findByUserCode']> {
+    return this.#inner.findByUserCode(userCode);
+  }
+
+  #remember(id: string, payload: RefreshPayload): void {
+    // bounded: entries live for the length of one refresh request
+    if (this.#recent.size >= 1000) this.#recent.delete(this.#recent.keys().next().value!);
+    this.#recent.set(id, payload);
+  }
+}
+
+/**
+ * The adapter factory with the grace rule on `RefreshToken`; unchanged when `graceSeconds`
+ * is 0. Other models (and `close()`, if any) are the inner factory's.
+ */
+export function withRefreshGrace<F extends AdapterFactory>(factory: F, options: RefreshGraceOptions): F {
+  if (options.graceSeconds <= 0) return factory;
+  const uses = factory(REFRESH_USE_MODEL);
+  let refreshTokens: GraceRefreshTokens | undefined;
+  const wrapped = (model: string) => {
+    if (model !== 'RefreshToken') return factory(model);
+    refreshTokens ??= new GraceRefreshTokens(factory(model), uses, options);
+    return refreshTokens;
+  };
+  return Object.assign(wrapped, factory) as unknown as F;
+}
+
+/**
+ * Provider middleware: a rotated refresh token presented by another client than its own is
+ * reuse by someone who should not hold it, so its grant is revoked (oidc-provider only
+ * answers `invalid_grant "client mismatch"` there).
+ */
+export function revokeOnForeignReuse(provider: () => Provider, adapter: AdapterFactory): Middleware {
+  const refreshTokens = adapter('RefreshToken');
+  return async function foreignRefreshReuse(ctx, next) {
+    await next();
+    const oidc = (ctx as { oidc?: { route?: string; params?: Record<string, unknown>; client?: { clientId: string } } }).oidc;
+    if (oidc?.route !== 'token' || oidc.params?.grant_type !== 'refresh_token' || ctx.status !== 400) return;
+    if ((ctx.body as { error?: unknown } | undefined)?.error !== 'invalid_grant') return;
+    const value = oidc.params.refresh_token;
+    const presenter = oidc.client?.clientId;
+    if (typeof value !== 'string' || presenter === undefined) return;
+    // the raw record (oidc-provider answers only "grant request is invalid" for a client mismatch)
+    const stored = (await refreshTokens.find(value) ?? undefined) as (RefreshPayload & { clientId?: string }) | undefined;
+    if (!stored?.grantId || stored.clientId === presenter) return;
+    if (stored.rotatedAt !== undefined || stored.consumed) await revokeOrphanedGrant(provider(), stored.grantId);
+  };
+}

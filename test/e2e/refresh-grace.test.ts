@@ -1,0 +1,187 @@
+/**
+ * No member signed out by a storage fault or a racing refresh (issue: refresh retried after a
+ * storage error killed the grant), on the memory store and on a real Redis:
+ * - storage fails after the old refresh token was consumed and before the new ones were
+ *   stored: the client gets 503, its retry gets tokens for the same grant;
+ * - with the grace off (0) the same retry is reuse and the grant dies (the control that shows
+ *   the test would fail without the work);
+ * - two concurrent refreshes of one token both succeed, for the same grant;
+ * - reuse after the grace, after the successor was used, or by another client revokes it.
+ */
+import { createMemoryAdapter } from '../../adapters/memory.ts';
+import { createRedisAdapter } from '../../adapters/redis.ts';
+import { StorageUnavailableError } from '../../adapters/types.ts';
+import type { Adapter, AdapterFactory, ClosableAdapterFactory } from '../../adapters/types.ts';
+import { MEMBER, STUDENT, obtainTokens, operator, postForm } from '../support/flows.ts';
+import type { TokenSet } from '../support/flows.ts';
+import { startRedis } from '../support/redis-server.ts';
+import type { RedisHandle } from '../support/redis-server.ts';
+import { startApp } from '../support/start-app.ts';
+import type { RunningApp } from '../support/start-app.ts';
+
+/** Storage that can be told to fail the next write of a new refresh token (the save after the consume). */
+function faultable(inner: AdapterFactory) {
+  let failNextNewRefreshToken = false;
+  let failures = 0;
+  const factory = (model: string): Adapter => {
+    const adapter = inner(model);
+    if (model !== 'RefreshToken') return adapter;
+    return {
+      async upsert(id, payload, expiresIn) {
+        if (failNextNewRefreshToken && !(await adapter.find(id))) {
+          failNextNewRefreshToken = false;
+          failures += 1;
+          throw new StorageUnavailableError('injected: storage failed after the consume');
+        }
+        return adapter.upsert(id, payload, expiresIn);
+      },
+      find: (id) => adapter.find(id),
+      findByUid: (uid) => adapter.findByUid(uid),
+      findByUserCode: (code) => adapter.findByUserCode(code),
+      consume: (id) => adapter.consume(id),
+      destroy: (id) => adapter.destroy(id),
+      revokeByGrantId: (grantId) => adapter.revokeByGrantId(grantId),
+    };
+  };
+  return Object.assign(factory, {
+    armSaveFailure() {
+      failNextNewRefreshToken = true;
+    },
+    failures: () => failures,
+  });
+}
+
+type Store = 'memory' | 'redis';
+let redis: RedisHandle | undefined;
+const closables: ClosableAdapterFactory[] = [];
+
+async function storage(kind: Store): Promise<AdapterFactory> {
+  if (kind === 'memory') return createMemoryAdapter();
+  redis ??= await startRedis();
+  const adapter = createRedisAdapter({ url: redis.url, keyPrefix: `grace-${Math.random().toString(36).slice(2)}:`, logger: { info() {}, warn() {} } });
+  closables.push(adapter);
+  return adapter;
+}
+
+afterAll(async () => {
+  await Promise.all(closables.map((a) => a.close()));
+  await redis?.stop();
+});
+
+function refresh(app: RunningApp, refreshToken: string, clientId: string = MEMBER.clientId, extra: Record<string, string> = {}) {
+  return postForm(`${app.baseUrl}/api/oauth/token`, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId, ...extra });
+}
+
+async function userinfoStatus(app: RunningApp, accessToken: string): Promise<number> {
+  return (await fetch(`${app.baseUrl}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } })).status;
+}
+
+async function signIn(app: RunningApp): Promise<TokenSet> {
+  return obtainTokens(app.baseUrl, MEMBER, { scope: 'openid account:read', resource: app.baseUrl }, STUDENT);
+}
+
+describe.each<Store>(['memory', 'redis'])('on %s', (kind) => {
+  describe('with the default grace', () => {
+    let app: RunningApp;
+    let store: ReturnType<typeof faultable>;
+    beforeAll(async () => {
+      store = faultable(await storage(kind));
+      app = await startApp({ auth: { adapter: store } });
+    });
+    afterAll(() => app.stop());
+
+    it('a refresh retried after a storage failure between consume and save keeps the grant', async () => {
+      const tokens = await signIn(app);
+      store.armSaveFailure();
+      const failed = await refresh(app, tokens.refresh_token);
+      expect(failed.status).toBe(503);
+      expect((await failed.json()).error).toBe('temporarily_unavailable');
+      expect(store.failures()).toBe(1);
+
+      const retried = await refresh(app, tokens.refresh_token);
+      expect(retried.status).toBe(200);
+      const next = await retried.json() as TokenSet;
+      expect(await userinfoStatus(app, next.access_token)).toBe(200);
+      // the grant lives on: its first access token too, and the chain continues
+      expect(await userinfoStatus(app, tokens.access_token)).toBe(200);
+      expect((await refresh(app, next.refresh_token)).status).toBe(200);
+    });
+
+    it('two concurrent refreshes of one token both succeed, for the same grant', async () => {
+      const tokens = await signIn(app);
+      const [a, b] = await Promise.all([refresh(app, tokens.refresh_token), refresh(app, tokens.refresh_token)]);
+      expect([a.status, b.status]).toEqual([200, 200]);
+      const [ta, tb] = await Promise.all([a.json() as Promise<TokenSet>, b.json() as Promise<TokenSet>]);
+      expect(ta.refresh_token).not.toBe(tb.refresh_token);
+      expect(await userinfoStatus(app, ta.access_token)).toBe(200);
+      expect(await userinfoStatus(app, tb.access_token)).toBe(200);
+      expect(await userinfoStatus(app, tokens.access_token)).toBe(200);
+    });
+
+    it('reuse after the successor was used revokes the whole grant', async () => {
+      const tokens = await signIn(app);
+      const first = await (await refresh(app, tokens.refresh_token)).json() as TokenSet;
+      const second = await (await refresh(app, first.refresh_token)).json() as TokenSet;
+      const replay = await refresh(app, tokens.refresh_token);
+      expect(replay.status).toBe(400);
+      expect((await replay.json()).error).toBe('invalid_grant');
+      expect(await userinfoStatus(app, second.access_token)).toBe(401);
+      expect((await refresh(app, second.refresh_token)).status).toBe(400);
+    });
+
+    it('reuse by another client revokes the whole grant', async () => {
+      const tokens = await signIn(app);
+      const rotated = await (await refresh(app, tokens.refresh_token)).json() as TokenSet;
+      const op = operator(app.baseUrl, app.operatorSecret);
+      const foreign = await refresh(app, tokens.refresh_token, op.clientId, { client_secret: op.clientSecret });
+      expect(foreign.status).toBe(400);
+      expect((await foreign.json()).error).toBe('invalid_grant');
+      expect(await userinfoStatus(app, rotated.access_token)).toBe(401);
+      expect((await refresh(app, rotated.refresh_token)).status).toBe(400);
+    });
+  });
+
+  describe('with a 1 s grace', () => {
+    let app: RunningApp;
+    beforeAll(async () => {
+      app = await startApp({ auth: { adapter: await storage(kind), refreshTokenGrace: 1 } });
+    });
+    afterAll(() => app.stop());
+
+    it('reuse after the grace revokes the whole grant', async () => {
+      const tokens = await signIn(app);
+      const rotated = await (await refresh(app, tokens.refresh_token)).json() as TokenSet;
+      await new Promise((resolve) => setTimeout(resolve, 2_200));
+      const replay = await refresh(app, tokens.refresh_token);
+      expect(replay.status).toBe(400);
+      expect((await replay.json()).error).toBe('invalid_grant');
+      expect(await userinfoStatus(app, rotated.access_token)).toBe(401);
+    });
+  });
+
+  describe('with the grace off (strict single use)', () => {
+    let app: RunningApp;
+    let store: ReturnType<typeof faultable>;
+    beforeAll(async () => {
+      store = faultable(await storage(kind));
+      app = await startApp({ auth: { adapter: store, refreshTokenGrace: 0 } });
+    });
+    afterAll(() => app.stop());
+
+    it('the same retry after a storage failure is reuse: the grant is lost', async () => {
+      const tokens = await signIn(app);
+      store.armSaveFailure();
+      expect((await refresh(app, tokens.refresh_token)).status).toBe(503);
+      const retried = await refresh(app, tokens.refresh_token);
+      expect(retried.status).toBe(400);
+      expect((await retried.json()).error).toBe('invalid_grant');
+      expect(await userinfoStatus(app, tokens.access_token)).toBe(401);
+    });
+
+    it('of two concurrent refreshes exactly one succeeds', async () => {
+      const tokens = await signIn(app);
+      const responses = await Promise.all([refresh(app, tokens.refresh_token), refresh(app, tokens.refresh_token)]);
+      expect(responses.map((r) => r.status).sort()).toEqual([200, 400]);
+    });
+  });
+});
