@@ -3,14 +3,41 @@
  * port, so `npm test` needs nothing running beforehand. Spawned servers keep nothing on
  * disk unless asked to (`persistent`, for tests that restart them and expect the data back).
  *
+ * Without REDIS_URL and without `redis-server` on the PATH, every test file that imports this
+ * module (each needs Redis throughout) is skipped with a message, unless CI is set: in CI a
+ * missing Redis fails the run.
+ *
  * @module
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, delimiter, join } from 'node:path';
+
+function onPath(command: string): boolean {
+  return (process.env.PATH ?? '').split(delimiter).some((dir) => {
+    try {
+      accessSync(join(dir, command), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+// Runs when a test file imports this module, before the file's own describe/it calls:
+// turning them into skips here skips that file only (jest gives each file its own globals).
+if (!process.env.REDIS_URL && !process.env.CI && !onPath('redis-server')) {
+  const file = basename(expect.getState().testPath ?? 'this test file');
+  process.stderr.write(`\n${file}: skipped, redis-server is not on the PATH (install it, e.g. apt-get install redis-server, or set REDIS_URL). With CI set this fails instead.\n`);
+  const noop = () => {};
+  Object.assign(globalThis, {
+    describe: describe.skip, it: it.skip, test: test.skip,
+    beforeAll: noop, afterAll: noop, beforeEach: noop, afterEach: noop,
+  });
+}
 
 export interface RedisHandle {
   readonly url: string;
@@ -120,7 +147,7 @@ async function spawnServer(port: number, args: string[]): Promise<ChildProcess> 
   child.once('exit', () => process.off('exit', killOnExit));
 
   const failed = new Promise<never>((_, reject) => {
-    child.once('error', (error) => reject(new Error(`cannot spawn redis-server: ${error.message}`)));
+    child.once('error', (error) => reject(new Error(`cannot spawn redis-server (on the PATH? apt-get install redis-server, or set REDIS_URL): ${error.message}`)));
     child.once('exit', (code, signal) => reject(
       new Error(`redis-server exited (${code ?? signal}) before answering PING:\n${output}`)));
   });
