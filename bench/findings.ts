@@ -10,18 +10,41 @@
  *
  * @module
  */
-const ROUTE_CHAIN = '(2026-11-21, HEAD ad51695 plus uncommitted work) consistent, not noise: in the full run at '
-  + 'load average 1.5-2 every pair but one sat at 0.84-0.91, and the server CPU per request says the same (full run of '
-  + '03:43 UTC: discovery 114 vs 100 µs, introspection 223 vs 197, revocation 222 vs 194, refresh 438 vs 389 on '
-  + 'memory). The profiles show no single hot spot: every request to a provider endpoint first crosses the host Koa '
-  + 'app and the chain in routes() (storage-outage guard, resource router, interaction router, Account API, /mcp, '
-  + 'docs, registration) before dispatch hands it to the provider\'s own Koa app, which wraps it again (outage guard, '
-  + 'response shaping). Koa hello measures that chain alone: 30 vs 21 µs per request. On the token endpoint '
-  + 'getResourceServerInfo\'s scope policy adds about 2% of the CPU (scopeAllowance, scopesForAudience, '
-  + 'canonicalResource recomputed on every call) and extraTokenClaims a little more. Against endpoints of 100-450 µs, '
-  + '10-50 µs is the 10-12% that separates 0.88 from 0.9. Cheapest gains: test provider paths first in routes() (one '
-  + 'Set lookup, then straight to dispatch, skipping six routers), memoise the scope allowance per client. Both done '
-  + 'after that run (commit "perf: provider paths skip the library\'s other routers"); re-profile if a miss remains.';
+const MCP_MODERN = '(2026-11-24, HEAD 2d4570c; lib/ had no uncommitted changes, the working tree had uncommitted '
+  + 'changes in bench/, .ci/, scripts/ and test/ only; load average 3 to 9 on 2 cores, other work running) measured '
+  + 'against the v2 SDK\'s own createMcpHandler with a server built per request: tools/list 1.31 by throughput, 1.49 by '
+  + 'server CPU (453 vs 614 µs per request; a profiled rerun gave 1.55/1.64, so it sits on the threshold), member '
+  + 'tools/call 1.17 and 1.20 (726 vs 885 µs). Profiles (share of each server\'s busy time): in the v2 SDK a server per '
+  + 'request is cheap. The baseline\'s factory (new McpServer, three or seven registerTool calls, raw shapes wrapped in z.object) is '
+  + '3.7-5.4%, and the SDK converting the tools\' zod input schemas to JSON Schema on every request on a fresh server '
+  + '(serveModern → toolInputSchemaJson → standardSchemaToJsonSchema → zod toJSONSchema) is 6.7% of a tools/call and '
+  + '13.9% of a tools/list: 12-18% in all, about 100-110 µs per request. That is everything the pool saves ours (its '
+  + 'servers convert once; ours\' tools/list answers from lib/mcp/tools/registry.ts). Ours then adds: the host chain '
+  + 'before /mcp (platformAuth → storageOutage guard → accountApi router, lib/platform-auth.ts:167, 4.2% list, 6.0% call); '
+  + 'bearer verification (lib/resource/bearer.ts verify, 4.4%, half of it structuredClone in adapters/memory.ts find); '
+  + 'Koa ↔ web conversion (toWebRequest lib/mcp/http.ts:91, 3.7-4.3%; writeWebResponse lib/mcp/http.ts:106, 3.4-3.9%); '
+  + 'the AbortController toWebRequest arms with ctx.res.once(\'close\', () => controller.abort()) (lib/mcp/http.ts:101), '
+  + 'which fires after every completed response too: a DOMException with a stack (1.4% self) and the abort listeners, '
+  + '3.0% of a call and 4.3% of a list; readJsonBody 1.6-2.8%. Common to both sides, the same SDK code: GC 13-17%, the '
+  + 'socket writev of the answer 9-15%, Response.json 1.4-1.9%, an SdkError with a stack built on every server close '
+  + '(Protocol._onclose, 1.4-2.3%). So against the v2 handler a pool can buy about 1.15-1.2× in CPU before auth: 1.5× '
+  + 'would need ours to do less of the SDK\'s own per-request work than the SDK\'s handler does, not only to skip '
+  + 'building servers. Cheapest lib gain seen: abort only when the client left before the answer (as '
+  + '@modelcontextprotocol/node\'s toNodeHandler does), 3-4%; not enough for 1.5 on tools/call.';
+
+const MCP_LEGACY_CALL = '(2026-11-24, HEAD 2d4570c, same working tree and machine as the 2026-07-28 note) MCP '
+  + '2025-11-25 member tools/call against the v1 SDK\'s per-request example: 1.13 by throughput, 1.02 by server CPU '
+  + '(720 vs 706 µs), down from 1.33 and 1.24 (562 vs 661 µs) in the run of 2026-11-21 04:07Z (15dbd65, lib on the v1 '
+  + 'SDK), so the legacy path has not kept its ratio. Both sides changed: the library\'s tools moved from zod 3 to zod 4, '
+  + 'so the v1 baseline now validates zod 4 schemas (661 → 706 µs), and ours\' legacy path grew more (562 → 720 µs; '
+  + 'part of that is the busier machine). Profile of ours on this path: the v1 baseline spends 20.6% of its time '
+  + 'building its server per request (getServer/registerTool); ours pays the host chain (5.6%), bearer verification '
+  + '(4.0%, structuredClone 2.0%), toWebRequest (3.1%) and writeWebResponse (3.3%), the abort fired on every response '
+  + 'close (lib/mcp/http.ts:101, 3.1%), the SDK\'s SdkError with a stack on every server close (1.8%), and '
+  + 'isLegacyRequest plus the v2 WebStandardStreamableHTTPServerTransport (handleRequest 10.8% inclusive). Removed in '
+  + 'the migration: withoutStackTraces (Error.stackTraceLimit = 0 around the transport\'s synchronous dispatch, '
+  + 'measured at about 130 → 100 µs of SDK time per request on the v1 SDK); the v2 SDK still builds errors with stacks '
+  + 'per request (SdkError, DOMException).';
 
 const RESIDENT_MEMORY = '(2026-11-21, HEAD ad51695) not data the server holds: the JS heap after GC stays flat or '
   + 'shrinks (discovery 37 → 31 MB) while RSS rises 40-50% between the 10k and 100k samples, in bare oidc-provider as '
@@ -31,20 +54,11 @@ const RESIDENT_MEMORY = '(2026-11-21, HEAD ad51695) not data the server holds: t
   + 'MALLOC_TRIM_THRESHOLD_=0 change nothing); a longer soak is the way to tell it from a slow native leak.';
 
 export const FINDINGS: Readonly<Record<string, string>> = {
+  'mcp-tools-list/ratio': MCP_MODERN,
+  'mcp-member-call/ratio': MCP_MODERN,
+  'mcp-member-call-legacy/ratio': MCP_LEGACY_CALL,
   'discovery/rss': RESIDENT_MEMORY,
   'introspection/rss': RESIDENT_MEMORY,
-  'discovery/ratio': ROUTE_CHAIN,
-  'introspection/ratio': ROUTE_CHAIN,
-  'refresh/ratio': ROUTE_CHAIN,
-  'revocation/ratio': ROUTE_CHAIN,
-  'login/throughput': '(2026-11-21, HEAD ad51695 plus uncommitted work) ours\' flows/s falls as the run goes on '
-    + 'while the baseline\'s rises: lib/member-clients/grant-index.ts keeps ONE record per member client holding '
-    + 'every live grant (14-day TTL), and each consent reads it, copies it (structuredClone in the memory adapter, '
-    + 'JSON.parse/stringify on Redis) and writes it back, so a consent costs O(grants the client already holds). '
-    + 'Every benchmark flow signs in through demo-member-app: after ~5k flows structuredClone is 30% of the server\'s '
-    + 'busy time, ClientGrantIndex.add 27% and list 13% inclusive. A popular member client in production accumulates '
-    + 'one entry per consenting user for 14 days. Fixed after that run: the per-client grant index is gone (deleting '
-    + 'a member client makes its tokens refused everywhere through the client lookup); re-profile if a miss remains.',
   'refresh/redis-vs-memory': '(2026-11-21, HEAD ad51695) measured between 0.48 and 0.91 across runs that day (the '
     + 'memory and Redis runs are minutes apart, so this ratio carries the machine\'s drift); in the full run of 03:43 '
     + 'UTC 0.63, and 0.66 by server CPU per refresh (438 vs 667 µs); bare oidc-provider on the same adapter does no '
