@@ -21,6 +21,8 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 
+import { TEMPORARILY_UNAVAILABLE_DESCRIPTION } from '../lib/errors.ts';
+
 export type { Adapter, AdapterPayload };
 
 /** What oidc-provider's `adapter` option accepts: a factory called once per model name. */
@@ -63,7 +65,7 @@ export class StorageUnavailableError extends errors.OIDCProviderError {
   constructor(reason = 'storage unreachable', options?: { cause?: unknown }) {
     super(503, 'temporarily_unavailable', options?.cause === undefined ? { detail: reason } : { detail: reason, cause: options.cause });
     this.name = 'StorageUnavailableError';
-    this.error_description = 'the service is temporarily unavailable, retry later';
+    this.error_description = TEMPORARILY_UNAVAILABLE_DESCRIPTION;
     this.expose = true;
     // RFC 6749 §4.1.2.1 would allow redirecting this to the client; a page that says
     // "try again" keeps the user where a reload helps once storage is back

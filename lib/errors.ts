@@ -82,9 +82,12 @@ export class InvalidRequestError extends PlatformAuthError {
   }
 }
 
+/** The public description of a 503: storage or another dependency is unreachable. */
+export const TEMPORARILY_UNAVAILABLE_DESCRIPTION = 'the service is temporarily unavailable, retry later';
+
 /** 503: storage or another dependency is unreachable; the request fails closed. */
 export class TemporarilyUnavailableError extends PlatformAuthError {
-  constructor(description = 'the service is temporarily unavailable, retry later', options?: { cause?: unknown }) {
+  constructor(description = TEMPORARILY_UNAVAILABLE_DESCRIPTION, options?: { cause?: unknown }) {
     super('temporarily_unavailable', 503, description, { ...options, expose: true });
   }
 }

@@ -25,6 +25,7 @@ import type { Context, Middleware, Next } from 'koa';
 
 import type { Logger, MemberDataSource } from '../contracts.ts';
 import { ENDPOINTS } from '../endpoints.ts';
+import { MCP_CORS, writeCors } from '../policies/cors.ts';
 import { createMemberDataService } from '../member-data/service.ts';
 import type { BearerAuth, BearerVerifier } from '../resource/bearer.ts';
 import { extractBearerToken } from '../resource/bearer.ts';
@@ -56,9 +57,6 @@ export interface McpDeps {
   readonly proxy?: boolean;
   readonly logger: Logger;
 }
-
-const ALLOW_HEADERS = 'Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id, Last-Event-ID';
-const EXPOSE_HEADERS = 'WWW-Authenticate, Mcp-Session-Id, MCP-Protocol-Version';
 
 /** The tools of this endpoint: the library's public and member tools, then the host's. */
 export function createEndpointTools(deps: McpDeps): ToolRegistry {
@@ -117,17 +115,9 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
   function preflight(ctx: Context): boolean {
     ctx.set('Cache-Control', 'no-store');
     if (options.cors) {
+      // an origin got here only if it is allowed (checkOrigin)
       const origin = ctx.get('origin');
-      ctx.set('Access-Control-Allow-Origin', policy.origins === '*' || !origin ? '*' : origin);
-      if (policy.origins !== '*') ctx.vary('Origin');
-      ctx.set('Access-Control-Expose-Headers', EXPOSE_HEADERS);
-      if (ctx.method === 'OPTIONS') {
-        ctx.set('Access-Control-Allow-Methods', 'POST');
-        ctx.set('Access-Control-Allow-Headers', ALLOW_HEADERS);
-        ctx.set('Access-Control-Max-Age', '86400');
-        ctx.status = 204;
-        return false;
-      }
+      if (writeCors(ctx, MCP_CORS, policy.origins === '*' || !origin ? '*' : origin)) return false;
     }
     if (ctx.method !== 'POST') {
       writeJsonRpcProblem(ctx, METHOD_NOT_ALLOWED);

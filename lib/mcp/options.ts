@@ -44,8 +44,8 @@ export interface McpOptions {
    */
   maxIdleServers?: number;
   /**
-   * Answer CORS preflights and send `Access-Control-Allow-Origin: *`, for browser-based MCP
-   * clients. Tokens travel in the `Authorization` header, never in cookies.
+   * Answer CORS (preflights included) for the origins `allowedOrigins` allows, for browser-based
+   * MCP clients. Tokens travel in the `Authorization` header, never in cookies.
    * @default {@link MCP_DEFAULTS}.cors
    */
   cors?: boolean;

@@ -8,7 +8,8 @@
  */
 import type { Context } from 'koa';
 
-import { isLoopbackHost } from '../constants.ts';
+// a page on the user's own machine, any port: never a rebound name
+import { isLoopbackOrigin } from '../policies/cors.ts';
 
 export interface OriginPolicy {
   /** `host[:port]` values, lower-case */
@@ -19,12 +20,6 @@ export interface OriginPolicy {
   readonly loopback: boolean;
   /** take the host from `X-Forwarded-Host` (behind a proxy that sets it) */
   readonly proxy: boolean;
-}
-
-/** `http(s)://` on a loopback host, any port: a page on the user's own machine, not a rebound name. */
-function isLoopbackOrigin(origin: string): boolean {
-  const url = URL.parse(origin);
-  return url !== null && (url.protocol === 'http:' || url.protocol === 'https:') && isLoopbackHost(url.hostname);
 }
 
 /** The host the request was sent to, as the client addressed it. */

@@ -26,3 +26,18 @@ export function codeFlowSettings() {
     enabledJWA: { idTokenSigningAlgValues: [PROTOCOL.idTokenSigningAlg] },
   };
 }
+
+/**
+ * The provider features outside the flow, off: no development sign-in pages, no DPoP, no
+ * pushed authorization requests, no RP-initiated logout (none is in the interface), and
+ * the provider's own UserInfo (it refuses resource-bound tokens; ours is served beside it).
+ */
+export function featuresOff() {
+  return {
+    devInteractions: { enabled: false },
+    userinfo: { enabled: false },
+    dPoP: { enabled: false },
+    rpInitiatedLogout: { enabled: false },
+    pushedAuthorizationRequests: { enabled: false },
+  } as const;
+}

@@ -46,30 +46,46 @@ export const OPEN_CORS = Object.freeze({
 });
 
 /**
+ * `/mcp`, for the origins `options.mcp.allowedOrigins` allows (lib/mcp/request-origin.ts
+ * refuses the others first): the bearer token, the JSON body and the MCP headers of both
+ * revisions in; the challenge and the MCP headers readable.
+ */
+export const MCP_CORS = rule(
+  ['POST'],
+  ['Authorization', 'Content-Type', 'Accept', 'MCP-Protocol-Version', 'Mcp-Method', 'Mcp-Name', 'Mcp-Session-Id', 'Last-Event-ID'],
+  ['WWW-Authenticate', 'Mcp-Session-Id', 'MCP-Protocol-Version'],
+);
+
+/**
  * Answers CORS for an open endpoint: `Access-Control-Allow-Origin: *` on every answer (errors
  * and challenges included), and an `OPTIONS` request (the preflight) with `204`.
  */
 export function openCors(corsRule: OpenCorsRule): Middleware {
-  const methods = corsRule.methods.join(', ');
-  const allowHeaders = corsRule.allowHeaders.join(', ');
-  const exposeHeaders = corsRule.exposeHeaders.join(', ');
   return async function cors(ctx: Context, next: Next) {
-    ctx.set('Access-Control-Allow-Origin', '*');
-    if (ctx.method === 'OPTIONS') {
-      answerPreflight(ctx, methods, allowHeaders);
-      return;
-    }
-    if (exposeHeaders) ctx.set('Access-Control-Expose-Headers', exposeHeaders);
+    if (writeCors(ctx, corsRule, '*')) return;
     await next();
   };
 }
 
-function answerPreflight(ctx: Context, methods: string, allowHeaders: string): void {
-  ctx.set('Allow', `${methods}, OPTIONS`);
-  ctx.set('Access-Control-Allow-Methods', methods);
-  if (allowHeaders) ctx.set('Access-Control-Allow-Headers', allowHeaders);
-  ctx.set('Access-Control-Max-Age', String(PREFLIGHT_MAX_AGE));
-  ctx.status = 204;
+/**
+ * Writes the CORS answer of `corsRule` for `allowOrigin` (`*`, or the request's own origin,
+ * which then varies the answer by `Origin`); answers an `OPTIONS` preflight with 204 and
+ * returns `true` then, so the caller stops.
+ */
+export function writeCors(ctx: Context, corsRule: OpenCorsRule, allowOrigin: string): boolean {
+  ctx.set('Access-Control-Allow-Origin', allowOrigin);
+  if (allowOrigin !== '*') ctx.vary('Origin');
+  const methods = corsRule.methods.join(', ');
+  if (ctx.method === 'OPTIONS') {
+    ctx.set('Allow', `${methods}, OPTIONS`);
+    ctx.set('Access-Control-Allow-Methods', methods);
+    if (corsRule.allowHeaders.length) ctx.set('Access-Control-Allow-Headers', corsRule.allowHeaders.join(', '));
+    ctx.set('Access-Control-Max-Age', String(PREFLIGHT_MAX_AGE));
+    ctx.status = 204;
+    return true;
+  }
+  if (corsRule.exposeHeaders.length) ctx.set('Access-Control-Expose-Headers', corsRule.exposeHeaders.join(', '));
+  return false;
 }
 
 /**

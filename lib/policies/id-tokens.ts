@@ -22,3 +22,8 @@ function withoutIdTokens(answer: ProviderAnswer): void {
 export function idTokenAnswerRules(idTokens: boolean): AnswerRule[] {
   return idTokens ? [] : [withoutIdTokens];
 }
+
+/** The ID token carries the same claims as UserInfo (spec §2.3), not just `sub`. */
+export function idTokenSettings() {
+  return { conformIdTokenClaims: false } as const;
+}

@@ -12,11 +12,12 @@ import type { Client, Configuration } from 'oidc-provider';
 import { createDocumentFetch } from '../cimd/fetch.ts';
 import { SCOPE_CLAIMS } from '../claims.ts';
 import type { ResolvedOptions } from '../config/options.ts';
-import { PROTOCOL } from '../constants.ts';
 import { ENDPOINTS, providerRoutes } from '../endpoints.ts';
 import type { GrantContextStore } from '../grant-context.ts';
 import { renderProviderError } from '../pages/error-page.ts';
-import { codeFlowSettings } from '../policies/code-flow.ts';
+import { codeFlowSettings, featuresOff } from '../policies/code-flow.ts';
+import { discoveryAdditions } from '../policies/discovery.ts';
+import { idTokenSettings } from '../policies/id-tokens.ts';
 import { EXTRA_CLIENT_METADATA, validateClientMetadata } from '../policies/client-metadata.ts';
 import { allowClientOrigin } from '../policies/cors.ts';
 import { providerTtl } from '../policies/lifetimes.ts';
@@ -50,21 +51,11 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
     ...codeFlowSettings(),
     scopes: [...SCOPE_NAMES],
     claims: Object.fromEntries(Object.entries(SCOPE_CLAIMS).map(([k, v]) => [k, [...v]])),
-    // the ID token carries the same claims as UserInfo (spec §2.3), not just `sub`
-    conformIdTokenClaims: false,
+    ...idTokenSettings(),
     cookies: { keys: [...options.cookieKeys] },
     jwks: options.jwks,
     routes: providerRoutes(),
-    discovery: {
-      // UserInfo and Variant A registration are answered beside the provider
-      userinfo_endpoint: `${baseUrl}${ENDPOINTS.userinfo.path}`,
-      registration_endpoint: `${baseUrl}${ENDPOINTS.registration.path}`,
-      // the provider sets it to true itself when the feature is on
-      client_id_metadata_document_supported: false,
-      // the provider publishes neither; RFC 8414's default would be client_secret_basic, which is refused
-      revocation_endpoint_auth_methods_supported: [...PROTOCOL.tokenEndpointAuthMethods],
-      introspection_endpoint_auth_methods_supported: [...PROTOCOL.tokenEndpointAuthMethods],
-    },
+    discovery: discoveryAdditions(baseUrl),
     // token, revocation, introspection: which pages of another origin may call them as a client
     clientBasedCORS: (_ctx, origin, client) => allowClientOrigin(origin, client),
     fetch: createDocumentFetch({
@@ -72,12 +63,7 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
     }) as Configuration['fetch'],
     fetchResponseBodyLimits: { 'client_id metadata document': DOCUMENT_BODY_LIMIT },
     features: {
-      devInteractions: { enabled: false },
-      // UserInfo is served beside the provider, which refuses resource-bound tokens there
-      userinfo: { enabled: false },
-      dPoP: { enabled: false },
-      rpInitiatedLogout: { enabled: false },
-      pushedAuthorizationRequests: { enabled: false },
+      ...featuresOff(),
       // Variant B: RFC 7591 registration of operator clients (rules in lib/policies/client-metadata.ts)
       registration: { enabled: answeredBy('registration', options) === 'provider', initialAccessToken: false, issueRegistrationAccessToken: false },
       clientIdMetadataDocument: metadataDocumentFeature(cimd),

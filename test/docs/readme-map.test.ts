@@ -34,6 +34,14 @@ test('every module in the map exists and every policy module is in it', () => {
   expect(mapProblems(section(README, '## Where things are'), existsInRepo, policies)).toEqual([]);
 });
 
+test('every policy module has its unit test at the mirrored path', () => {
+  // provider-answer.ts holds types only
+  const untested = policies.filter((p) => !p.endsWith('/provider-answer.ts'))
+    .map((p) => p.replace(/^lib\//, 'test/').replace(/\.ts$/, '.test.ts'))
+    .filter((test) => !existsInRepo(test));
+  expect(untested).toEqual([]);
+});
+
 test('the check fails for a missing file and for a policy left out', () => {
   const map = section(README, '## Where things are');
   const broken = map.replaceAll('`lib/policies/refresh.ts`', '`lib/policies/refresh-tokens.ts`');

@@ -2,7 +2,7 @@
  * lib/policies/id-tokens.ts without HTTP: with `idTokens: false`, discovery names no
  * `jwks_uri` or signing algorithms and no token answer carries an `id_token`.
  */
-import { idTokenAnswerRules } from '../../lib/policies/id-tokens.ts';
+import { idTokenAnswerRules, idTokenSettings } from '../../lib/policies/id-tokens.ts';
 import type { ProviderAnswer } from '../../lib/policies/provider-answer.ts';
 
 function run(idTokens: boolean, answer: ProviderAnswer): Record<string, unknown> {
@@ -52,5 +52,11 @@ describe('idTokens off', () => {
     const t = { ...tokenBody(), jwks_uri: 'stays' };
     run(false, { route: 'token', grantType: 'authorization_code', status: 200, body: t });
     expect(t).toHaveProperty('jwks_uri', 'stays');
+  });
+});
+
+describe('idTokenSettings', () => {
+  it('makes the ID token carry the UserInfo claims, not just sub (spec §2.3)', () => {
+    expect(idTokenSettings()).toEqual({ conformIdTokenClaims: false });
   });
 });

@@ -9,7 +9,7 @@
 import type { StandardSchemaWithJSON, Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
-import { ConfigurationError } from '../../errors.ts';
+import { fail } from '../../config/check.ts';
 import type { McpInputSchema } from './types.ts';
 
 /** The JSON Schema dialect of MCP tool schemas (2026-07-28 and the SDK's conversion). */
@@ -40,7 +40,7 @@ function isZod4(value: unknown): value is z.ZodType {
 
 /** `where` names the tool, e.g. `options.mcp.tools[0] (list_site_courses)`. */
 function refuse(where: string, problem: string): never {
-  throw new ConfigurationError(`${where}.inputSchema ${problem}`);
+  fail(`${where}.inputSchema ${problem}`);
 }
 
 /** A plain JSON Schema object (what an MCP tool list shows), passed where a schema object is expected. */
