@@ -7,14 +7,24 @@
  * @module
  */
 
+/** The grant that exchanges an authorization code (RFC 6749 §4.1.3). */
+export const AUTHORIZATION_CODE_GRANT = 'authorization_code';
+/** The grant that exchanges a refresh token (RFC 6749 §6). */
+export const REFRESH_TOKEN_GRANT = 'refresh_token';
+
+/** The token-endpoint auth method of a public client: PKCE, no secret (spec §2.2). */
+export const PUBLIC_CLIENT_AUTH_METHOD = 'none';
+/** The token-endpoint auth method of a confidential client: the secret in the form body (spec §2.2). */
+export const CONFIDENTIAL_CLIENT_AUTH_METHOD = 'client_secret_post';
+
 export const PROTOCOL = Object.freeze({
   /** the code flow only (spec §1) */
   responseTypes: ['code'],
-  grantTypes: ['authorization_code', 'refresh_token'],
+  grantTypes: [AUTHORIZATION_CODE_GRANT, REFRESH_TOKEN_GRANT],
   /** public clients use `none`, confidential ones `client_secret_post` (spec §2.2) */
-  tokenEndpointAuthMethods: ['none', 'client_secret_post'],
+  tokenEndpointAuthMethods: [PUBLIC_CLIENT_AUTH_METHOD, CONFIDENTIAL_CLIENT_AUTH_METHOD],
   /** what a client that names no method gets (RFC 7591 §2 leaves the default to the server) */
-  defaultTokenEndpointAuthMethod: 'client_secret_post',
+  defaultTokenEndpointAuthMethod: CONFIDENTIAL_CLIENT_AUTH_METHOD,
   /** PKCE is required, S256 only (spec §1) */
   codeChallengeMethods: ['S256'],
   /** spec §2.3 */

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { PROTOCOL } from './constants.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE' | 'PUT' | 'OPTIONS';
 
@@ -31,8 +32,8 @@ export const ENDPOINTS = Object.freeze({
   protectedResourceMetadata: endpoint({ id: 'protectedResourceMetadata', path: '/.well-known/oauth-protected-resource', methods: ['GET'], owner: 'platform', summary: 'Protected-resource metadata (RFC 9728)' }),
   authorizationServerMetadata: endpoint({ id: 'authorizationServerMetadata', path: '/.well-known/oauth-authorization-server', methods: ['GET'], owner: 'provider', providerRoute: 'discovery', summary: 'Authorization-server metadata (RFC 8414)' }),
   openidConfiguration: endpoint({ id: 'openidConfiguration', path: '/.well-known/openid-configuration', methods: ['GET'], owner: 'provider', providerRoute: 'discovery', summary: 'OpenID Connect discovery document' }),
-  authorization: endpoint({ id: 'authorization', path: '/oauth/authorize', methods: ['GET'], owner: 'provider', providerRoute: 'authorization', summary: 'Authorization endpoint (code flow with PKCE S256)' }),
-  token: endpoint({ id: 'token', path: '/api/oauth/token', methods: ['POST'], owner: 'provider', providerRoute: 'token', summary: 'Token endpoint (authorization_code, refresh_token)' }),
+  authorization: endpoint({ id: 'authorization', path: '/oauth/authorize', methods: ['GET'], owner: 'provider', providerRoute: 'authorization', summary: `Authorization endpoint (code flow with PKCE ${PROTOCOL.codeChallengeMethods.join(', ')})` }),
+  token: endpoint({ id: 'token', path: '/api/oauth/token', methods: ['POST'], owner: 'provider', providerRoute: 'token', summary: `Token endpoint (${PROTOCOL.grantTypes.join(', ')})` }),
   userinfo: endpoint({ id: 'userinfo', path: '/api/oauth/userinfo', methods: ['GET', 'POST'], owner: 'platform', summary: 'UserInfo: sub, email, name, org_id, roles' }),
   revocation: endpoint({ id: 'revocation', path: '/api/oauth/revoke', methods: ['POST'], owner: 'provider', providerRoute: 'revocation', summary: 'Token revocation (RFC 7009)' }),
   introspection: endpoint({ id: 'introspection', path: '/api/oauth/introspect', methods: ['POST'], owner: 'provider', providerRoute: 'introspection', summary: 'Token introspection (RFC 7662)' }),

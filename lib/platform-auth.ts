@@ -115,7 +115,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   });
   const interactions = createInteractionRouter({ provider, options, grantContexts });
 
-  const accountApi = isServed('accountApi', options) && options.memberData && createAccountApi({
+  const accountApi = isServed('accountApi', options) && options.memberData && createAccountApi({ // `&& options.memberData` decides nothing (isServed did); it narrows `dataSource` for TypeScript
     bearer,
     resourceMetadata: metadataUrl,
     dataSource: options.memberData,
@@ -169,8 +169,9 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
       refuseMisMounted(ctx);
       return Promise.resolve();
     }
-    // the provider's paths skip the routers in between: they never answer those paths
+    // the provider's paths and /mcp skip the routers in between: they never answer those paths
     if (providerDispatch.handles(ctx.path)) return guard!(ctx, () => providerDispatch(ctx, next));
+    if (middleware.mcp && ctx.path === ENDPOINTS.mcp.path) return guard!(ctx, () => middleware.mcp!(ctx, next));
     const run = (i: number): Promise<void> => (i < chain.length ? Promise.resolve(chain[i]!(ctx, () => run(i + 1))) : next());
     return run(0);
   };

@@ -9,11 +9,13 @@ import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY } from '@modelc
 import type { ResolvedOptions } from '../config/options.ts';
 import { ENDPOINTS } from '../endpoints.ts';
 import type { EndpointId } from '../endpoints.ts';
-import { MCP_REVISIONS, PROTOCOL } from '../constants.ts';
+import {
+  AUTHORIZATION_CODE_GRANT, CONFIDENTIAL_CLIENT_AUTH_METHOD, MCP_REVISIONS, PROTOCOL, PUBLIC_CLIENT_AUTH_METHOD, REFRESH_TOKEN_GRANT,
+} from '../constants.ts';
 import { code, codeList, fence, table } from './markdown.ts';
 import { authorizeParameters, tokenGrants } from './protocol.ts';
 import { endpointUrl, templatePath } from './surface.ts';
-import { servedEndpoints } from '../served-endpoints.ts';
+import { isServed, servedEndpoints } from '../served-endpoints.ts';
 
 type Row = (options: ResolvedOptions) => readonly [request: string, response: string];
 
@@ -30,7 +32,7 @@ const ROWS: Record<EndpointId, Row> = {
   registration: (o) => (o.registration.variant === 'restricted'
     ? ['JSON `{"client_name": <vendor platform name>}`', '`201` with the platform\'s `client_id` and public metadata (Variant A)']
     : ['JSON client metadata (RFC 7591)', '`201` with `client_id` (and `client_secret` for confidential clients) (Variant B)']),
-  jwks: () => ['none', 'the ES256 public keys that sign ID tokens (JWKS)'],
+  jwks: () => ['none', `the ${PROTOCOL.idTokenSigningAlg} public keys that sign ID tokens (JWKS)`],
   interaction: () => ['browser only', 'the sign-in and consent pages the authorization endpoint leads to; not an API'],
   accountApi: () => ['JSON body `{"query": <GraphQL string>, "variables": {…}}`; header `Authorization: Bearer <ACCESS_TOKEN>` (member token with `account:read`); header `Content-Type: application/json`', 'GraphQL JSON result for the signed-in member'],
   mcp: () => ['tool protocol (MCP, Streamable HTTP, JSON-RPC); a request with no token is served as anonymous with public tools only', 'tool results'],
@@ -39,6 +41,11 @@ const ROWS: Record<EndpointId, Row> = {
 };
 
 const PLACEHOLDER_REDIRECT = 'http://127.0.0.1:8765/callback';
+
+/** The scopes the examples request: with the member data scope when member data is served. */
+function exampleScope(options: ResolvedOptions): string {
+  return isServed('accountApi', options) ? 'openid profile email account:read' : 'openid profile email';
+}
 
 function endpointTable(options: ResolvedOptions): string {
   const rows = servedEndpoints(options).map((e) => {
@@ -51,15 +58,15 @@ function endpointTable(options: ResolvedOptions): string {
 function authorizationSection(options: ResolvedOptions): string {
   const params = authorizeParameters(options);
   const { baseUrl } = options;
-  const scope = options.memberData ? 'openid profile email account:read' : 'openid profile email';
+  const scope = exampleScope(options);
   const query = [
-    'response_type=code',
+    `response_type=${PROTOCOL.responseTypes.join(' ')}`,
     'client_id=<CLIENT_ID>',
     `redirect_uri=${encodeURIComponent(PLACEHOLDER_REDIRECT)}`,
     `scope=${encodeURIComponent(scope)}`,
     `resource=${encodeURIComponent(baseUrl)}`,
     'code_challenge=<CODE_CHALLENGE>',
-    'code_challenge_method=S256',
+    `code_challenge_method=${PROTOCOL.codeChallengeMethods[0]}`,
     'state=<STATE>',
     ...(options.idTokens ? ['nonce=<NONCE>'] : []),
   ].join('&');
@@ -82,7 +89,7 @@ function tokenSection(options: ResolvedOptions): string {
     expires_in: options.ttl.accessToken,
     ...(options.idTokens ? { id_token: '<ID_TOKEN>' } : {}),
     refresh_token: '<REFRESH_TOKEN>',
-    scope: options.memberData ? 'openid profile email account:read' : 'openid profile email',
+    scope: exampleScope(options),
     token_type: 'Bearer',
   };
   return [
@@ -99,7 +106,7 @@ function tokenSection(options: ResolvedOptions): string {
     'Exchange the code:',
     fence('sh', [
       `curl -X POST ${token} \\`,
-      '  -d grant_type=authorization_code \\',
+      `  -d grant_type=${AUTHORIZATION_CODE_GRANT} \\`,
       '  -d code=<CODE> \\',
       `  --data-urlencode redirect_uri=${PLACEHOLDER_REDIRECT} \\`,
       '  -d client_id=<CLIENT_ID> \\',
@@ -109,7 +116,7 @@ function tokenSection(options: ResolvedOptions): string {
     'Answer (`200`, `Cache-Control: no-store`):',
     fence('json', JSON.stringify(response, null, 2)),
     'Refresh (the answer has the same shape; keep the new `refresh_token`, the old one is spent):',
-    fence('sh', `curl -X POST ${token} -d grant_type=refresh_token -d refresh_token=<REFRESH_TOKEN> -d client_id=<CLIENT_ID>`),
+    fence('sh', `curl -X POST ${token} -d grant_type=${REFRESH_TOKEN_GRANT} -d refresh_token=<REFRESH_TOKEN> -d client_id=<CLIENT_ID>`),
     `Confidential clients add \`-d client_secret=<CLIENT_SECRET>\` to every request to this endpoint, ${ENDPOINTS.revocation.path} and ${ENDPOINTS.introspection.path}. Revoke with \`curl -X POST ${endpointUrl(options, 'revocation')} -d token=<REFRESH_TOKEN> -d client_id=<CLIENT_ID>\`. The \`resource\` binding of a token is reported by introspection (RFC 7662) as \`aud\`.`,
   ].join('\n\n');
 }
@@ -120,7 +127,7 @@ function resourceSection(options: ResolvedOptions): string {
     `### UserInfo (\`GET ${ENDPOINTS.userinfo.path}\`)`,
     fence('sh', `curl ${endpointUrl(options, 'userinfo')} -H 'Authorization: Bearer <ACCESS_TOKEN>'`),
   );
-  if (options.memberData) {
+  if (isServed('accountApi', options)) {
     const query = '{ viewer { id email enrolledCourses(first: 10) { nodes { slug expireDate hasLifetimeAccess lastWatchedLecture { lectureId positionSeconds } } pageInfo { hasNextPage endCursor } } } }';
     parts.push(
       `### Account API (\`POST ${ENDPOINTS.accountApi.path}\`)`,
@@ -128,7 +135,7 @@ function resourceSection(options: ResolvedOptions): string {
       fence('sh', `curl -X POST ${endpointUrl(options, 'accountApi')} \\\n  -H 'Authorization: Bearer <ACCESS_TOKEN>' \\\n  -H 'Content-Type: application/json' \\\n  -d '${JSON.stringify({ query })}'`),
     );
   }
-  if (options.mcp.enabled) {
+  if (isServed('mcp', options)) {
     const discover = {
       jsonrpc: '2.0', id: 1, method: 'server/discover',
       params: { _meta: { [PROTOCOL_VERSION_META_KEY]: MCP_REVISIONS.current, [CLIENT_CAPABILITIES_META_KEY]: {} } },
@@ -160,7 +167,7 @@ function registrationSection(options: ResolvedOptions): string {
   const example = {
     client_name: 'My agent',
     redirect_uris: [PLACEHOLDER_REDIRECT],
-    token_endpoint_auth_method: 'none',
+    token_endpoint_auth_method: PUBLIC_CLIENT_AUTH_METHOD,
     grant_types: [...PROTOCOL.grantTypes],
     response_types: [...PROTOCOL.responseTypes],
     scope: 'openid profile email courses:read',
@@ -170,7 +177,7 @@ function registrationSection(options: ResolvedOptions): string {
     'This deployment runs **Variant B (open)**.',
     [
       '- Variant A (restricted): not used by this deployment.',
-      `- Variant B (open): accepts client metadata per RFC 7591 and registers the client dynamically. \`token_endpoint_auth_method\`: ${codeList([...PROTOCOL.tokenEndpointAuthMethods])} (default \`${PROTOCOL.defaultTokenEndpointAuthMethod}\`); \`response_types\`: \`code\`; \`redirect_uris\`: https, or http on a loopback address. Registered clients act for site operators: \`scope\` may list operator and identity scopes (default: all of them), never \`account:*\`. A \`client_secret\` is returned once, for \`client_secret_post\` clients. Client ID Metadata Documents: ${options.clientIdMetadataDocuments.enabled ? 'supported, from any host (2.2)' : 'not supported'}; the discovery field \`client_id_metadata_document_supported\` says the same.`,
+      `- Variant B (open): accepts client metadata per RFC 7591 and registers the client dynamically. \`token_endpoint_auth_method\`: ${codeList([...PROTOCOL.tokenEndpointAuthMethods])} (default \`${PROTOCOL.defaultTokenEndpointAuthMethod}\`); \`response_types\`: ${codeList([...PROTOCOL.responseTypes])}; \`redirect_uris\`: https, or http on a loopback address. Registered clients act for site operators: \`scope\` may list operator and identity scopes (default: all of them), never \`account:*\`. A \`client_secret\` is returned once, for ${code(CONFIDENTIAL_CLIENT_AUTH_METHOD)} clients. Client ID Metadata Documents: ${options.clientIdMetadataDocuments.enabled ? 'supported, from any host (2.2)' : 'not supported'}; the discovery field \`client_id_metadata_document_supported\` says the same.`,
     ].join('\n'),
     fence('sh', `curl -X POST ${url} -H 'Content-Type: application/json' -d '${JSON.stringify(example)}'`),
     'Refusals: `invalid_client_metadata` or `invalid_redirect_uri` (400).',

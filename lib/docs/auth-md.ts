@@ -6,7 +6,7 @@
  * @module
  */
 import { accountApiTypeDefs } from '../account-api/index.ts';
-import { PROTOCOL } from '../constants.ts';
+import { CONFIDENTIAL_CLIENT_AUTH_METHOD, LOOPBACK_HOSTS, PROTOCOL, PUBLIC_CLIENT_AUTH_METHOD, REFRESH_TOKEN_GRANT } from '../constants.ts';
 import type { ResolvedOptions } from '../config/options.ts';
 import { ENDPOINTS } from '../endpoints.ts';
 import { DEFAULT_PAGE_SIZE } from '../member-data/pagination.ts';
@@ -21,6 +21,9 @@ import { endpointUrl } from './surface.ts';
 import { isServed } from '../served-endpoints.ts';
 import { UNREVIEWED_DOCUMENT_SCOPES } from '../policies/metadata-documents.ts';
 
+/** the PKCE methods, as prose names them */
+const pkceMethods = PROTOCOL.codeChallengeMethods.join(', ');
+
 export const TITLE = 'Learning-Platform Authorization and Account Access Interface';
 
 function variantName(options: ResolvedOptions): string {
@@ -29,8 +32,8 @@ function variantName(options: ResolvedOptions): string {
 
 function intro(options: ResolvedOptions): string {
   const covers = ['the OAuth 2.0 / OpenID Connect authorization surface of a course-hosting service', 'the scopes'];
-  if (options.memberData) covers.push('the member Account API');
-  if (options.mcp.enabled) covers.push('the anonymous-capable tool endpoint');
+  if (isServed('accountApi', options)) covers.push('the member Account API');
+  if (isServed('mcp', options)) covers.push('the anonymous-capable tool endpoint');
   const list = `${covers.slice(0, -1).join(', ')} and ${covers.at(-1)}`;
   return `# ${TITLE}
 
@@ -48,10 +51,10 @@ The service hosts online courses for sites (schools). It exposes an HTTP API pro
 
 ${bullets([
     `**Operator audience**: the client acts for a site operator (an account with the role ${options.operatorRoles.map(code).join(' or ')} at the site) and reaches the admin API, using the operator scopes.`,
-    `**Member audience**: the client acts for a signed-in member of a site (including students) and reads that one person's data at that one site${options.memberData ? ': enrollments, progress, orders and event registrations' : ''}. Member tokens carry \`account:read\`.`,
+    `**Member audience**: the client acts for a signed-in member of a site (including students) and reads that one person's data at that one site${isServed('accountApi', options) ? ': enrollments, progress, orders and event registrations' : ''}. Member tokens carry \`account:read\`.`,
   ])}
 
-The only supported way to obtain a credential is the Authorization Code flow with PKCE (S256). An autonomous agent-authentication extension (identity assertions, service authentication, an anonymous-registration claim ceremony) is unsupported; clients must not call identity or registration endpoints meant for it. The claim step is not applicable.
+The only supported way to obtain a credential is the Authorization Code flow with PKCE (${pkceMethods}). An autonomous agent-authentication extension (identity assertions, service authentication, an anonymous-registration claim ceremony) is unsupported; clients must not call identity or registration endpoints meant for it. The claim step is not applicable.
 
 ${docs.length ? `The service also serves ${docs.join(' and ')}.` : ''}`.trimEnd();
 }
@@ -95,9 +98,9 @@ ${bullets([
     options.clientIdMetadataDocuments.enabled
       ? '`client_id`: string. Either an issued identifier, or (for clients that are not pre-registered vendor platforms) an HTTPS URL of a Client ID Metadata Document.'
       : '`client_id`: string, an issued identifier.',
-    'Token-endpoint auth method: public clients use `none`; confidential clients use `client_secret_post` (`client_id` and `client_secret` in the form body). HTTP Basic is refused with `401` `invalid_client`. The same methods hold at the revocation and introspection endpoints; discovery lists them as `token_endpoint_auth_methods_supported`, `revocation_endpoint_auth_methods_supported` and `introspection_endpoint_auth_methods_supported`.',
-    'PKCE with `S256` is required of every client; `plain` and missing challenges are refused.',
-    'Redirect URIs match exactly; a loopback redirect URI (`http://127.0.0.1`, `http://[::1]`, `http://localhost`) matches on any port (RFC 8252 §7.3).',
+    `Token-endpoint auth method: public clients use ${code(PUBLIC_CLIENT_AUTH_METHOD)}; confidential clients use ${code(CONFIDENTIAL_CLIENT_AUTH_METHOD)} (\`client_id\` and \`client_secret\` in the form body). HTTP Basic is refused with \`401\` \`invalid_client\`. The same methods hold at the revocation and introspection endpoints; discovery lists them as \`token_endpoint_auth_methods_supported\`, \`revocation_endpoint_auth_methods_supported\` and \`introspection_endpoint_auth_methods_supported\`.`,
+    `PKCE with ${codeList(PROTOCOL.codeChallengeMethods)} is required of every client; \`plain\` and missing challenges are refused.`,
+    `Redirect URIs match exactly; a loopback redirect URI (${codeList([...LOOPBACK_HOSTS].map((host) => `http://${host}`))}) matches on any port (RFC 8252 §7.3).`,
     metadataDocumentRule(options),
     'Member-audience clients are created by a site operator in the site\'s admin area (Developers, then OAuth applications, visible once the "MCP connections" beta feature is enabled); the operator picks the scopes and hands the `client_id` to the integrator. Any person with a role at the site, students included, can then authorize it. There is no self-serve route to a member client; the registration endpoint never creates one.',
     'Operator clients act for one site per authorization: when the signing-in account operates several sites, it chooses one on the consent page; the tokens carry it as `org_id`.',
@@ -130,7 +133,7 @@ ${claims}`;
 }
 
 function memberRecord(options: ResolvedOptions): string {
-  if (!options.memberData) {
+  if (!isServed('accountApi', options)) {
     return '### 2.4 Member record\n\nThis deployment does not serve the Account API.';
   }
   const { rows, enums, scalars } = summariseSchema(accountApiTypeDefs);
@@ -163,9 +166,9 @@ function authenticationSection(options: ResolvedOptions): string {
     ? `Obtain a \`client_id\`: a known vendor platform looks itself up at \`${endpointUrl(options, 'registration')}\` by \`client_name\`;${cimd ? ' a client whose metadata document is on a permitted host uses the document URL;' : ''} a member client gets its \`client_id\` from a site operator (2.2).`
     : `Obtain a \`client_id\`: register at \`${endpointUrl(options, 'registration')}\` (RFC 7591, Registration above)${cimd ? ', or use the https URL of your Client ID Metadata Document' : ''}; a member client gets its \`client_id\` from a site operator (2.2).`;
   const rules = [
-    `The member token is bound to the origin ${options.baseUrl} by \`resource\`${options.memberData && options.mcp.enabled ? `; the same token works at both \`${ENDPOINTS.mcp.path}\` and \`${ENDPOINTS.accountApi.path}\`` : ''}.`,
-    ...(options.mcp.enabled ? [`Unauthenticated request to \`${ENDPOINTS.mcp.path}\`: served as anonymous, public tools only. An invalid, expired, revoked or foreign token is not downgraded to anonymous: it gets \`401\` \`invalid_token\`.`] : []),
-    ...(options.memberData ? [
+    `The member token is bound to the origin ${options.baseUrl} by \`resource\`${isServed('accountApi', options) && isServed('mcp', options) ? `; the same token works at both \`${ENDPOINTS.mcp.path}\` and \`${ENDPOINTS.accountApi.path}\`` : ''}.`,
+    ...(isServed('mcp', options) ? [`Unauthenticated request to \`${ENDPOINTS.mcp.path}\`: served as anonymous, public tools only. An invalid, expired, revoked or foreign token is not downgraded to anonymous: it gets \`401\` \`invalid_token\`.`] : []),
+    ...(isServed('accountApi', options) ? [
       `Unauthenticated request to \`${ENDPOINTS.accountApi.path}\`: answered \`401\` with error \`invalid_token\`; there is no anonymous mode.`,
       `Token issued for a different origin presented to \`${ENDPOINTS.accountApi.path}\`: \`401\` with error \`invalid_token\` and a \`resource_metadata\` pointer.`,
       `A valid token lacking \`account:read\`, or an operator token, at \`${ENDPOINTS.accountApi.path}\`: \`403\` \`insufficient_scope\` naming the scope.`,
@@ -176,12 +179,12 @@ function authenticationSection(options: ResolvedOptions): string {
 
 ${numbered([
     `Discover: fetch \`${endpointUrl(options, 'protectedResourceMetadata')}\` and \`${endpointUrl(options, 'authorizationServerMetadata')}\` (or \`${endpointUrl(options, 'openidConfiguration')}\`). A challenge cannot be relied upon to discover; a protected endpoint answers an invalid token or a token lacking scope with a \`WWW-Authenticate\` header pointing at the protected-resource metadata (\`resource_metadata\`).`,
-    'Choose a client type: public (`none`) or confidential (`client_secret_post`); PKCE with `S256` is used either way.',
+    `Choose a client type: public (${code(PUBLIC_CLIENT_AUTH_METHOD)}) or confidential (${code(CONFIDENTIAL_CLIENT_AUTH_METHOD)}); PKCE with ${codeList(PROTOCOL.codeChallengeMethods)} is used either way.`,
     obtain,
-    `Generate a PKCE \`code_verifier\` and its S256 \`code_challenge\`; send the user to \`${endpointUrl(options, 'authorization')}\` with the parameters of section 4, including \`resource=${options.baseUrl}\`.`,
+    `Generate a PKCE \`code_verifier\` and its ${pkceMethods} \`code_challenge\`; send the user to \`${endpointUrl(options, 'authorization')}\` with the parameters of section 4, including \`resource=${options.baseUrl}\`.`,
     `On approval the user returns to \`redirect_uri\` with \`code\`, \`state\` and \`iss\`. Check \`state\` and \`iss\`, then exchange the code at \`${endpointUrl(options, 'token')}\` with the \`code_verifier\` within ${duration(options.ttl.authorizationCode)}.`,
     'Call APIs with header `Authorization: Bearer <ACCESS_TOKEN>`.',
-    `Refresh with the \`refresh_token\` grant before or after the access token expires (${duration(options.ttl.accessToken)}).`,
+    `Refresh with the ${code(REFRESH_TOKEN_GRANT)} grant before or after the access token expires (${duration(options.ttl.accessToken)}).`,
     `Revoke via \`${endpointUrl(options, 'revocation')}\`.`,
   ])}
 
@@ -200,7 +203,7 @@ function errorsSection(options: ResolvedOptions): string {
 
 OAuth endpoints return RFC 6749 section 5.2 error bodies: JSON with \`error\` (code) and \`error_description\` (human-readable). At the authorization endpoint errors are redirects to \`redirect_uri\` carrying \`error\`, \`error_description\`, \`state\` and \`iss\`, unless the client or \`redirect_uri\` cannot be trusted, in which case an error page is shown.
 
-${table(['Code', 'Status', 'Condition'], rows)}${options.memberData ? `
+${table(['Code', 'Status', 'Condition'], rows)}${isServed('accountApi', options) ? `
 
 The Account API answers GraphQL errors in \`errors[]\`, each with \`extensions.code\` (for example \`BAD_USER_INPUT\`, with \`extensions.reason\` such as \`PAGE_SIZE_TOO_LARGE\`); its \`401\` and \`403\` answers are the bearer errors above.` : ''}`;
 }
@@ -215,7 +218,7 @@ function limitsSection(options: ResolvedOptions, md: ResolvedAuthMdOptions): str
     ['Sign-in and consent page', `${durationWithSeconds(ttl.interaction)} to complete`],
     ...(options.clientIdMetadataDocuments.enabled ? [['Unreviewed Client ID Metadata Document clients', 'read and identity scopes only']] : []),
   ];
-  if (options.memberData) {
+  if (isServed('accountApi', options)) {
     rows.push(
       ['Account API page size (`first`)', `default ${Math.min(DEFAULT_PAGE_SIZE, accountApi.maxPageSize)}, maximum ${accountApi.maxPageSize}; a larger \`first\` is refused (\`BAD_USER_INPUT\`), not trimmed`],
       ['Account API query depth', `${accountApi.maxDepth} levels`],

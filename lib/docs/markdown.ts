@@ -22,6 +22,11 @@ export function codeList(items: readonly string[]): string {
   return items.map(code).join(', ');
 }
 
+/** `a`, `a and b`, `a, b and c`. */
+export function andList(items: readonly string[]): string {
+  return items.length > 1 ? `${items.slice(0, -1).join(', ')} and ${items.at(-1)}` : items.join('');
+}
+
 export function fence(language: string, body: string): string {
   return `\`\`\`${language}\n${body.replace(/\n+$/, '')}\n\`\`\``;
 }

@@ -7,7 +7,11 @@
  */
 import { SCOPE_CLAIMS } from '../claims.ts';
 import type { ResolvedOptions } from '../config/options.ts';
-import { PROTOCOL } from '../constants.ts';
+import {
+  AUTHORIZATION_CODE_GRANT, CONFIDENTIAL_CLIENT_AUTH_METHOD, PROTOCOL, PUBLIC_CLIENT_AUTH_METHOD, REFRESH_TOKEN_GRANT,
+} from '../constants.ts';
+import type { GrantType } from '../constants.ts';
+import { andList, code } from './markdown.ts';
 import type { JsonSchema } from './openapi/types.ts';
 
 /** A request parameter or form field. */
@@ -49,26 +53,30 @@ export function authorizeParameters(options: ResolvedOptions): FieldDoc[] {
 }
 
 export interface GrantDoc {
-  readonly grantType: 'authorization_code' | 'refresh_token';
+  readonly grantType: GrantType;
   /** markdown: what the grant does */
   readonly summary: string;
   readonly fields: readonly FieldDoc[];
 }
 
-const CLIENT_SECRET = field('client_secret', 'confidential clients', 'the client secret (`client_secret_post`); public clients (`none`) send none. HTTP Basic is refused with 401 `invalid_client`');
+const CLIENT_SECRET = field('client_secret', 'confidential clients', `the client secret (${code(CONFIDENTIAL_CLIENT_AUTH_METHOD)}); public clients (${code(PUBLIC_CLIENT_AUTH_METHOD)}) send none. HTTP Basic is refused with 401 \`invalid_client\``);
 
-/** `POST /api/oauth/token` form fields, per grant. */
+function grantTypeField(grantType: GrantType): FieldDoc {
+  return field('grant_type', true, code(grantType), { type: 'string', const: grantType });
+}
+
+/** `POST /api/oauth/token` form fields, per grant, in the order of `PROTOCOL.grantTypes`. */
 export function tokenGrants(options: ResolvedOptions): GrantDoc[] {
   const { baseUrl } = options;
   const resource = (required: string, rule: string) => field('resource', required, `\`${baseUrl}\`; ${rule}`, { type: 'string', format: 'uri', examples: [baseUrl] });
-  return [
-    {
-      grantType: 'authorization_code',
+  // every grant type of PROTOCOL, and no other: a new one does not compile until it is described here
+  const grants: Record<GrantType, Omit<GrantDoc, 'grantType'>> = {
+    [AUTHORIZATION_CODE_GRANT]: {
       summary: options.idTokens
         ? 'exchanges the code for an access token, a refresh token and, when `openid` was granted, an `id_token`'
         : 'exchanges the code for an access token and a refresh token',
       fields: [
-        field('grant_type', true, '`authorization_code`', { type: 'string', const: 'authorization_code' }),
+        grantTypeField(AUTHORIZATION_CODE_GRANT),
         field('code', true, 'the `code` from the redirect; single use'),
         field('redirect_uri', true, 'the `redirect_uri` sent to the authorization endpoint', { type: 'string', format: 'uri' }),
         field('client_id', true, 'the client\'s identifier'),
@@ -77,11 +85,10 @@ export function tokenGrants(options: ResolvedOptions): GrantDoc[] {
         CLIENT_SECRET,
       ],
     },
-    {
-      grantType: 'refresh_token',
+    [REFRESH_TOKEN_GRANT]: {
       summary: 'yields a new access token and a new refresh token without user interaction; the old refresh token is spent (a spent one used again revokes the grant); no `id_token` in the reply',
       fields: [
-        field('grant_type', true, '`refresh_token`', { type: 'string', const: 'refresh_token' }),
+        grantTypeField(REFRESH_TOKEN_GRANT),
         field('refresh_token', true, 'the latest refresh token'),
         field('client_id', true, 'the client\'s identifier'),
         field('scope', 'no', 'a subset of the granted scopes, to narrow the new access token'),
@@ -89,7 +96,8 @@ export function tokenGrants(options: ResolvedOptions): GrantDoc[] {
         CLIENT_SECRET,
       ],
     },
-  ];
+  };
+  return PROTOCOL.grantTypes.map((grantType) => ({ grantType, ...grants[grantType] }));
 }
 
 /** The claims a scope releases at UserInfo (and in the ID token), from lib/claims.ts. */
@@ -116,15 +124,15 @@ export function oauthErrors(options: ResolvedOptions): ErrorDoc[] {
   const open = options.registration.variant === 'open';
   return [
     error('invalid_request', 400, 'malformed request: a missing, repeated or invalid parameter, a body that is not the expected form or JSON'),
-    error('invalid_client', 401, 'client not recognized or failing authentication (wrong secret, or HTTP Basic instead of `client_secret_post`)'
+    error('invalid_client', 401, `client not recognized or failing authentication (wrong secret, or HTTP Basic instead of ${code(CONFIDENTIAL_CLIENT_AUTH_METHOD)})`
       + (options.clientIdMetadataDocuments.enabled ? '; also a Client ID Metadata Document that cannot be used (host not permitted, invalid document), shown as an error page at the authorization endpoint' : '')),
     error('invalid_grant', 400, 'invalid grant: the code or refresh token is unknown, expired, already used or issued to another client, or `redirect_uri`/`code_verifier` do not match'),
-    error('unsupported_grant_type', 400, 'a `grant_type` other than `authorization_code` and `refresh_token`'),
+    error('unsupported_grant_type', 400, `a \`grant_type\` other than ${andList(PROTOCOL.grantTypes.map(code))}`),
     error('invalid_scope', 400, 'a scope that is unknown or not allowed for the client, e.g. `account:read` requested by an operator client; at the authorization endpoint an error redirect with `state` and `iss`'),
     error('invalid_target', 400, `a \`resource\` other than \`${options.baseUrl}\``),
     error('access_denied', undefined, 'the user denied consent, or has no role at the site of a member client (an error redirect to the client)'),
     error('invalid_client_metadata', 400, open
-      ? 'registration metadata this server does not accept (e.g. an auth method other than `none`/`client_secret_post`, a response type other than `code`, a body that is not a JSON object)'
+      ? `registration metadata this server does not accept (e.g. an auth method other than ${PROTOCOL.tokenEndpointAuthMethods.map(code).join('/')}, a response type other than ${PROTOCOL.responseTypes.map(code).join('/')}, a body that is not a JSON object)`
       : 'registration with a `client_name` that matches no known vendor platform, or without one'),
     ...(open ? [error('invalid_redirect_uri', 400, 'registration with a redirect URI that is neither https nor a loopback address')] : []),
     error('invalid_token', 401, 'access token missing (where required), malformed, unknown, expired, revoked or bound to another origin', true),

@@ -98,7 +98,10 @@ export function toWebRequest(ctx: Context, origin: string): Request {
     if (name.startsWith('mcp-param-') && typeof value === 'string') headers.set(name, value);
   }
   const controller = new AbortController();
-  ctx.res.once('close', () => controller.abort());
+  // only a client that left before its answer aborts (an abort builds an error with a stack)
+  ctx.res.once('close', () => {
+    if (!ctx.res.writableFinished) controller.abort();
+  });
   return new Request(`${origin}${ctx.url}`, { method: ctx.method, headers, signal: controller.signal });
 }
 

@@ -23,7 +23,8 @@ import type Provider from 'oidc-provider';
 
 import type { Adapter, AdapterFactory } from '../../adapters/types.ts';
 import { MemberClientError } from '../errors.ts';
-import { isLoopbackUri, PROTOCOL } from '../constants.ts';
+import { CONFIDENTIAL_CLIENT_AUTH_METHOD, PROTOCOL, PUBLIC_CLIENT_AUTH_METHOD } from '../constants.ts';
+import { applicationTypeFor, isAcceptableRedirect } from '../policies/client-metadata.ts';
 import { scopesForAudience } from '../scopes/catalogue.ts';
 
 export interface MemberClientInput {
@@ -94,8 +95,7 @@ function checkInput(input: MemberClientInput): MemberClientInput {
     invalid(`redirectUris must list 1 to ${MAX_REDIRECTS} URIs`);
   }
   for (const uri of input.redirectUris) {
-    const url = typeof uri === 'string' ? URL.parse(uri) : null;
-    if (!url || url.hash || !(url.protocol === 'https:' || isLoopbackUri(uri))) {
+    if (!isAcceptableRedirect(uri)) {
       invalid(`redirect URI ${JSON.stringify(uri)} must be https, or http on a loopback address, without a fragment`);
     }
   }
@@ -113,7 +113,7 @@ function view(stored: Stored): MemberClient {
     site: String(stored.org_id),
     name: String(stored.client_name),
     redirectUris: Object.freeze([...(stored.redirect_uris as string[])]),
-    type: stored.token_endpoint_auth_method === 'none' ? 'public' : 'confidential',
+    type: stored.token_endpoint_auth_method === PUBLIC_CLIENT_AUTH_METHOD ? 'public' : 'confidential',
     scopes: Object.freeze(String(stored.scope ?? '').split(' ').filter(Boolean)),
     createdAt: Number(stored.client_id_issued_at ?? 0),
   });
@@ -183,11 +183,10 @@ export function createMemberClientManager({ provider, adapter, betaEnabled, site
         client_id_issued_at: Math.floor(Date.now() / 1000),
         client_name: checked.name,
         redirect_uris: checked.redirectUris,
-        // loopback redirects match on any port only for native apps (RFC 8252 §7.3)
-        application_type: checked.redirectUris.some(isLoopbackUri) ? 'native' : 'web',
+        application_type: applicationTypeFor(checked.redirectUris),
         grant_types: [...PROTOCOL.grantTypes],
         response_types: [...PROTOCOL.responseTypes],
-        token_endpoint_auth_method: clientSecret ? 'client_secret_post' : 'none',
+        token_endpoint_auth_method: clientSecret ? CONFIDENTIAL_CLIENT_AUTH_METHOD : PUBLIC_CLIENT_AUTH_METHOD,
         scope: checked.scopes.join(' '),
         audience: 'member',
         org_id: site,
@@ -211,7 +210,7 @@ export function createMemberClientManager({ provider, adapter, betaEnabled, site
 
     async rotateSecret(site: string, clientId: string) {
       const stored = await load(site, clientId);
-      if (stored.token_endpoint_auth_method === 'none') invalid('public clients have no secret to rotate');
+      if (stored.token_endpoint_auth_method === PUBLIC_CLIENT_AUTH_METHOD) invalid('public clients have no secret to rotate');
       const clientSecret = randomBytes(32).toString('base64url');
       const metadata = { ...stored, client_secret: clientSecret };
       await save(metadata);

@@ -21,7 +21,7 @@
 import { errors } from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 
-import { isLoopbackUri } from '../constants.ts';
+import { isLoopbackUri, LOOPBACK_HOSTS } from '../constants.ts';
 import { parseScope, scopesForAudience } from '../scopes/catalogue.ts';
 import type { ProviderAnswer } from './provider-answer.ts';
 
@@ -46,24 +46,54 @@ function redirectUris(metadata: Metadata): string[] {
   return Array.isArray(metadata.redirect_uris) ? metadata.redirect_uris.filter((u): u is string => typeof u === 'string') : [];
 }
 
+/**
+ * Where a member or registered client may send the browser back to: https anywhere, or http
+ * on a loopback address (RFC 8252 §7.3). The fragment is not looked at; see
+ * {@link isAcceptableRedirect} for the whole rule.
+ */
+export function isAcceptableRedirectTarget(uri: string): boolean {
+  return URL.parse(uri)?.protocol === 'https:' || isLoopbackUri(uri);
+}
+
+/**
+ * The redirect rule of member and registered clients: an acceptable target
+ * ({@link isAcceptableRedirectTarget}) without a fragment (RFC 6749 §3.1.2).
+ */
+export function isAcceptableRedirect(uri: unknown): uri is string {
+  if (typeof uri !== 'string') return false;
+  const url = URL.parse(uri);
+  return url !== null && !url.hash && isAcceptableRedirectTarget(uri);
+}
+
+/**
+ * `native` when any redirect URI is a loopback one, else `web`: oidc-provider matches a
+ * redirect URI on any port only for native apps, as RFC 8252 §7.3 wants for loopback ones.
+ */
+export function applicationTypeFor(uris: readonly string[]): 'native' | 'web' {
+  return uris.some(isLoopbackUri) ? 'native' : 'web';
+}
+
 /** https anywhere, or http on a loopback address; anything else is refused. */
 function checkDynamicRedirects(metadata: Metadata, origin: 'registration' | 'metadata-document'): void {
   const documentHost = origin === 'metadata-document' ? URL.parse(String(metadata.client_id))?.hostname : undefined;
   for (const uri of redirectUris(metadata)) {
-    const url = URL.parse(uri);
-    if (url && isLoopbackUri(uri)) continue;
+    if (isLoopbackUri(uri)) continue;
     if (origin === 'registration') {
-      if (url?.protocol !== 'https:') {
+      // The target only: a fragment is refused by oidc-provider itself, after this validator.
+      if (!isAcceptableRedirectTarget(uri)) {
         // InvalidClientMetadata, not InvalidRedirectUri (whose constructor drops the text):
         // oidc-provider answers a description starting with `redirect_uris` as invalid_redirect_uri
-        throw new errors.InvalidClientMetadata('redirect_uris must use https, or http on a loopback address (127.0.0.1, [::1], localhost)');
+        throw new errors.InvalidClientMetadata(`redirect_uris must use https, or http on a loopback address (${[...LOOPBACK_HOSTS].join(', ')})`);
       }
-    } else if (url?.protocol !== 'https:' || url.hostname !== documentHost) {
-      throw new errors.InvalidClientMetadata(`redirect_uris of a client ID metadata document must be on its own host (${documentHost}) or a loopback address`);
+    } else {
+      const url = URL.parse(uri);
+      if (url?.protocol !== 'https:' || url.hostname !== documentHost) {
+        throw new errors.InvalidClientMetadata(`redirect_uris of a client ID metadata document must be on its own host (${documentHost}) or a loopback address`);
+      }
     }
   }
-  // RFC 8252 §7.3: loopback redirects match on any port, which oidc-provider allows for native apps
-  if (redirectUris(metadata).some(isLoopbackUri)) metadata.application_type = 'native';
+  // loopback redirects force `native`; otherwise the client's own `application_type` stands
+  if (applicationTypeFor(redirectUris(metadata)) === 'native') metadata.application_type = 'native';
 }
 
 function checkAudience(ctx: KoaContextWithOIDC | undefined, metadata: Metadata): void {

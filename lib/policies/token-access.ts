@@ -14,6 +14,7 @@ import { errors } from 'oidc-provider';
 import type Provider from 'oidc-provider';
 import type { Client } from 'oidc-provider';
 
+import { PUBLIC_CLIENT_AUTH_METHOD } from '../constants.ts';
 import { revokeOrphanedGrant } from './deleted-clients.ts';
 
 interface TokenOf {
@@ -23,7 +24,7 @@ interface TokenOf {
 
 export async function revocationAllowed(client: Pick<Client, 'clientId' | 'clientAuthMethod'>, token: TokenOf): Promise<boolean> {
   if (token.clientId === client.clientId) return true;
-  if (client.clientAuthMethod === 'none') return false;
+  if (client.clientAuthMethod === PUBLIC_CLIENT_AUTH_METHOD) return false;
   throw new errors.InvalidRequest('client is not authorized to revoke the presented token');
 }
 

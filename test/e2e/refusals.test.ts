@@ -3,7 +3,7 @@
  */
 import { Browser, signIn } from '../support/browser.ts';
 import {
-  ADMIN, MEMBER, STUDENT, buildAuthorizeUrl, exchangeCode, obtainCode, operator, postForm,
+  ADMIN, MEMBER, STUDENT, buildAuthorizeUrl, exchangeCode, obtainCode, obtainTokens, operator, postForm,
 } from '../support/flows.ts';
 import { pkcePair, randomState } from '../support/pkce.ts';
 import { startApp } from '../support/start-app.ts';
@@ -198,6 +198,76 @@ describe('token endpoint', () => {
       const body = await res.json();
       expect(['invalid_request', 'invalid_client']).toContain(body.error);
     }
+  });
+});
+
+describe('resource indicator: every token is bound to baseUrl (RFC 8707)', () => {
+  /** resources that are not this service: another origin, and a path under it */
+  const others = () => ['https://elsewhere.example', `${app.baseUrl}/account/graphql`];
+
+  it('refuses another resource at the authorization endpoint (invalid_target, with state and iss)', async () => {
+    for (const resource of others()) {
+      const state = randomState();
+      const params = await authorizeError(buildAuthorizeUrl(app.baseUrl, MEMBER, { scope: SCOPE, state, resource, challenge: pkcePair().challenge }));
+      expect({ resource, error: params.get('error') }).toEqual({ resource, error: 'invalid_target' });
+      expect(params.get('state')).toBe(state);
+      expect(params.get('iss')).toBe(app.baseUrl);
+      expect(params.get('code')).toBeNull();
+    }
+  });
+
+  it('refuses another resource at the token endpoint, for both grants (invalid_target)', async () => {
+    for (const resource of others()) {
+      // a fresh code each time: oidc-provider spends a code even on a refused exchange
+      const { code, verifier } = await obtainCode(app.baseUrl, MEMBER, { scope: SCOPE, resource: app.baseUrl }, STUDENT);
+      await expectOAuthError(await exchangeCode(app.baseUrl, MEMBER, code, verifier, resource), 400, 'invalid_target');
+    }
+
+    const tokens = await obtainTokens(app.baseUrl, MEMBER, { scope: SCOPE, resource: app.baseUrl }, STUDENT);
+    for (const resource of others()) {
+      const refresh = await postForm(token, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: MEMBER.clientId, resource });
+      await expectOAuthError(refresh, 400, 'invalid_target');
+    }
+  });
+});
+
+describe('revocation: a client revokes only its own tokens', () => {
+  const revoke = (fields: Record<string, string>) => postForm(`${app.baseUrl}/api/oauth/revoke`, fields);
+  const introspect = (tokenValue: string, fields: Record<string, string>) => postForm(`${app.baseUrl}/api/oauth/introspect`, { token: tokenValue, ...fields });
+  const userinfo = (accessToken: string) => fetch(`${app.baseUrl}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
+
+  it('a public client revoking another client\'s token gets 200, and the token stays active', async () => {
+    const op = operator(app.baseUrl, app.operatorSecret);
+    const tokens = await obtainTokens(app.baseUrl, op, { scope: 'openid email courses:read' }, ADMIN);
+    const ownClient = { client_id: op.clientId, client_secret: op.clientSecret };
+
+    for (const tokenValue of [tokens.access_token, tokens.refresh_token]) {
+      const res = await revoke({ token: tokenValue, client_id: MEMBER.clientId });
+      expect(res.status).toBe(200);
+      expect(await (await introspect(tokenValue, ownClient)).json()).toMatchObject({ active: true, client_id: op.clientId });
+    }
+    expect((await userinfo(tokens.access_token)).status).toBe(200);
+    const refresh = await postForm(token, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, ...ownClient });
+    expect(refresh.status).toBe(200);
+  });
+
+  it('a confidential client revoking another client\'s token gets 400 invalid_request, and the token stays active', async () => {
+    const op = operator(app.baseUrl, app.operatorSecret);
+    const tokens = await obtainTokens(app.baseUrl, MEMBER, { scope: SCOPE }, STUDENT);
+
+    for (const tokenValue of [tokens.access_token, tokens.refresh_token]) {
+      const res = await revoke({ token: tokenValue, client_id: op.clientId, client_secret: op.clientSecret });
+      await expectOAuthError(res, 400, 'invalid_request');
+      expect(await (await introspect(tokenValue, { client_id: MEMBER.clientId })).json()).toMatchObject({ active: true, client_id: MEMBER.clientId });
+    }
+    expect((await userinfo(tokens.access_token)).status).toBe(200);
+  });
+
+  it('its own client revokes it: 200, and it is inactive at once (so the checks above can tell)', async () => {
+    const tokens = await obtainTokens(app.baseUrl, MEMBER, { scope: SCOPE }, STUDENT);
+    expect((await revoke({ token: tokens.access_token, client_id: MEMBER.clientId })).status).toBe(200);
+    expect(await (await introspect(tokens.access_token, { client_id: MEMBER.clientId })).json()).toEqual({ active: false });
+    expect((await userinfo(tokens.access_token)).status).toBe(401);
   });
 });
 

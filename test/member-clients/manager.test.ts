@@ -4,6 +4,7 @@
  * deletion, and that a created client is held to the scopes its operator picked.
  */
 import { MemberClientError } from '../../lib/index.ts';
+import { isAcceptableRedirect } from '../../lib/policies/client-metadata.ts';
 import type { MemberClientInput } from '../../lib/index.ts';
 import { Browser, signIn } from '../support/browser.ts';
 import { STUDENT, buildAuthorizeUrl, obtainTokens, postForm } from '../support/flows.ts';
@@ -105,6 +106,17 @@ describe('with the demo\'s beta (demo-school only)', () => {
     expect({ code: err.code, status: err.status }).toEqual({ code: 'invalid_client_metadata', status: 400 });
     expect(err.description).toMatch(message);
     expect(await app.auth.memberClients.list(SITE)).toHaveLength(before);
+  });
+
+  it('accepts exactly the redirect URIs the client-metadata rule accepts', async () => {
+    const uris = [
+      'https://buddy.example/cb', 'http://[::1]:9000/cb', 'http://localhost/cb', 'http://buddy.example/cb',
+      'http://127.0.0.2/cb', 'https://buddy.example/cb#x', 'com.buddy.app:/cb', 'buddy.example/cb',
+    ];
+    for (const uri of uris) {
+      const created = await app.auth.memberClients.create(SITE, valid({ redirectUris: [uri] })).then(() => true, () => false);
+      expect({ uri, created }).toEqual({ uri, created: isAcceptableRedirect(uri) });
+    }
   });
 
   it('answers not_found for another site\'s client, an unknown id and configured clients, and changes nothing', async () => {

@@ -6,8 +6,10 @@
 import { errors } from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 
+import { LOOPBACK_HOSTS } from '../../lib/constants.ts';
 import {
-  EXTRA_CLIENT_METADATA, isMetadataDocumentId, registrationRefusalCode, validateClientMetadata,
+  EXTRA_CLIENT_METADATA, applicationTypeFor, isAcceptableRedirect, isAcceptableRedirectTarget, isMetadataDocumentId,
+  registrationRefusalCode, validateClientMetadata,
 } from '../../lib/policies/client-metadata.ts';
 import type { ProviderAnswer } from '../../lib/policies/provider-answer.ts';
 import { scopesForAudience } from '../../lib/scopes/catalogue.ts';
@@ -188,6 +190,52 @@ describe('metadata documents', () => {
   it('are judged by the registration rules when registered through the registration endpoint', () => {
     const metadata = validate(registration, document({ redirect_uris: ['https://elsewhere.example/cb'] }));
     expect(metadata.scope).toBe(OPERATOR_SCOPES);
+  });
+});
+
+describe('the redirect rule (member and registered clients)', () => {
+  const PUBLIC = { client_id: 'generated', token_endpoint_auth_method: 'none' };
+  const ACCEPTED = [
+    'https://app.example/cb', 'https://app.example:8443/cb?x=1', 'https://127.0.0.1/cb',
+    'http://127.0.0.1/cb', 'http://127.0.0.1:8123/cb', 'http://[::1]/cb', 'http://localhost:1/cb',
+  ];
+  const REFUSED = ['http://app.example/cb', 'http://127.0.0.2/cb', 'com.example.app:/cb', 'ftp://app.example/cb', 'not a url', ''];
+
+  it.each(ACCEPTED)('isAcceptableRedirectTarget and isAcceptableRedirect accept %s', (uri) => {
+    expect(isAcceptableRedirectTarget(uri)).toBe(true);
+    expect(isAcceptableRedirect(uri)).toBe(true);
+  });
+
+  it.each(REFUSED)('isAcceptableRedirectTarget and isAcceptableRedirect refuse %j', (uri) => {
+    expect(isAcceptableRedirectTarget(uri)).toBe(false);
+    expect(isAcceptableRedirect(uri)).toBe(false);
+  });
+
+  it.each(['https://app.example/cb#x', 'http://127.0.0.1:8123/cb#top'])('isAcceptableRedirect refuses the fragment of %s; the target alone is fine', (uri) => {
+    expect(isAcceptableRedirectTarget(uri)).toBe(true);
+    expect(isAcceptableRedirect(uri)).toBe(false);
+  });
+
+  it.each([undefined, null, 42, ['https://app.example/cb'], { href: 'https://app.example/cb' }])('isAcceptableRedirect refuses the non-string %j', (uri) => {
+    expect(isAcceptableRedirect(uri)).toBe(false);
+  });
+
+  it('applicationTypeFor: native with any loopback redirect, else web', () => {
+    expect(applicationTypeFor([])).toBe('web');
+    expect(applicationTypeFor(['https://app.example/cb', 'https://127.0.0.1/cb'])).toBe('web');
+    expect(applicationTypeFor(['http://app.example/cb'])).toBe('web');
+    for (const host of LOOPBACK_HOSTS) {
+      expect(applicationTypeFor(['https://app.example/cb', `http://${host}:8123/cb`])).toBe('native');
+    }
+  });
+
+  it('the registration refusal names every loopback host', () => {
+    const err = refusal(registration, { ...PUBLIC, redirect_uris: ['http://app.example/cb'] });
+    for (const host of LOOPBACK_HOSTS) expect(err.error_description).toContain(host);
+  });
+
+  it('leaves a fragment in a registered redirect to oidc-provider, which refuses it after the validator', () => {
+    expect(() => validate(registration, { ...PUBLIC, redirect_uris: ['https://app.example/cb#x'] })).not.toThrow();
   });
 });
 

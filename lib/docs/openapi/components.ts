@@ -6,6 +6,7 @@
  * @module
  */
 import type { ResolvedOptions } from '../../config/options.ts';
+import { PROTOCOL } from '../../constants.ts';
 import { SCOPES } from '../../scopes/catalogue.ts';
 import { endpointUrl } from '../surface.ts';
 import { jsonContent, ref, SECURITY_SCHEME } from './helpers.ts';
@@ -17,7 +18,7 @@ function securitySchemes(options: ResolvedOptions): Record<string, unknown> {
   return {
     [SECURITY_SCHEME]: {
       type: 'oauth2',
-      description: `Authorization code flow with PKCE (\`S256\`, required). Tokens are bound to the resource \`${options.baseUrl}\` (RFC 8707). Scopes reserved to one audience are refused with \`invalid_scope\` for clients of the other.`,
+      description: `Authorization code flow with PKCE (${PROTOCOL.codeChallengeMethods.map((m) => `\`${m}\``).join(', ')}, required). Tokens are bound to the resource \`${options.baseUrl}\` (RFC 8707). Scopes reserved to one audience are refused with \`invalid_scope\` for clients of the other.`,
       flows: {
         authorizationCode: {
           authorizationUrl: endpointUrl(options, 'authorization'),

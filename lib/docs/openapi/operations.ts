@@ -6,6 +6,7 @@
  */
 import { ACCOUNT_API_ACCESS } from '../../account-api/index.ts';
 import type { ResolvedOptions } from '../../config/options.ts';
+import { CONFIDENTIAL_CLIENT_AUTH_METHOD, PUBLIC_CLIENT_AUTH_METHOD } from '../../constants.ts';
 import { ENDPOINTS } from '../../endpoints.ts';
 import type { EndpointId, HttpMethod } from '../../endpoints.ts';
 import { bearerOperation } from '../bearer-route.ts';
@@ -86,7 +87,7 @@ const DESCRIBE: Record<EndpointId, Describe> = {
   token: () => ({
     post: {
       tags: [TAGS.oauth.name],
-      description: 'Client authentication: public clients send `client_id` only (`none`); confidential clients add `client_secret` in the form (`client_secret_post`). HTTP Basic is refused.',
+      description: `Client authentication: public clients send \`client_id\` only (\`${PUBLIC_CLIENT_AUTH_METHOD}\`); confidential clients add \`client_secret\` in the form (\`${CONFIDENTIAL_CLIENT_AUTH_METHOD}\`). HTTP Basic is refused.`,
       requestBody: form('TokenRequest'),
       responses: {
         200: { description: 'tokens', headers: CACHE_CONTROL, content: jsonContent(ref('schemas', 'TokenResponse')) },
@@ -142,7 +143,7 @@ const DESCRIBE: Record<EndpointId, Describe> = {
         requestBody: {
           required: true,
           content: jsonContent(ref('schemas', 'ClientRegistrationRequest'), {
-            client_name: 'My agent', redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none',
+            client_name: 'My agent', redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: PUBLIC_CLIENT_AUTH_METHOD,
           }),
         },
         responses: {

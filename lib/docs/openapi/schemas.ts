@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { PROTOCOL } from '../../constants.ts';
+import { AUTHORIZATION_CODE_GRANT, CONFIDENTIAL_CLIENT_AUTH_METHOD, PROTOCOL } from '../../constants.ts';
 import type { ResolvedOptions } from '../../config/options.ts';
 import { SCOPES } from '../../scopes/catalogue.ts';
 import { claimsByScope, errorCodes, tokenGrants } from '../protocol.ts';
@@ -36,7 +36,7 @@ function tokenResponseSchema(options: ResolvedOptions): JsonSchema {
       scope: { type: 'string', description: 'the granted scopes, space-separated' },
       refresh_token: { type: 'string', description: 'issued with every code exchange and rotated on every refresh' },
       ...(options.idTokens ? {
-        id_token: { type: 'string', description: `ES256-signed JWT; only from the authorization_code grant when \`openid\` was granted; lifetime ${PROTOCOL.idTokenLifetime} seconds` },
+        id_token: { type: 'string', description: `${PROTOCOL.idTokenSigningAlg}-signed JWT; only from the ${AUTHORIZATION_CODE_GRANT} grant when \`openid\` was granted; lifetime ${PROTOCOL.idTokenLifetime} seconds` },
       } : {}),
     },
   };
@@ -101,7 +101,7 @@ function registrationSchemas(options: ResolvedOptions): Record<string, JsonSchem
       required: ['client_id'],
       properties: {
         ...(publicMetadata.properties as Record<string, JsonSchema>),
-        client_secret: { type: 'string', description: 'only for `client_secret_post` clients; shown once' },
+        client_secret: { type: 'string', description: `only for \`${CONFIDENTIAL_CLIENT_AUTH_METHOD}\` clients; shown once` },
         client_id_issued_at: { type: 'integer' },
         client_secret_expires_at: { type: 'integer', description: '0: does not expire' },
       },
@@ -161,7 +161,7 @@ function oauthSchemas(options: ResolvedOptions): Record<string, JsonSchema> {
   const grantSchema = (grantType: string) => `TokenRequest_${grantType}`;
   const clientFields = {
     client_id: { type: 'string' },
-    client_secret: { type: 'string', description: 'confidential clients (`client_secret_post`)' },
+    client_secret: { type: 'string', description: `confidential clients (\`${CONFIDENTIAL_CLIENT_AUTH_METHOD}\`)` },
   };
   return {
     ...Object.fromEntries(grants.map((g) => [grantSchema(g.grantType), formSchema(g.fields, `grant_type=${g.grantType}: ${g.summary}.`)])),
