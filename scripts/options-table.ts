@@ -194,6 +194,17 @@ export function formatValue(value: unknown): string {
   return String(value);
 }
 
+/** `From <min> to <max> (<unit>).` when a linked default sits in a range constant ({ min, max, default }). */
+async function rangeOf(value: string | DefaultLink): Promise<string | undefined> {
+  if (typeof value === 'string' || value.path.at(-1) !== 'default') return undefined;
+  const module = await import(pathToFileURL(value.file).href) as Record<string, unknown>;
+  let current: unknown = module[value.name];
+  for (const key of value.path.slice(0, -1)) current = (current as Record<string, unknown> | undefined)?.[key];
+  const range = current as { min?: unknown; max?: unknown; unit?: unknown } | undefined;
+  if (typeof range?.min !== 'number' || typeof range.max !== 'number') return undefined;
+  return `From ${range.min} to ${range.max}${typeof range.unit === 'string' && range.unit ? ` ${range.unit}` : ''}.`;
+}
+
 async function resolveDefault(path: string, value: string | DefaultLink): Promise<string> {
   if (typeof value === 'string') return value;
   const module = await import(pathToFileURL(value.file).href) as Record<string, unknown>;
@@ -211,7 +222,11 @@ async function resolveDefault(path: string, value: string | DefaultLink): Promis
 /** The option rows, defaults resolved to the constants' values. */
 export async function collectOptions(): Promise<OptionRow[]> {
   const rows = collectRows();
-  return Promise.all(rows.map(async (row) => ({ ...row, default: await resolveDefault(row.path, row.default) })));
+  return Promise.all(rows.map(async (row) => {
+    // a range is printed from the constant the validator reads, never restated in the TSDoc
+    const range = await rangeOf(row.default);
+    return { ...row, default: await resolveDefault(row.path, row.default), description: range ? `${row.description} ${range}`.trim() : row.description };
+  }));
 }
 
 function cell(text: string): string {

@@ -10,13 +10,13 @@ import { MAX_PAGE_SIZE } from '../member-data/pagination.ts';
 export interface AccountApiOptions {
   /**
    * The cap on `first` for every list; a larger `first` fails with a `BAD_USER_INPUT` error
-   * (refused, not trimmed). From 1 to 1000.
+   * (refused, not trimmed).
    * @default {@link ACCOUNT_API_RANGES}.maxPageSize.default
    */
   maxPageSize?: number;
   /**
    * The deepest field nesting a query may have (introspection fields aside, which graphql-js
-   * limits itself). From 1 to 50.
+   * limits itself).
    * @default {@link ACCOUNT_API_RANGES}.maxDepth.default
    */
   maxDepth?: number;
@@ -24,19 +24,18 @@ export interface AccountApiOptions {
    * The most a query may cost: each field costs 1, and a list multiplies what is under it by
    * the `first` it can return (the cap when `first` is a variable; 10 for lists without
    * `first`). Roughly an upper bound on the fields in the answer; every list of the viewer
-   * at the cap fits. From 1 to 1,000,000.
+   * at the cap fits.
    * @default {@link ACCOUNT_API_RANGES}.maxCost.default
    */
   maxCost?: number;
   /**
    * The most lexical tokens a query document may have; parsing stops beyond it, before any
-   * validation work. From 100 to 100,000.
+   * validation work.
    * @default {@link ACCOUNT_API_RANGES}.maxTokens.default
    */
   maxTokens?: number;
   /**
-   * The largest request body in bytes; larger bodies get 413 without being read. From 1 KiB
-   * to 10 MiB.
+   * The largest request body in bytes; larger bodies get 413 without being read.
    * @default {@link ACCOUNT_API_RANGES}.maxBodyBytes.default
    */
   maxBodyBytes?: number;

@@ -226,7 +226,7 @@ export interface PlatformAuthOptions {
    * used: a refresh retried after a 503 (storage failed between consuming the old token and
    * storing the new ones) or racing refreshes of one token keep the member signed in. Reuse
    * after the grace, after the successor was used, or by another client still revokes the
-   * whole grant (RFC 9700 §4.14.2). From 0 (strict single use) to 300.
+   * whole grant (RFC 9700 §4.14.2).
    * @default {@link OPTION_DEFAULTS}.refreshTokenGrace.default
    */
   refreshTokenGrace?: number;

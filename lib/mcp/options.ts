@@ -28,18 +28,17 @@ export interface McpOptions {
   defaultSite?: string;
   /**
    * The cap on `first` of the list tools; larger values are refused by the input schema.
-   * From 1 to 1000.
+   *
    * @default {@link MCP_RANGES}.maxPageSize.default
    */
   maxPageSize?: number;
   /**
    * The largest request body in bytes; larger bodies get 413 without being read.
-   * From 1 KiB to 4 MiB.
    * @default {@link MCP_RANGES}.maxBodyBytes.default
    */
   maxBodyBytes?: number;
   /**
-   * The most idle MCP servers kept for reuse; a request finding none builds one. From 1 to 1024.
+   * The most idle MCP servers kept for reuse; a request finding none builds one.
    * @default {@link MCP_RANGES}.maxIdleServers.default
    */
   maxIdleServers?: number;

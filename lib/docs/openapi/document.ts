@@ -5,7 +5,7 @@
  * @module
  */
 import type { ResolvedOptions } from '../../config/options.ts';
-import { ConfigurationError } from '../../errors.ts';
+import { fail } from '../../config/check.ts';
 import type { EndpointId } from '../../endpoints.ts';
 import type { ResolvedOpenApiOptions } from '../options.ts';
 import { endpointUrl } from '../surface.ts';
@@ -39,7 +39,7 @@ function usedTags(paths: OpenApiPaths): Set<string> {
 function mergeHostPaths(paths: OpenApiPaths, host: OpenApiPaths): void {
   for (const [path, item] of Object.entries(host)) {
     if (path in paths) {
-      throw new ConfigurationError(`options.docs.openapi.paths: ${path} is an endpoint of the library and already described; describe host routes only`);
+      fail(`options.docs.openapi.paths: ${path} is an endpoint of the library and already described; describe host routes only`);
     }
     paths[path] = item;
   }
@@ -70,10 +70,10 @@ export function buildOpenApiDocument(options: ResolvedOptions, openapi: Resolved
       openapi.extend(doc);
     } catch (cause) {
       const message = cause instanceof Error ? cause.message : String(cause);
-      throw new ConfigurationError(`options.docs.openapi.extend threw while editing the document: ${message}`);
+      fail(`options.docs.openapi.extend threw while editing the document: ${message}`);
     }
     if (!doc || typeof doc.paths !== 'object' || doc.openapi !== OPENAPI_VERSION) {
-      throw new ConfigurationError('options.docs.openapi.extend must edit the document in place and keep `openapi` and `paths`');
+      fail('options.docs.openapi.extend must edit the document in place and keep `openapi` and `paths`');
     }
   }
   return doc;
