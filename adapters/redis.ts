@@ -32,19 +32,31 @@
  * Requires Redis ≥ 6.0 (`SET ... KEEPTTL`). No KEYS or SCAN is ever issued.
  *
  * Connections: with `url`, the adapter owns its client and closes it in `close()`. That
- * client fails fast rather than queueing: while Redis is unreachable every call rejects
- * (within `connectTimeout` at worst, `commandTimeout` for a Redis that accepts but does not
- * answer) instead of hanging the request that made it, and ioredis keeps reconnecting in
- * the background, so calls succeed again once Redis is back. With `client`, the caller's
+ * client fails fast rather than queueing: while Redis is unreachable every call rejects at
+ * once (within `connectTimeout` during a connection attempt), and ioredis keeps reconnecting
+ * in the background, so calls succeed again once Redis is back. With `client`, the caller's
  * configuration is used as is and `close()` leaves it open: give it `enableOfflineQueue:
  * false`, `maxRetriesPerRequest: 1` and a `commandTimeout`, or calls wait in ioredis' queue
- * while Redis is away.
+ * while Redis is away (for a Cluster, `enableOfflineQueue: false` and `redisOptions: {
+ * maxRetriesPerRequest: 1, commandTimeout }`; its hash tags are handled here).
+ *
+ * Bounded waits: every call of this adapter settles within 3 s (`CALL_TIMEOUT_MS`), whatever
+ * the client: a Redis or Cluster node that accepts connections but does not answer (paused,
+ * overloaded, a network that drops packets) makes it reject with `StorageUnavailableError`
+ * ('redis: timeout') after 3 s at most, so a request that needs storage is answered 503
+ * within about 3 s. ioredis' own `commandTimeout` cannot promise this with auto-pipelining:
+ * commands issued while a pipeline is stuck wait for it unsent, and their timeout only
+ * starts once they are written. ioredis still holds commands that timed out here: Redis may
+ * run them once it answers again (a write that timed out may have been applied, as with any
+ * lost reply), and later calls are bounded all the same.
  *
  * Errors: a call that cannot reach Redis (connection refused, reset or closed, timed out,
- * retries exhausted, or a reply such as LOADING, READONLY, CLUSTERDOWN, OOM that says "not
- * now") rejects with `StorageUnavailableError`, which the library answers with 503
- * `temporarily_unavailable`. Other errors (a corrupt record, a script bug) are left as
- * they are.
+ * retries exhausted, no Cluster node reachable or slots cache not refreshed, or a reply such
+ * as LOADING, READONLY, CLUSTERDOWN, TRYAGAIN, MOVED, ASK, OOM that says "not now" or "ask
+ * elsewhere", which ioredis hands over instead of following during a Cluster failover or
+ * resharding when auto-pipelining) rejects with `StorageUnavailableError`, which the library
+ * answers with 503 `temporarily_unavailable`. Other errors (a corrupt record, a script bug,
+ * CROSSSLOT) are left as they are.
  *
  * @module
  */
@@ -84,8 +96,16 @@ export interface ConnectionLogger {
 
 /** How long a connection attempt, and so a call made during one, may take. */
 const CONNECT_TIMEOUT_MS = 2_000;
-/** Bounds a call to a Redis that accepts connections but does not answer (paused, overloaded). */
-const COMMAND_TIMEOUT_MS = 5_000;
+/**
+ * How long ioredis waits for the reply to a command it has sent (the owned client only):
+ * what releases a stuck auto-pipeline, so the commands queued behind it are sent in turn.
+ */
+const COMMAND_TIMEOUT_MS = 3_000;
+/**
+ * How long any call may take, connection wait and queueing included: the bound the module
+ * comment documents. Calls that do not settle in time reject with StorageUnavailableError.
+ */
+const CALL_TIMEOUT_MS = 3_000;
 
 const epoch = () => Math.floor(Date.now() / 1000);
 
@@ -168,9 +188,13 @@ return 0
 type Consumed = [status: 0 | 1] | [status: 2, grantId?: string];
 
 // Replies meaning "not now" rather than "wrong": loading a dataset after a restart, a
-// replica that cannot take writes after a failover, a cluster resharding, memory full,
-// persistence failing, a script running too long.
-const TRANSIENT_REPLY = /^(?:LOADING|BUSY|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|OOM|MISCONF|NOREPLICAS)\b/;
+// replica that cannot take writes after a failover, a cluster resharding or failing over
+// (including the MOVED/ASK redirections ioredis hands over from an auto-pipeline instead of
+// following them), memory full, persistence failing, a script running too long.
+const TRANSIENT_REPLY = /^(?:LOADING|BUSY|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|MOVED|ASK|OOM|MISCONF|NOREPLICAS)\b/;
+
+// ioredis' own refusal of a command whose keys are in different slots: CROSSSLOT, a bug
+const CROSS_SLOT_MESSAGE = /^All the keys in a pipeline command should belong to the same slot/;
 
 /** A failure to reach Redis as StorageUnavailableError; any other error as it is. */
 function toStorageError(error: unknown): unknown {
@@ -188,8 +212,12 @@ function toStorageError(error: unknown): unknown {
   if (error instanceof TypeError || error instanceof RangeError || error instanceof SyntaxError || error instanceof ReferenceError) {
     return error;
   }
+  if (CROSS_SLOT_MESSAGE.test(error.message)) return error;
   // connection refused/reset/closed, stream not writeable, command timed out, retries
-  // exhausted, no cluster node reachable: ioredis' messages for these carry no data
+  // exhausted (MaxRetriesPerRequestError), no cluster node reachable ("None of startup nodes
+  // is available", ClusterAllFailedError "Failed to refresh slots cache.", "Cluster isn't
+  // ready", "Too many Cluster redirections", slots moved under a pipeline): ioredis'
+  // messages for these carry no data
   const code = (error as NodeJS.ErrnoException).code;
   const reason = code ?? (error.name !== 'Error' ? error.name : error.message.slice(0, 100));
   return new StorageUnavailableError(`redis: ${reason}`, { cause: error });
@@ -257,8 +285,25 @@ class RedisStore {
     });
   }
 
-  /** Every use of the client goes through here, so that no outage escapes as anything else. */
+  /**
+   * Every use of the client goes through here, so that no outage escapes as anything else,
+   * and no call takes longer than CALL_TIMEOUT_MS: with auto-pipelining, a command issued
+   * behind a stuck pipeline waits unsent, its commandTimeout not started yet.
+   */
   async call<T>(operation: (client: Client) => Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new StorageUnavailableError('redis: timeout')), CALL_TIMEOUT_MS);
+    });
+    try {
+      // the loser's later rejection is handled by race: never an unhandled rejection
+      return await Promise.race([this.#attempt(operation), deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #attempt<T>(operation: (client: Client) => Promise<T>): Promise<T> {
     await this.ready();
     try {
       return await operation(this.client);

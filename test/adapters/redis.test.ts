@@ -1,16 +1,21 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 
-import { Redis } from 'ioredis';
+import { Cluster, Redis, ReplyError } from 'ioredis';
 
 import { createRedisAdapter } from '../../adapters/redis.ts';
 import type { ConnectionLogger } from '../../adapters/redis.ts';
 import { StorageUnavailableError } from '../../adapters/types.ts';
+import type { ClosableAdapterFactory } from '../../adapters/types.ts';
 import { startRedis } from '../support/redis-server.ts';
 import type { RedisHandle } from '../support/redis-server.ts';
 import { describeAdapterContract } from './contract.ts';
 
 const freshPrefix = () => `platform-auth-test:${randomUUID()}:`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Every call of the adapter settles within this (adapters/redis.ts, CALL_TIMEOUT_MS). */
+const BOUND_MS = 3_000;
 
 function captureLogger(): ConnectionLogger & { lines: string[] } {
   const lines: string[] = [];
@@ -239,18 +244,44 @@ describe('redis adapter when Redis goes away', () => {
     expect(logger.lines).toHaveLength(2);
   });
 
-  test('a Redis that accepts connections but does not answer times out instead of hanging', async () => {
+  test('a Redis that accepts connections but does not answer: every call, even one queued behind a stuck auto-pipeline, rejects within the 3 s bound; calls work again after it resumes', async () => {
     const factory = createRedisAdapter({ url: dedicated.url, keyPrefix: freshPrefix(), logger: captureLogger() });
+    /** Starts `count` different calls now; each resolves to [its error, how long it took]. */
+    const wave = (count: number) => Array.from({ length: count }, (_, i) => {
+      const started = Date.now();
+      const calls = [
+        () => factory('Session').find('s'),
+        () => factory('AccessToken').upsert(`t${i}`, { grantId: 'g' }, 60),
+        () => factory('AuthorizationCode').consume(`c${i}`),
+        () => factory('Session').findByUid(`u${i}`),
+        () => factory('AccessToken').revokeByGrantId(`g${i}`),
+      ];
+      return calls[i % calls.length]!().then(() => undefined, (e: unknown) => e)
+        .then((error) => [error, Date.now() - started] as const);
+    });
     try {
       await eventually(() => factory('Session').upsert('s', { a: 1 }, 60));
       dedicated.pause();
-      const started = Date.now();
-      const error = await factory('Session').find('s').then(() => undefined, (e: unknown) => e);
-      expect(error).toBeInstanceOf(StorageUnavailableError);
-      // commandTimeout is 5 s
-      expect(Date.now() - started).toBeLessThan(8_000);
+      // the first wave sticks in a pipeline Redis never answers; the second is issued while
+      // that pipeline is stuck (auto-pipelining queues it, unsent), the third after the
+      // first wave has timed out
+      const first = wave(20);
+      await sleep(1_500);
+      const second = wave(20);
+      await sleep(2_000);
+      const third = wave(20);
+      const results = await Promise.all([...first, ...second, ...third]);
+      for (const [error, elapsed] of results) {
+        expect(error).toBeInstanceOf(StorageUnavailableError);
+        // the documented bound (3 s) with generous slack for a loaded machine: without the
+        // per-call deadline these took 5 to 10 s
+        expect(elapsed).toBeLessThan(BOUND_MS + 1_500);
+      }
       dedicated.resume();
       expect(await eventually(() => factory('Session').find('s'))).toEqual({ a: 1 });
+      const after = await Promise.all(Array.from({ length: 20 }, (_, i) => factory('Session').upsert(`after${i}`, { i }, 60)));
+      expect(after).toHaveLength(20);
+      expect(await factory('Session').find('after7')).toEqual({ i: 7 });
     } finally {
       dedicated.resume();
       await factory.close();
@@ -285,3 +316,148 @@ describe('redis adapter when Redis goes away', () => {
     }
   });
 });
+
+/**
+ * How failures are classified, over a fake client that fails every command with a given
+ * error: the errors ioredis produces (names and messages as in ioredis 5) for a Redis or
+ * Cluster that cannot serve now are 503s; bugs and corrupt data stay what they are (500s).
+ */
+describe('redis adapter error classification', () => {
+  /** A Cluster-like client whose every command rejects with `error` (or resolves `reply`). */
+  function failingClient(error: unknown, reply?: unknown): Cluster {
+    const answer = () => (error === undefined ? Promise.resolve(reply) : Promise.reject(error));
+    return {
+      options: {},
+      isCluster: true,
+      status: 'ready',
+      defineCommand() {},
+      get: answer,
+      set: answer,
+      del: answer,
+      smembers: answer,
+      platformAuthConsume: answer,
+      platformAuthIndexGrant: answer,
+      platformAuthDeleteIfEquals: answer,
+    } as unknown as Cluster;
+  }
+
+  async function failureOf(error: unknown, call: (factory: ClosableAdapterFactory) => Promise<unknown> = (f) => f('AccessToken').find('x')) {
+    const factory = createRedisAdapter({ client: failingClient(error), keyPrefix: 'p:' });
+    return call(factory).then(() => undefined, (e: unknown) => e);
+  }
+
+  /** an ioredis error class: `name` is the constructor's name, as ioredis' errors define it */
+  const named = (name: string, message: string) => Object.defineProperty(new Error(message), 'name', { value: name });
+  const reply = (message: string) => new ReplyError(message) as Error;
+
+  test.each([
+    // Cluster redirections ioredis hands over from an auto-pipeline during a failover/resharding
+    ['MOVED', reply('MOVED 3999 127.0.0.1:6381'), 'redis: MOVED'],
+    ['ASK', reply('ASK 3999 127.0.0.1:6381'), 'redis: ASK'],
+    ['TRYAGAIN', reply('TRYAGAIN Multiple keys request during rehashing of slot'), 'redis: TRYAGAIN'],
+    ['CLUSTERDOWN', reply('CLUSTERDOWN The cluster is down'), 'redis: CLUSTERDOWN'],
+    ['CLUSTERDOWN (hash slot not served)', reply('CLUSTERDOWN Hash slot not served'), 'redis: CLUSTERDOWN'],
+    ['READONLY', reply("READONLY You can't write against a read only replica."), 'redis: READONLY'],
+    ['LOADING', reply('LOADING Redis is loading the dataset in memory'), 'redis: LOADING'],
+    ['MASTERDOWN', reply('MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to no'), 'redis: MASTERDOWN'],
+    ['EXECABORT with MOVED inside', Object.assign(reply('EXECABORT Transaction discarded because of previous errors.'), {
+      previousErrors: [reply('MOVED 3999 127.0.0.1:6381'), reply('MOVED 3999 127.0.0.1:6381')],
+    }), 'redis: MOVED'],
+    ['EXECABORT with ASK and TRYAGAIN inside', Object.assign(reply('EXECABORT Transaction discarded because of previous errors.'), {
+      previousErrors: [reply('ASK 12 127.0.0.1:6381'), reply('TRYAGAIN Multiple keys request during rehashing of slot')],
+    }), 'redis: ASK'],
+    // connection errors surfacing from Cluster pipelines
+    ['ClusterAllFailedError', named('ClusterAllFailedError', 'Failed to refresh slots cache.'), 'redis: ClusterAllFailedError'],
+    ['no startup node', new Error('None of startup nodes is available'), 'redis: None of startup nodes is available'],
+    ['MaxRetriesPerRequestError', named('MaxRetriesPerRequestError',
+      'Reached the max retries per request limit (which is 1). Refer to "maxRetriesPerRequest" option for details.'), 'redis: MaxRetriesPerRequestError'],
+    ['connection closed', new Error('Connection is closed.'), 'redis: Connection is closed.'],
+    ['aborted on close', named('AbortError', 'Command aborted due to connection close'), 'redis: AbortError'],
+    ['cluster not ready', new Error("Cluster isn't ready and enableOfflineQueue options is false"), "redis: Cluster isn't ready and enableOfflineQueue options is false"],
+    ['too many redirections', new Error('Too many Cluster redirections. Last error: ReplyError: MOVED 3999 127.0.0.1:6381'), expect.stringMatching(/^redis: Too many Cluster redirections/)],
+    ['slots moved under a pipeline', new Error('All keys in the pipeline should belong to the same slots allocation group'), expect.stringMatching(/^redis: All keys in the pipeline/)],
+    ['command timed out', new Error('Command timed out'), 'redis: Command timed out'],
+    ['socket error', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:7000'), { code: 'ECONNREFUSED' }), 'redis: ECONNREFUSED'],
+  ])('%s is a StorageUnavailableError (503)', async (_, error, detail) => {
+    for (const call of [
+      (f: ClosableAdapterFactory) => f('AccessToken').find('x'),
+      (f: ClosableAdapterFactory) => f('AccessToken').upsert('x', { grantId: 'g' }, 60),
+      (f: ClosableAdapterFactory) => f('AuthorizationCode').consume('x'),
+      (f: ClosableAdapterFactory) => f('AccessToken').revokeByGrantId('g'),
+    ]) {
+      const failure = await failureOf(error, call);
+      expect(failure).toBeInstanceOf(StorageUnavailableError);
+      expect(failure).toMatchObject({ statusCode: 503, error: 'temporarily_unavailable', error_detail: detail });
+      expect((failure as Error).cause).toBe(error);
+    }
+  });
+
+  test.each([
+    ['CROSSSLOT (a bug in the key layout)', reply("CROSSSLOT Keys in request don't hash to the same slot")],
+    ['a script error', reply('ERR user_script:4: Script attempted to access nonexistent global variable')],
+    ['a wrong type', reply('WRONGTYPE Operation against a key holding the wrong kind of value')],
+    ['EXECABORT with a bug inside, even next to a MOVED', Object.assign(reply('EXECABORT Transaction discarded because of previous errors.'), {
+      previousErrors: [reply('MOVED 3999 127.0.0.1:6381'), reply('ERR wrong number of arguments')],
+    })],
+    ["ioredis' own CROSSSLOT", new Error('All the keys in a pipeline command should belong to the same slot')],
+    ['a TypeError', new TypeError('Cannot read properties of undefined')],
+    ['a RangeError', new RangeError('Invalid array length')],
+  ])('%s stays as it is (500)', async (_, error) => {
+    expect(await failureOf(error)).toBe(error);
+  });
+
+  test('a record that is not JSON is a SyntaxError, not an outage', async () => {
+    const factory = createRedisAdapter({ client: failingClient(undefined, 'not json'), keyPrefix: 'p:' });
+    await expect(factory('AccessToken').find('x')).rejects.toThrow(SyntaxError);
+  });
+
+  test('oidc-provider errors pass through (a replayed consume is invalid_grant)', async () => {
+    const factory = createRedisAdapter({ client: failingClient(undefined, [2]), keyPrefix: 'p:' });
+    await expect(factory('AuthorizationCode').consume('x')).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  test('real ioredis failures: a Cluster with no reachable node, retries exhausted', async () => {
+    const port = await closedPort();
+    const cluster = new Cluster([{ host: '127.0.0.1', port }], {
+      enableOfflineQueue: true,
+      clusterRetryStrategy: () => null,
+      redisOptions: { maxRetriesPerRequest: 1, connectTimeout: 500 },
+    });
+    cluster.on('error', () => {});
+    const redis = new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: 0, retryStrategy: () => 50, lazyConnect: true });
+    redis.on('error', () => {});
+    try {
+      const fromCluster = await createRedisAdapter({ client: cluster, keyPrefix: 'p:' })('Session').find('x').then(() => undefined, (e: unknown) => e);
+      expect(fromCluster).toBeInstanceOf(StorageUnavailableError);
+      expect((fromCluster as StorageUnavailableError).error_detail).toMatch(/^redis: (None of startup nodes is available|ClusterAllFailedError)/);
+      const fromRedis = await createRedisAdapter({ client: redis, keyPrefix: 'p:' })('Session').find('x').then(() => undefined, (e: unknown) => e);
+      expect(fromRedis).toBeInstanceOf(StorageUnavailableError);
+      expect((fromRedis as StorageUnavailableError).error_detail).toBe('redis: MaxRetriesPerRequestError');
+    } finally {
+      cluster.disconnect();
+      redis.disconnect();
+    }
+  });
+
+  test('a caller-supplied client that never answers is bounded too', async () => {
+    // a client whose commands never settle (no commandTimeout, a hung node)
+    const hung = failingClient(undefined);
+    (hung as unknown as { get: () => Promise<never> }).get = () => new Promise<never>(() => {});
+    const bounded = createRedisAdapter({ client: hung, keyPrefix: 'p:' });
+    const started = Date.now();
+    const error = await bounded('Session').find('x').then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(StorageUnavailableError);
+    expect((error as StorageUnavailableError).error_detail).toBe('redis: timeout');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(BOUND_MS - 50);
+    expect(Date.now() - started).toBeLessThan(BOUND_MS + 1_500);
+  });
+});
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
