@@ -7,11 +7,45 @@
 import { form, httpWorkload } from '../load/autocannon.ts';
 import type { TokenResponse } from '../load/login-flow.ts';
 import { memberTokens } from '../lib/token-pool.ts';
-import type { Scenario } from '../lib/types.ts';
+import type { RunningServer, Scenario, Workload } from '../lib/types.ts';
 import { bareProvider } from '../servers/bare-provider.ts';
 import { ours } from '../servers/ours.ts';
 
 const CLIENT_ID = 'demo-member-app';
+
+export const REFRESH_METHOD = 'POST /api/oauth/token grant_type=refresh_token (public member client). One rotation chain per '
+  + 'connection, seeded by a real login flow before each run; each request sends the refresh token the '
+  + 'previous response returned. Errors: non-200, or a 200 without a new refresh_token.';
+
+/** The rotating refresh workload against one server (shared with bench/scenarios/refresh-grace.ts). */
+export function refreshWorkload(server: RunningServer): Workload {
+  let seeds: TokenResponse[] = [];
+  return httpWorkload({
+    origin: server.origin,
+    async beforeRun({ connections }) {
+      seeds = await memberTokens(server, connections);
+    },
+    connection(index) {
+      let refreshToken = seeds[index]!.refresh_token!;
+      const base = form({ grant_type: 'refresh_token', client_id: CLIENT_ID, refresh_token: '' });
+      return [{
+        ...base,
+        path: '/api/oauth/token',
+        setup: (request) => ({
+          ...request,
+          body: new URLSearchParams({ grant_type: 'refresh_token', client_id: CLIENT_ID, refresh_token: refreshToken }).toString(),
+        }),
+        verify(body) {
+          const next = (JSON.parse(body) as TokenResponse).refresh_token;
+          // a chain must move on: the same token back would mean no rotation happened
+          if (!next || next === refreshToken) return false;
+          refreshToken = next;
+          return true;
+        },
+      }];
+    },
+  });
+}
 
 const scenario: Scenario = {
   id: 'refresh',
@@ -22,36 +56,8 @@ const scenario: Scenario = {
   baselines: [bareProvider],
   usesStorage: true,
   targets: [{ kind: 'ratio', min: 0.9 }, { kind: 'redis-vs-memory', min: 0.8 }],
-  method: 'POST /api/oauth/token grant_type=refresh_token (public member client). One rotation chain per '
-    + 'connection, seeded by a real login flow before each run; each request sends the refresh token the '
-    + 'previous response returned. Errors: non-200, or a 200 without a new refresh_token.',
-  async prepare(server) {
-    let seeds: TokenResponse[] = [];
-    return httpWorkload({
-      origin: server.origin,
-      async beforeRun({ connections }) {
-        seeds = await memberTokens(server, connections);
-      },
-      connection(index) {
-        let refreshToken = seeds[index]!.refresh_token!;
-        const base = form({ grant_type: 'refresh_token', client_id: CLIENT_ID, refresh_token: '' });
-        return [{
-          ...base,
-          path: '/api/oauth/token',
-          setup: (request) => ({
-            ...request,
-            body: new URLSearchParams({ grant_type: 'refresh_token', client_id: CLIENT_ID, refresh_token: refreshToken }).toString(),
-          }),
-          verify(body) {
-            const next = (JSON.parse(body) as TokenResponse).refresh_token;
-            if (!next) return false;
-            refreshToken = next;
-            return true;
-          },
-        }];
-      },
-    });
-  },
+  method: REFRESH_METHOD,
+  prepare: async (server) => refreshWorkload(server),
 };
 
 export default scenario;

@@ -5,7 +5,7 @@
  * @module
  */
 import { buildApp } from '../../examples/host/app.ts';
-import type { Logger } from '../../lib/index.ts';
+import type { Logger, PlatformAuthOptions } from '../../lib/index.ts';
 import type { BuildServer, ServerTarget } from '../lib/types.ts';
 import { mintAccessTokens } from './mint.ts';
 
@@ -21,20 +21,39 @@ export const ours: ServerTarget = {
 // start-up warnings are expected (no production settings); errors still reach stderr
 const quiet: Logger = { info() {}, warn() {}, error: (m) => console.error(m) };
 
-export const buildOurs: BuildServer = async (env) => {
-  const demo = await buildApp({
-    baseUrl: env.origin,
-    operatorSecret: OPERATOR_SECRET,
-    auth: {
-      adapter: env.createAdapter(),
-      jwks: env.jwks,
-      cookieKeys: env.cookieKeys,
-      logger: quiet,
-    },
-  });
-  return {
-    listener: demo.app.callback(),
-    commands: { mintAccessTokens: mintAccessTokens(demo.auth.provider) },
-    close: () => demo.close(),
+/**
+ * The demo host with some options of createPlatformAuth changed, for a scenario that
+ * measures ours against ours (e.g. `refreshTokenGrace: 0`, bench/scenarios/refresh-grace.ts).
+ */
+export function buildOursWith(auth: Partial<PlatformAuthOptions>): BuildServer {
+  return async (env) => {
+    const demo = await buildApp({
+      baseUrl: env.origin,
+      operatorSecret: OPERATOR_SECRET,
+      auth: {
+        adapter: env.createAdapter(),
+        jwks: env.jwks,
+        cookieKeys: env.cookieKeys,
+        logger: quiet,
+        ...auth,
+      },
+    });
+    return {
+      listener: demo.app.callback(),
+      commands: { mintAccessTokens: mintAccessTokens(demo.auth.provider) },
+      close: () => demo.close(),
+    };
   };
+}
+
+export const buildOurs: BuildServer = buildOursWith({});
+
+/** Ours with the refresh-token grace wrapper off (`refreshTokenGrace: 0`): strict single use. */
+export const oursNoGrace: ServerTarget = {
+  id: 'ours-no-grace',
+  label: 'platform-auth, refreshTokenGrace: 0',
+  module: import.meta.url,
+  export: 'buildOursNoGrace',
 };
+
+export const buildOursNoGrace: BuildServer = buildOursWith({ refreshTokenGrace: 0 });
