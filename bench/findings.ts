@@ -62,14 +62,25 @@ const RESIDENT_MEMORY = '(2026-11-21, HEAD ad51695) not data the server holds: t
   + 'Memory kept resident off the JS heap on oidc-provider\'s request path (not malloc arenas: MALLOC_ARENA_MAX=1 and '
   + 'MALLOC_TRIM_THRESHOLD_=0 change nothing); a longer soak is the way to tell it from a slow native leak.';
 
-export const FINDINGS: Readonly<Record<string, string>> = {
-  'mcp-tools-list/ratio': MCP_MODERN,
-  'mcp-member-call/ratio': MCP_MODERN,
-  'mcp-member-call-legacy/ratio': MCP_LEGACY_CALL,
-  'discovery/rss': RESIDENT_MEMORY,
-  'introspection/rss': RESIDENT_MEMORY,
-  'refresh-grace/ratio': REFRESH_GRACE,
-  'refresh/redis-vs-memory': '(2026-11-24 00:56 UTC, HEAD 4d0abb3 with the same uncommitted sign-in throttle work as the refresh-grace note, load 2-4 with a jest run on one core) 0.41 by '
+/** A profiled cause of a miss, and the commit whose code it was measured on. */
+export interface Finding {
+  /** `git rev-parse --short HEAD` of the run that was profiled */
+  readonly commit: string;
+  readonly note: string;
+}
+
+/**
+ * Quoted next to a miss only when the run under test is on the same commit: a cause
+ * measured on older code may since have been removed (bench/lib/targets.ts).
+ */
+export const FINDINGS: Readonly<Record<string, Finding>> = {
+  'mcp-tools-list/ratio': { commit: '4d0abb3', note: MCP_MODERN },
+  'mcp-member-call/ratio': { commit: '4d0abb3', note: MCP_MODERN },
+  'mcp-member-call-legacy/ratio': { commit: '4d0abb3', note: MCP_LEGACY_CALL },
+  'discovery/rss': { commit: 'ad51695', note: RESIDENT_MEMORY },
+  'introspection/rss': { commit: 'ad51695', note: RESIDENT_MEMORY },
+  'refresh-grace/ratio': { commit: '4d0abb3', note: REFRESH_GRACE },
+  'refresh/redis-vs-memory': { commit: '4d0abb3', note: '(2026-11-24 00:56 UTC, HEAD 4d0abb3 with the same uncommitted sign-in throttle work as the refresh-grace note, load 2-4 with a jest run on one core) 0.41 by '
     + 'throughput, 0.59 by server CPU (631 vs 1,077 µs per refresh); ours vs bare oidc-provider on the same Redis 1.06 '
     + '(CPU-cost 0.92), so the gap is the storage, not our layer. In the profile of ours on Redis of the same hour '
     + '(refresh-grace run): writeUtf8String 14.8% self, ioredis 7.2%, RedisStore #attempt 15% inclusive, GC 13%. '
@@ -83,5 +94,5 @@ export const FINDINGS: Readonly<Record<string, string>> = {
     + '10-15% of a core on the same two cores. Experiment: an ioredis client with enableAutoPipelining (passed as '
     + '`client`) raised ours on Redis by about 25% (1.3k to 1.67k req/s), still about 0.6 of memory. Closing the gap '
     + 'needs fewer round trips per refresh (auto-pipelining in the adapter\'s own client, batched reads of a token '
-    + 'and its grant) or Redis on cores the server does not share. The adapter\'s own client now auto-pipelines.',
+    + 'and its grant) or Redis on cores the server does not share. The adapter\'s own client now auto-pipelines.' },
 };

@@ -45,7 +45,7 @@ function modeOf(settings: Settings): BenchResults['mode'] {
 /** `--from`: the saved run with its targets re-checked against today's findings. */
 function rerender(settings: Settings, scenarios: Scenario[]): number {
   const saved = JSON.parse(readFileSync(settings.from!, 'utf8')) as BenchResults;
-  const bench: BenchResults = { ...saved, targets: evaluateTargets(scenarios, saved.scenarios) };
+  const bench: BenchResults = { ...saved, targets: evaluateTargets(scenarios, saved.scenarios, saved.machine.commit) };
   const written = writeResults(bench);
   if (settings.updateReadme) updateReadme(bench);
   console.log(`${renderTables(bench)}\n\nwritten: ${written.slice(0, 3).join(', ')}`);
@@ -114,6 +114,7 @@ async function main(): Promise<number> {
     await stopRedis();
   }
 
+  const runCommit = commit();
   const bench: BenchResults = {
     startedAt,
     finishedAt: new Date().toISOString(),
@@ -128,10 +129,10 @@ async function main(): Promise<number> {
       cpuModel: cpus()[0]?.model ?? 'unknown',
       loadavgStart,
       loadavgEnd: loadavg(),
-      commit: commit(),
+      commit: runCommit,
     },
     scenarios: results,
-    targets: evaluateTargets(selected, results),
+    targets: evaluateTargets(selected, results, runCommit),
   };
   const written = writeResults(bench);
   if (settings.updateReadme) updateReadme(bench);

@@ -54,8 +54,9 @@ export function renderMarkdown(results: BenchResults, chartFile: string): string
   const ran = new Set(results.scenarios.map((s) => s.id));
   // one line per note: several targets may share one cause
   const keysByNote = new Map<string, string[]>();
-  for (const [key, note] of Object.entries(FINDINGS)) {
-    if (ran.has(key.split('/')[0]!)) keysByNote.set(note, [...(keysByNote.get(note) ?? []), key]);
+  for (const [key, { commit, note }] of Object.entries(FINDINGS)) {
+    // only causes measured on the code under test
+    if (ran.has(key.split('/')[0]!) && commit === machine.commit?.slice(0, commit.length)) keysByNote.set(note, [...(keysByNote.get(note) ?? []), key]);
   }
   const notes = [...keysByNote].map(([note, keys]) => `- **${keys.join(', ')}**: ${note}`);
   const profiles = results.scenarios.flatMap((s) => s.subjects.filter((x) => x.cpuProfile).map((x) => `- ${s.id} ${s.storage} ${x.id}: \`${x.cpuProfile}\``));
