@@ -77,8 +77,10 @@ function writeOutagePage(ctx: Context): void {
 /** Answers 503 `temporarily_unavailable`: JSON, or the page when the client prefers HTML. */
 export function answerStorageUnavailable(ctx: Context): void {
   // drop whatever a handler set before storage failed under it (a redirect, a cookie), as
-  // Koa's own error handling does
-  ctx.res.getHeaderNames().forEach((name) => ctx.remove(name));
+  // Koa's own error handling does; but keep the CORS answer, so a browser client can read the 503
+  ctx.res.getHeaderNames()
+    .filter((name) => !name.startsWith('access-control-') && name !== 'vary')
+    .forEach((name) => ctx.remove(name));
   // the same test as oidc-provider's error handler: JSON unless HTML is preferred
   if (ctx.accepts('json', 'html') === 'html') writeOutagePage(ctx);
   else writeError(ctx, new TemporarilyUnavailableError());

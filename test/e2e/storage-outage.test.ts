@@ -129,6 +129,13 @@ describe('Redis stopped mid-run, then restarted', () => {
     }
   });
 
+  it('a browser client can read UserInfo\'s 503 (its CORS answer is kept)', async () => {
+    const res = await fetch(`${at(a)}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}`, origin: 'https://spa.example' } });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect((await res.json()).error).toBe('temporarily_unavailable');
+  });
+
   it('introspection, revocation and UserInfo answer 503 at once on both instances', async () => {
     for (const app of [a, b]) {
       await expectOutageJson(await timed(() => introspect(at(app), tokens.access_token)));
