@@ -11,7 +11,7 @@
 import { errors } from 'oidc-provider';
 
 import { GRANTABLE_MODELS } from './types.ts';
-import type { Adapter, AdapterPayload, ClosableAdapterFactory } from './types.ts';
+import type { Adapter, AdapterPayload, ClosableAdapterFactory, CompareAndSet } from './types.ts';
 
 interface Entry {
   payload: AdapterPayload;
@@ -92,7 +92,7 @@ class MemoryStore {
   }
 }
 
-class MemoryAdapter implements Adapter {
+class MemoryAdapter implements Adapter, CompareAndSet {
   readonly #model: string;
   readonly #store: MemoryStore;
 
@@ -142,6 +142,15 @@ class MemoryAdapter implements Adapter {
 
   async destroy(id: string): Promise<void> {
     this.#store.delete(this.#key(id));
+  }
+
+  async compareAndSet(id: string, expected: AdapterPayload | undefined, next: AdapterPayload | undefined, expiresIn?: number): Promise<boolean> {
+    // synchronous from the read to the write: nothing can interleave
+    const key = this.#key(id);
+    if (JSON.stringify(this.#store.get(key)) !== JSON.stringify(expected)) return false;
+    if (next === undefined) this.#store.delete(key);
+    else this.#store.set(key, structuredClone(next), expiresIn);
+    return true;
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {

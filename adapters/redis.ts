@@ -65,7 +65,7 @@ import type { Cluster } from 'ioredis';
 import { errors } from 'oidc-provider';
 
 import { GRANTABLE_MODELS, StorageUnavailableError } from './types.ts';
-import type { Adapter, AdapterPayload, ClosableAdapterFactory } from './types.ts';
+import type { Adapter, AdapterPayload, ClosableAdapterFactory, CompareAndSet } from './types.ts';
 
 export interface RedisAdapterOptions {
   /**
@@ -185,6 +185,21 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `;
 
+// KEYS[1] record; ARGV[1] the expected JSON ('' absent), ARGV[2] the new JSON ('' delete),
+// ARGV[3] TTL in seconds or '' for none. One key: atomic on a Cluster too.
+const COMPARE_AND_SET_LUA = `
+local current = redis.call('GET', KEYS[1])
+if (current or '') ~= ARGV[1] then return 0 end
+if ARGV[2] == '' then
+  redis.call('DEL', KEYS[1])
+elseif ARGV[3] == '' then
+  redis.call('SET', KEYS[1], ARGV[2])
+else
+  redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+end
+return 1
+`;
+
 type Consumed = [status: 0 | 1] | [status: 2, grantId?: string];
 
 // Replies meaning "not now" rather than "wrong": loading a dataset after a restart, a
@@ -226,6 +241,7 @@ function toStorageError(error: unknown): unknown {
 interface Scripts {
   platformAuthConsume(key: string, now: number, prefix: string, revokeHere: '0' | '1'): Promise<Consumed>;
   platformAuthRevoke(indexKey: string, grantKey: string, keepKey: string): Promise<number>;
+  platformAuthCompareAndSet(key: string, expected: string, next: string, ttl: number | ''): Promise<number>;
 }
 
 type Client = (Redis | Cluster) & Scripts;
@@ -245,6 +261,7 @@ class RedisStore {
     client.defineCommand('platformAuthRevoke', { numberOfKeys: 2, lua: REVOKE_LUA });
     client.defineCommand('platformAuthIndexGrant', { numberOfKeys: 1, lua: INDEX_GRANT_LUA });
     client.defineCommand('platformAuthDeleteIfEquals', { numberOfKeys: 1, lua: DELETE_IF_EQUALS_LUA });
+    client.defineCommand('platformAuthCompareAndSet', { numberOfKeys: 1, lua: COMPARE_AND_SET_LUA });
     this.client = client as Client;
     this.#owned = owned;
     this.prefix = prefix;
@@ -382,7 +399,7 @@ function withTtl(command: Command, ttl: number | undefined): Command {
   return ttl === undefined ? command : [...command, 'EX', ttl];
 }
 
-class RedisAdapter implements Adapter {
+class RedisAdapter implements Adapter, CompareAndSet {
   readonly #model: string;
   readonly #store: RedisStore;
 
@@ -459,6 +476,16 @@ class RedisAdapter implements Adapter {
 
   async revokeByGrantId(grantId: string): Promise<void> {
     await this.#store.revokeGrant(grantId);
+  }
+
+  async compareAndSet(id: string, expected: AdapterPayload | undefined, next: AdapterPayload | undefined, expiresIn?: number): Promise<boolean> {
+    const store = this.#store;
+    const ttl = ttlOf(expiresIn);
+    // an already expired record is written as a deletion, as upsert does
+    const value = next === undefined || (ttl !== undefined && ttl < 1) ? '' : JSON.stringify(next);
+    const was = expected === undefined ? '' : JSON.stringify(expected);
+    const written = await store.call((client) => client.platformAuthCompareAndSet(store.recordKey(this.#model, id), was, value, ttl ?? ''));
+    return written === 1;
   }
 }
 

@@ -15,6 +15,10 @@
  *   Requests that need storage then answer 503 `temporarily_unavailable` (lib/storage/outage.ts),
  *   and an adapter must serve again by itself once its storage is back. Any other error
  *   (corrupt record, a bug) stays what it is and is a 500.
+ * - Optionally, `compareAndSet` ({@link CompareAndSet}): an atomic conditional write, which
+ *   the sign-in throttle uses so that its counters stay exact across instances. Both adapters
+ *   here have it; a custom adapter without it still works (the throttle then reads and
+ *   writes, and may under-count by one attempt per instance when instances race).
  *
  * @module
  */
@@ -27,6 +31,20 @@ export type { Adapter, AdapterPayload };
 
 /** What oidc-provider's `adapter` option accepts: a factory called once per model name. */
 export type AdapterFactory = (modelName: string) => Adapter;
+
+/**
+ * The optional atomic write of an adapter (one model), for small records of the library's
+ * own (no `uid`, `userCode` or `grantId`: their indexes are not maintained here).
+ */
+export interface CompareAndSet {
+  /**
+   * Replaces the record `id` by `next` (deletes it when `next` is `undefined`) only when it
+   * is still `expected` (`undefined`: absent), compared as the JSON text this adapter
+   * wrote, in one atomic step. Resolves `true` when written, `false` when the record had
+   * changed (nothing is written then).
+   */
+  compareAndSet(id: string, expected: AdapterPayload | undefined, next: AdapterPayload | undefined, expiresIn?: number): Promise<boolean>;
+}
 
 /** Storage that can also be shut down (timers, connections). */
 export interface ClosableAdapterFactory extends AdapterFactory {

@@ -21,6 +21,7 @@ import type { Account } from '../lib/contracts.ts';
 import { isLoopbackHost } from '../lib/constants.ts';
 import { ENDPOINTS } from '../lib/endpoints.ts';
 import type { GrantContextStore } from '../lib/grant-context.ts';
+import type { SignInThrottle } from '../lib/http/sign-in-throttle.ts';
 import { checkEligibility, clientAudience } from '../lib/policies/audience.ts';
 import { findScope, parseScope } from '../lib/scopes/catalogue.ts';
 import { CsrfTokens } from '../lib/pages/csrf.ts';
@@ -42,6 +43,7 @@ export interface InteractionRouterDeps {
   readonly provider: Provider;
   readonly options: ResolvedOptions;
   readonly grantContexts: GrantContextStore;
+  readonly signInThrottle: SignInThrottle;
 }
 
 function redirectHost(redirectUri: string): string {
@@ -63,7 +65,7 @@ function isLoopbackOnly(client: OidcClient): boolean {
   return uris.length > 0 && uris.every((u) => isLoopbackHost(URL.parse(u)?.hostname ?? ''));
 }
 
-export function createInteractionRouter({ provider, options, grantContexts }: InteractionRouterDeps): Router {
+export function createInteractionRouter({ provider, options, grantContexts, signInThrottle }: InteractionRouterDeps): Router {
   const base = ENDPOINTS.interaction.path.replace('/:uid', '');
   const router = new Router({ prefix: base });
   const csrf = new CsrfTokens(options.cookieKeys[0]!);
@@ -189,12 +191,19 @@ export function createInteractionRouter({ provider, options, grantContexts }: In
     const body = ctx.request.body as Record<string, unknown>;
     const email = typeof body.email === 'string' ? body.email.trim() : '';
     const password = typeof body.password === 'string' ? body.password : '';
-    const account = email && password ? await options.accounts.authenticate(email, password) : undefined;
-    if (!account) {
+    const incorrect = () => {
       ctx.status = 401;
       ctx.body = loginView(state, { email, error: 'The email or password is incorrect.' });
-      return;
-    }
+    };
+    // an empty field is no guess: nothing to throttle, nothing to check
+    if (!email || !password) return incorrect();
+    // throttled before the host's password check, the same way whether or not the account exists
+    const who = signInThrottle.context(ctx);
+    const attempt = await signInThrottle.attempt(email, who);
+    if (!attempt.allowed) return signInThrottle.writeThrottledPage(ctx, attempt.retryAfter, state.nonce);
+    const account = await options.accounts.authenticate(email, password, who);
+    if (!account) return incorrect();
+    await attempt.succeeded();
     await finish(ctx, { login: { accountId: account.id } });
   });
 

@@ -34,10 +34,26 @@ export interface Account {
   readonly roles: Readonly<Record<string, readonly string[]>>;
 }
 
+/** Who is signing in: passed to {@link AccountStore.authenticate}, for a host's own throttling or audit log. */
+export interface SignInContext {
+  /**
+   * The client's address: the socket's peer, or with `options.proxy` the one
+   * `X-Forwarded-For` names (`options.proxyHops`). As given: IPv4, or IPv6 in full.
+   */
+  readonly ip: string;
+  /** the `User-Agent` header, `''` when absent */
+  readonly userAgent: string;
+}
+
 /** The host's account directory. The library never sees or stores a password. */
 export interface AccountStore {
-  /** Returns the account when the credentials are right, otherwise `undefined`. */
-  authenticate(email: string, password: string): Promise<Account | undefined>;
+  /**
+   * Returns the account when the credentials are right, otherwise `undefined`. The library
+   * calls it only for attempts its sign-in throttle lets through, and always passes
+   * `context`; it is optional so that implementations and calls with two arguments still
+   * compile.
+   */
+  authenticate(email: string, password: string, context?: SignInContext): Promise<Account | undefined>;
   findById(id: string): Promise<Account | undefined>;
 }
 

@@ -16,14 +16,15 @@
  */
 export { createPlatformAuth } from './platform-auth.ts';
 export type { PlatformAuth } from './platform-auth.ts';
-export type { ClientIdMetadataDocumentOptions, MemberClientOptions, MetadataDocumentFetch, PlatformAuthOptions, RegistrationOptions, ResolvedOptions, StaticClient, TokenLifetimes, VendorIntegration } from './config/options.ts';
+export type { ClientIdMetadataDocumentOptions, MemberClientOptions, MetadataDocumentFetch, PlatformAuthOptions, RegistrationOptions, ResolvedOptions, SignInThrottleOptions, StaticClient, TokenLifetimes, VendorIntegration } from './config/options.ts';
 // the contracts a host implements (lib/contracts.ts)
 export type {
   Account, AccountStore, CourseOutlineRecord, EnrolmentRecord, EventRecord, EventRegistrationRecord, Instant,
   LectureProgressRecord, Logger, MemberDataSource, MemberRecord, MemberRef, MoneyRecord, OrderItemKind, OrderItemRecord,
   OrderRecord, OrderStatus, OutlineLectureRecord, OutlineSectionRecord, PageRequest, PageResult, PublicCatalogueSource,
-  PublicCourseRecord, RegistrationStatus, Site, SiteStore,
+  PublicCourseRecord, RegistrationStatus, SignInContext, Site, SiteStore,
 } from './contracts.ts';
+export type { SignInAttempt, SignInThrottle } from './http/sign-in-throttle.ts';
 export type {
   IssuedMemberClient, MemberClient, MemberClientInput, MemberClientManager,
 } from './member-clients/manager.ts';
@@ -53,4 +54,4 @@ export type { BearerAuth, Scopes, VerifyOptions } from './resource/bearer.ts';
 export type { RequireBearerOptions, BearerState } from './resource/require-bearer.ts';
 export { createMemoryAdapter } from '../adapters/memory.ts';
 export { StorageUnavailableError } from '../adapters/types.ts';
-export type { AdapterFactory, ClosableAdapterFactory } from '../adapters/types.ts';
+export type { AdapterFactory, ClosableAdapterFactory, CompareAndSet } from '../adapters/types.ts';

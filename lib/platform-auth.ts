@@ -16,6 +16,8 @@ import { validateOptions } from './config/validate.ts';
 import { ENDPOINTS } from './endpoints.ts';
 import { answeredBy, isServed, ownPathMatcher } from './served-endpoints.ts';
 import { bodyAlreadyRead, createMountOrderGuard } from './http/mount-order.ts';
+import { createSignInThrottle } from './http/sign-in-throttle.ts';
+import type { SignInThrottle } from './http/sign-in-throttle.ts';
 import { GrantContextStore } from './grant-context.ts';
 import { createMemberClientManager } from './member-clients/manager.ts';
 import type { MemberClientManager } from './member-clients/manager.ts';
@@ -63,6 +65,11 @@ export interface PlatformAuth {
   };
   /** Member clients of a site, for the host's admin area ("Developers → OAuth applications"). */
   readonly memberClients: MemberClientManager;
+  /**
+   * Sign-in throttling for the host's own sign-in forms, with the counters of the library's
+   * sign-in page (`options.signInThrottle`; README "Sign-in throttling").
+   */
+  readonly signInThrottle: SignInThrottle;
   /** Koa guard for host routes: `auth.requireBearer({ scopes: ['courses:read'] })`. */
   requireBearer(options?: RequireBearerOptions): Middleware;
   /** Stops timers and closes storage the library created. */
@@ -113,7 +120,10 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     betaEnabled: options.betaEnabled,
     siteExists: async (site) => (await options.sites.findById(site)) !== undefined,
   });
-  const interactions = createInteractionRouter({ provider, options, grantContexts });
+  const signInThrottle = createSignInThrottle({
+    adapter: options.adapter, settings: options.signInThrottle, proxy: options.proxy, proxyHops: options.proxyHops,
+  });
+  const interactions = createInteractionRouter({ provider, options, grantContexts, signInThrottle });
 
   const accountApi = isServed('accountApi', options) && options.memberData && createAccountApi({ // `&& options.memberData` decides nothing (isServed did); it narrows `dataSource` for TypeScript
     bearer,
@@ -183,6 +193,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     routes: () => routes,
     middleware,
     memberClients,
+    signInThrottle,
     requireBearer,
     async close() {
       const adapter = options.adapter as { close?: () => Promise<void> };

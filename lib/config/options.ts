@@ -21,6 +21,7 @@ import type {
 } from '../contracts.ts';
 import type { DocsOptions, ResolvedDocsOptions } from '../docs/options.ts';
 import type { McpOptions, ResolvedMcpOptions } from '../mcp/options.ts';
+import type { SignInThrottleSettings } from '../policies/sign-in-throttle.ts';
 import type { Audience } from '../scopes/catalogue.ts';
 
 /**
@@ -36,6 +37,15 @@ export const OPTION_DEFAULTS = Object.freeze({
   operatorRoles: Object.freeze(['owner', 'admin']) as readonly string[],
   introspectionClients: Object.freeze([]) as readonly string[],
   proxy: false,
+  // one proxy (a load balancer) in front: it appends the client's address to X-Forwarded-For
+  proxyHops: Object.freeze({ min: 1, max: 10, default: 1 }),
+  signInThrottle: Object.freeze({
+    accountFailures: Object.freeze({ min: 1, max: 1000, default: 5 }),
+    // higher than per account: many people share one address (a school network behind NAT)
+    ipFailures: Object.freeze({ min: 1, max: 100_000, default: 50 }),
+    windowSeconds: Object.freeze({ min: 1, max: 86_400, default: 900, unit: 'seconds' }),
+    maxDelaySeconds: Object.freeze({ min: 1, max: 86_400, default: 900, unit: 'seconds' }),
+  }),
   // covers a Retry-After of 5 s and a Redis Cluster failover (node timeout + election)
   refreshTokenGrace: Object.freeze({ min: 0, max: 300, default: 30, unit: 'seconds' }),
   registration: Object.freeze({
@@ -112,7 +122,7 @@ export interface ClientIdMetadataDocumentOptions {
   /**
    * Replaces the fetch that loads documents. **Tests only**: the replacement is handed
    * oidc-provider's SSRF-protected dispatcher and may ignore it, so production refuses it.
-   * @default oidc-provider's fetch (SSRF-protected, 2.5 s, 5 KiB)
+   * @default oidc-provider's fetch (SSRF-protected, with its timeout and the document size limit)
    */
   fetch?: MetadataDocumentFetch;
 }
@@ -124,6 +134,39 @@ export interface MemberClientOptions {
    * @default no site
    */
   betaEnabled?: boolean | string[] | ((siteId: string) => boolean | Promise<boolean>);
+}
+
+/**
+ * Sign-in throttling (lib/policies/sign-in-throttle.ts): after a few failed sign-ins per
+ * account (email) or per client address, each further attempt must wait 1 s, 2 s, 4 s, … after
+ * the last one, up to `maxDelaySeconds`; earlier attempts get a 429 page with `Retry-After`
+ * and never reach `accounts.authenticate`. Shared by every instance through the adapter.
+ */
+export interface SignInThrottleOptions {
+  /**
+   * Failed sign-ins per account (the email as typed, case-insensitive, whether or not the
+   * account exists) that cost nothing within the window; a successful sign-in forgets them.
+   * @default {@link OPTION_DEFAULTS}.signInThrottle.accountFailures.default
+   */
+  accountFailures?: number;
+  /**
+   * Failed sign-ins per client address (IPv6: per /64) that cost nothing within the window,
+   * whichever accounts they name; successes do not count. See `proxy` and `proxyHops` for how
+   * the address is found.
+   * @default {@link OPTION_DEFAULTS}.signInThrottle.ipFailures.default
+   */
+  ipFailures?: number;
+  /**
+   * Seconds after its last failure at which an account or address is forgotten (or when its
+   * wait ends, if later).
+   * @default {@link OPTION_DEFAULTS}.signInThrottle.windowSeconds.default
+   */
+  windowSeconds?: number;
+  /**
+   * The longest wait between attempts, in seconds, once the free failures are used up.
+   * @default {@link OPTION_DEFAULTS}.signInThrottle.maxDelaySeconds.default
+   */
+  maxDelaySeconds?: number;
 }
 
 /** Token and session lifetimes, in seconds; each a positive whole number. */
@@ -171,8 +214,9 @@ export interface PlatformAuthOptions {
    */
   baseUrl: string;
   /**
-   * The host's accounts: sign-in and the claims of `sub`. `authenticate(email, password)`
-   * and `findById(id)`, both returning `Promise<Account | undefined>`, where `Account` is
+   * The host's accounts: sign-in and the claims of `sub`. `authenticate(email, password,
+   * context)` (`context`: `{ ip, userAgent }`, a parameter implementations may leave out) and
+   * `findById(id)`, both returning `Promise<Account | undefined>`, where `Account` is
    * `{ id, email, name, roles: { [siteId]: string[] } }`.
    */
   accounts: AccountStore;
@@ -237,10 +281,26 @@ export interface PlatformAuthOptions {
    */
   introspectionClients?: string[];
   /**
-   * Trust `X-Forwarded-Proto`/`X-Forwarded-Host` (set when behind a TLS-terminating proxy).
+   * Trust `X-Forwarded-Proto`/`X-Forwarded-Host`/`X-Forwarded-For` (set when behind a
+   * TLS-terminating proxy). The client's address (sign-in throttling, the context of
+   * `accounts.authenticate`) is then read from `X-Forwarded-For` as `proxyHops` says; without
+   * it, always the socket's peer, whatever the host app's own `app.proxy` is.
    * @default {@link OPTION_DEFAULTS}.proxy
    */
   proxy?: boolean;
+  /**
+   * With `proxy: true`, how many proxies in front of this service append to
+   * `X-Forwarded-For`: the client's address is the entry this many places from the right
+   * (Koa's `maxIpsCount`). Entries further left are written by the client and never trusted.
+   * Ignored without `proxy`.
+   * @default {@link OPTION_DEFAULTS}.proxyHops.default
+   */
+  proxyHops?: number;
+  /**
+   * Sign-in throttling, per account and per client address, on the sign-in page and through
+   * `auth.signInThrottle` for a host's own sign-in forms; `false` turns it off.
+   */
+  signInThrottle?: SignInThrottleOptions | false;
   /**
    * Production mode refuses generated keys and cookie secrets, an `http` `baseUrl`, GraphiQL
    * and the test-only metadata-document `fetch`.
@@ -302,6 +362,9 @@ export interface ResolvedOptions {
   readonly introspectionClients: readonly string[];
   readonly refreshTokenGrace: number;
   readonly proxy: boolean;
+  readonly proxyHops: number;
+  /** `false`: off */
+  readonly signInThrottle: SignInThrottleSettings | false;
   readonly production: boolean;
   readonly logger: Logger;
   readonly memberData: MemberDataSource | undefined;

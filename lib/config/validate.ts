@@ -18,11 +18,12 @@ import {
 import type { SigningJwk } from '../keys/secrets.ts';
 import { IDENTITY_SCOPES, isKnownScope, scopesForAudience } from '../scopes/catalogue.ts';
 import type { Logger } from '../contracts.ts';
+import type { SignInThrottleSettings } from '../policies/sign-in-throttle.ts';
 import { checkBoolean, checkFunction, checkInteger, checkKnownKeys, checkObject, checkStringList, fail, mustBe, show, unknownKey } from './check.ts';
 import { OPTION_DEFAULTS } from './options.ts';
 import type {
   ClientIdMetadataDocumentOptions, MetadataDocumentFetch, PlatformAuthOptions, RegistrationOptions,
-  ResolvedClientIdMetadataDocuments, ResolvedOptions, ResolvedRegistration, StaticClient, TokenLifetimes,
+  ResolvedClientIdMetadataDocuments, ResolvedOptions, ResolvedRegistration, SignInThrottleOptions, StaticClient, TokenLifetimes,
 } from './options.ts';
 
 /** Canonical form of an origin: scheme://host[:port], no trailing slash. */
@@ -186,6 +187,20 @@ function checkMetadataDocuments(
   return { enabled, allowedHosts: open ? null : hosts, isReviewed, fetch };
 }
 
+function checkSignInThrottle(value: unknown): SignInThrottleSettings | false {
+  const name = 'options.signInThrottle';
+  if (value === false) return false;
+  const given = checkObject<SignInThrottleOptions>(name, value, 'false or an object like { accountFailures, ipFailures, windowSeconds, maxDelaySeconds }') ?? {};
+  const ranges = OPTION_DEFAULTS.signInThrottle;
+  checkKnownKeys(name, given, Object.keys(ranges));
+  return Object.freeze({
+    accountFailures: checkInteger(`${name}.accountFailures`, given.accountFailures, ranges.accountFailures),
+    ipFailures: checkInteger(`${name}.ipFailures`, given.ipFailures, ranges.ipFailures),
+    windowSeconds: checkInteger(`${name}.windowSeconds`, given.windowSeconds, ranges.windowSeconds),
+    maxDelaySeconds: checkInteger(`${name}.maxDelaySeconds`, given.maxDelaySeconds, ranges.maxDelaySeconds),
+  });
+}
+
 function checkBeta(value: unknown): (siteId: string) => Promise<boolean> {
   const name = 'options.memberClients.betaEnabled';
   if (value === undefined) return async () => false;
@@ -202,7 +217,7 @@ function checkBeta(value: unknown): (siteId: string) => Promise<boolean> {
 /** Every top-level option; the type check below fails when `PlatformAuthOptions` gains one that is not listed. */
 const OPTION_NAMES = [
   'baseUrl', 'accounts', 'sites', 'clients', 'adapter', 'jwks', 'cookieKeys', 'idTokens', 'operatorRoles', 'ttl',
-  'refreshTokenGrace', 'introspectionClients', 'proxy', 'production', 'logger', 'memberData', 'accountApi', 'registration',
+  'refreshTokenGrace', 'introspectionClients', 'proxy', 'proxyHops', 'signInThrottle', 'production', 'logger', 'memberData', 'accountApi', 'registration',
   'clientIdMetadataDocuments', 'memberClients', 'mcp', 'docs',
 ] as const satisfies readonly (keyof PlatformAuthOptions)[];
 const everyOptionListed: Exclude<keyof PlatformAuthOptions, (typeof OPTION_NAMES)[number]> extends never ? true : never = true;
@@ -265,6 +280,8 @@ export async function validateOptions(input: PlatformAuthOptions): Promise<Resol
     introspectionClients: checkStringList('options.introspectionClients', input.introspectionClients, OPTION_DEFAULTS.introspectionClients),
     refreshTokenGrace: checkInteger('options.refreshTokenGrace', input.refreshTokenGrace, OPTION_DEFAULTS.refreshTokenGrace),
     proxy,
+    proxyHops: checkInteger('options.proxyHops', input.proxyHops, OPTION_DEFAULTS.proxyHops),
+    signInThrottle: checkSignInThrottle(input.signInThrottle),
     production,
     logger,
     memberData: input.memberData,

@@ -228,7 +228,13 @@ function limitsSection(options: ResolvedOptions, md: ResolvedAuthMdOptions): str
       ['Account API introspection', accountApi.introspection ? 'on' : 'off'],
     );
   }
-  rows.push(['Rate limits', md.rateLimits ?? 'none applied by this server']);
+  const throttle = options.signInThrottle;
+  if (throttle) {
+    rows.push(['Sign-in attempts', `after ${throttle.accountFailures} failed sign-ins per account or ${throttle.ipFailures} per client address, `
+      + `each further attempt waits 1 s, 2 s, 4 s, … after the last, up to ${duration(throttle.maxDelaySeconds)}; earlier ones get `
+      + `\`429\` with \`Retry-After\`. Forgotten ${duration(throttle.windowSeconds)} after the last failure`]);
+  }
+  rows.push(['Rate limits', md.rateLimits ?? (throttle ? 'none applied by this server beyond sign-in attempts' : 'none applied by this server')]);
   rows.push(...md.limits.map((l) => [l.item, l.value]));
   return `## 8. Limits
 

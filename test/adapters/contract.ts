@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import type { AdapterPayload, ClosableAdapterFactory } from '../../adapters/types.ts';
+import type { Adapter, AdapterPayload, ClosableAdapterFactory, CompareAndSet } from '../../adapters/types.ts';
 
 export interface ContractSetup {
   factory: ClosableAdapterFactory;
@@ -273,6 +273,33 @@ export function describeAdapterContract(name: string, setup: () => Promise<Contr
       expect(await factory('GrantContext').find(grantId)).toBeUndefined();
       expect(await factory('Grant').find(grantId)).toBeUndefined();
       expect(await factory('AccessToken').find(otherGrantToken)).toBeDefined();
+    });
+
+    test('compareAndSet writes only over the expected record, absent included, and can delete', async () => {
+      const adapter = factory('SignInThrottle') as Adapter & CompareAndSet;
+      const id = uid();
+      expect(await adapter.compareAndSet(id, { failures: 1, last: 1 }, { failures: 2, last: 2 }, TTL)).toBe(false);
+      expect(await adapter.find(id)).toBeUndefined();
+      expect(await adapter.compareAndSet(id, undefined, { failures: 1, last: 1 }, TTL)).toBe(true);
+      expect(await adapter.compareAndSet(id, undefined, { failures: 9, last: 9 }, TTL)).toBe(false);
+      const stored = await adapter.find(id) ?? undefined;
+      expect(stored).toEqual({ failures: 1, last: 1 });
+      expect(await adapter.compareAndSet(id, stored, { failures: 2, last: 2 }, TTL)).toBe(true);
+      expect(await adapter.compareAndSet(id, stored, { failures: 3, last: 3 }, TTL)).toBe(false);
+      expect(await adapter.find(id)).toEqual({ failures: 2, last: 2 });
+      expect(await adapter.compareAndSet(id, { failures: 2, last: 2 }, undefined)).toBe(true);
+      expect(await adapter.find(id)).toBeUndefined();
+    });
+
+    test('compareAndSet sets the TTL and lets exactly one of racing writers win', async () => {
+      const id = uid();
+      expect(await (factory('SignInThrottle') as Adapter & CompareAndSet).compareAndSet(id, undefined, { n: 0 }, 1)).toBe(true);
+      await sleep(1_100);
+      expect(await factory('SignInThrottle').find(id)).toBeUndefined();
+
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) =>
+        (factory('SignInThrottle') as Adapter & CompareAndSet).compareAndSet(id, undefined, { n: i }, TTL)));
+      expect(results.filter(Boolean)).toHaveLength(1);
     });
 
     test('models are isolated: the same id in two models is two records', async () => {

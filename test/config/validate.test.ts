@@ -188,3 +188,24 @@ describe('unknown top-level options', () => {
     expect(await rejection({ colour: 'blue' } as Partial<PlatformAuthOptions>)).toMatch(/^options\.colour is not a known option; use one of [^;]*$/);
   });
 });
+
+describe('signInThrottle and proxyHops', () => {
+  it('is on by default, with the defaults of the options table', async () => {
+    const resolved = await validateOptions(base);
+    expect(resolved.signInThrottle).toEqual({ accountFailures: 5, ipFailures: 50, windowSeconds: 900, maxDelaySeconds: 900 });
+    expect(resolved.proxyHops).toBe(1);
+  });
+
+  it('takes false to turn it off, and settings one by one', async () => {
+    expect((await validateOptions({ ...base, signInThrottle: false })).signInThrottle).toBe(false);
+    expect((await validateOptions({ ...base, signInThrottle: { windowSeconds: 2 } })).signInThrottle)
+      .toEqual({ accountFailures: 5, ipFailures: 50, windowSeconds: 2, maxDelaySeconds: 900 });
+  });
+
+  it('refuses what cannot work, naming the option and the fix', async () => {
+    expect(await rejection({ signInThrottle: true as never })).toMatch(/^options\.signInThrottle must be false or an object like/);
+    expect(await rejection({ signInThrottle: { accountFailures: 0 } })).toMatch(/^options\.signInThrottle\.accountFailures must be a whole number from 1 to 1000; got 0/);
+    expect(await rejection({ signInThrottle: { maxDelaySecond: 5 } as never })).toMatch(/^options\.signInThrottle\.maxDelaySecond is not a known option; .*did you mean "maxDelaySeconds"\?/);
+    expect(await rejection({ proxyHops: 0 })).toMatch(/^options\.proxyHops must be a whole number from 1 to 10/);
+  });
+});

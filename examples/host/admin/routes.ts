@@ -2,7 +2,7 @@
  * "Developers → OAuth applications": the routes of the demo host's admin area.
  *
  *   GET  /admin                                    sign-in form, or the site (picker)
- *   POST /admin/sign-in | /admin/sign-out
+ *   POST /admin/sign-in | /admin/sign-out          sign-in throttled by auth.signInThrottle
  *   GET  /admin/sites/:site/apps                   the site's member clients and a create form
  *   POST /admin/sites/:site/apps                   create
  *   POST /admin/sites/:site/apps/:clientId/rotate  new secret (confidential clients)
@@ -147,12 +147,22 @@ export function createAdminRouter({ auth, accounts, sites, sessions }: AdminRout
     if (!session || !sessions.verifyCsrf(session, form.get('csrf'))) throw EXPIRED();
     const email = field(form, 'email');
     const password = form.get('password') ?? '';
-    const account = email && password ? await accounts.authenticate(email, password) : undefined;
-    if (!account) {
+    const incorrect = () => {
       ctx.status = 401;
       ctx.body = signInPage({ csrf: sessions.csrfToken(session), email, error: 'The email or password is incorrect.' }, nonceOf(ctx));
-      return;
+    };
+    if (!email || !password) return incorrect();
+    // the library's throttle, with the counters of its own sign-in page, before the password check
+    const who = auth.signInThrottle.context(ctx);
+    const attempt = await auth.signInThrottle.attempt(email, who);
+    if (!attempt.allowed) {
+      ctx.set('Retry-After', String(attempt.retryAfter));
+      const { title, message } = auth.signInThrottle.notice(attempt.retryAfter);
+      throw new PageError(429, title, message);
     }
+    const account = await accounts.authenticate(email, password, who);
+    if (!account) return incorrect();
+    await attempt.succeeded();
     // no session for an account that could do nothing here
     if ((await operatedSites(account)).length === 0) {
       throw new PageError(403, 'Only for school administrators', `${account.email} is not an ${roleNames} of any school, so there are no OAuth applications to manage. Ask an owner of your school for access.`);

@@ -1,0 +1,294 @@
+/**
+ * Sign-in throttling: exponential back-off per account and per client address, shared by
+ * every instance through the storage adapter.
+ *
+ * The rule, for each key (the account, by its normalised email, and the client address):
+ * - The first `free` failures within the window cost nothing. After `n ≥ free` failures the
+ *   next attempt waits `2^(n − free)` seconds after the last one (1 s, 2 s, 4 s, …), at most
+ *   `maxDelaySeconds`; an attempt during the wait is refused (429 with `Retry-After`) and does
+ *   not reach the host's password check.
+ * - The window slides: a key is forgotten `windowSeconds` after its last failure (or once its
+ *   wait is over, when that is later), so an attacker who keeps going stays at the cap.
+ * - A successful sign-in forgets the account's failures. The client address counts failures
+ *   only: a success gives its attempt back, so many people signing in through one address
+ *   (a school network) use up nothing.
+ * - Attempts are counted when they start, before the password is checked, and given back on
+ *   success. So concurrent guesses cannot all slip through one open slot: on one instance the
+ *   updates of a key are serialised, and across instances the Redis adapter's
+ *   `compareAndSet` makes each update atomic (adapters without it fall back to
+ *   read-modify-write; then two instances updating one key at the same moment may count one
+ *   attempt, so an attacker gains at most one attempt per instance per open slot).
+ * - The account key is the email as typed, normalised (NFKC, trimmed, lower-case), whether
+ *   or not the account exists: an unknown email is throttled exactly like a known one, so
+ *   the answer reveals nothing. Keys are stored hashed (SHA-256), never as emails or
+ *   addresses.
+ * - An IPv6 client is counted by its /64 network, which one machine usually controls whole.
+ *
+ * Trade-off: a per-account limit lets anyone who knows an email delay that person's
+ * sign-in (not lock it: the wait is at most `maxDelaySeconds` after the attacker stops).
+ * The per-address limit alone would not slow a distributed guess at one account.
+ *
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import { isIPv4, isIPv6 } from 'node:net';
+
+import type { Adapter, AdapterFactory, AdapterPayload, CompareAndSet } from '../../adapters/types.ts';
+
+/** The storage model of the counters. */
+export const SIGN_IN_THROTTLE_MODEL = 'SignInThrottle';
+
+/** The resolved settings (`options.signInThrottle`). */
+export interface SignInThrottleSettings {
+  /** failures per account (email) that cost nothing within the window */
+  readonly accountFailures: number;
+  /** failures per client address that cost nothing within the window */
+  readonly ipFailures: number;
+  /** seconds after the last failure at which a key is forgotten */
+  readonly windowSeconds: number;
+  /** the longest wait, in seconds */
+  readonly maxDelaySeconds: number;
+}
+
+/** One key's budget. */
+export interface ThrottleBudget {
+  readonly free: number;
+  readonly windowSeconds: number;
+  readonly maxDelaySeconds: number;
+}
+
+/** What is stored per key: attempts counted (failures, and attempts under way) and when the last began. */
+export interface ThrottleRecord {
+  readonly failures: number;
+  /** epoch milliseconds */
+  readonly last: number;
+}
+
+/** Seconds to wait after `failures` failures: 0 within the free budget, then 1, 2, 4, … up to the cap. */
+export function delayAfter(failures: number, budget: ThrottleBudget): number {
+  if (failures < budget.free) return 0;
+  return Math.min(2 ** (failures - budget.free), budget.maxDelaySeconds);
+}
+
+/** How long the record is kept, in seconds: the window, or the wait when that is longer. */
+export function lifetimeOf(record: ThrottleRecord, budget: ThrottleBudget): number {
+  return Math.max(budget.windowSeconds, delayAfter(record.failures, budget));
+}
+
+/** The record as it stands at `now`: `undefined` once forgotten (storage that keeps records longer changes nothing). */
+function current(record: ThrottleRecord | undefined, budget: ThrottleBudget, now: number): ThrottleRecord | undefined {
+  if (!record) return undefined;
+  return now - record.last >= lifetimeOf(record, budget) * 1000 ? undefined : record;
+}
+
+/** Whole seconds until the next attempt may start; 0 when it may start now. */
+export function retryAfterOf(record: ThrottleRecord | undefined, budget: ThrottleBudget, now: number): number {
+  const live = current(record, budget, now);
+  if (!live) return 0;
+  const wait = live.last + delayAfter(live.failures, budget) * 1000 - now;
+  return wait > 0 ? Math.ceil(wait / 1000) : 0;
+}
+
+export type Reservation =
+  | { readonly allowed: true; readonly next: ThrottleRecord }
+  | { readonly allowed: false; readonly retryAfter: number };
+
+/** Starts an attempt: refused while the key waits, otherwise counted (as a failure until given back). */
+export function reserve(record: ThrottleRecord | undefined, budget: ThrottleBudget, now: number): Reservation {
+  const retryAfter = retryAfterOf(record, budget, now);
+  if (retryAfter > 0) return { allowed: false, retryAfter };
+  const live = current(record, budget, now);
+  return { allowed: true, next: { failures: (live?.failures ?? 0) + 1, last: now } };
+}
+
+/** Gives an attempt back (it succeeded, or another key refused it); `undefined` when nothing is left. */
+export function release(record: ThrottleRecord | undefined, budget: ThrottleBudget, now: number): ThrottleRecord | undefined {
+  const live = current(record, budget, now);
+  if (!live || live.failures <= 1) return undefined;
+  return { failures: live.failures - 1, last: live.last };
+}
+
+/** The account key: the email as typed, NFKC-normalised, trimmed and lower-cased. */
+export function normaliseEmail(email: string): string {
+  return email.normalize('NFKC').trim().toLowerCase();
+}
+
+/** Eight hextets of an IPv6 address (`::` expanded, a dotted IPv4 tail converted). */
+function hextets(address: string): string[] {
+  let text = address;
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted[1]!.split('.').map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const zeros = tail === undefined ? [] : Array<string>(8 - left.length - right.length).fill('0');
+  return [...left, ...zeros, ...right].map((h) => h.toLowerCase().replace(/^0+(?=.)/, ''));
+}
+
+/**
+ * The address a client is counted by: IPv4 as is (also when IPv4-mapped, `::ffff:1.2.3.4`),
+ * IPv6 by its /64 network, anything else (a proxy's odd entry) as given.
+ */
+export function addressKeyOf(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped && isIPv4(mapped[1]!)) return mapped[1]!;
+  if (isIPv6(address)) return `${hextets(address.split('%')[0]!).slice(0, 4).join(':')}::/64`;
+  return address;
+}
+
+/** What the library reads to find the client's address. */
+export interface ClientAddressInput {
+  /** the TCP peer */
+  readonly socketAddress: string | undefined;
+  /** the `X-Forwarded-For` header, if any */
+  readonly forwardedFor: string | undefined;
+  /** `options.proxy` */
+  readonly proxy: boolean;
+  /** `options.proxyHops`: how many proxies append to `X-Forwarded-For` */
+  readonly hops: number;
+}
+
+/**
+ * The client's address, with Koa's `ctx.ip` semantics under `app.proxy = true` and
+ * `app.maxIpsCount = hops`: without `proxy` the socket address (`X-Forwarded-For` is never
+ * read); with it, the entry `hops` places from the right of `X-Forwarded-For`, which the
+ * outermost trusted proxy wrote. Entries further left come from the client and are ignored.
+ * An IPv4-mapped IPv6 address is answered as IPv4.
+ */
+export function clientAddress({ socketAddress, forwardedFor, proxy, hops }: ClientAddressInput): string {
+  const entries = proxy && forwardedFor ? forwardedFor.split(',').map((s) => s.trim()).filter(Boolean) : [];
+  const address = entries.slice(-hops)[0] ?? socketAddress ?? '';
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  return mapped && isIPv4(mapped[1]!) ? mapped[1]! : address;
+}
+
+const hashed = (kind: 'account' | 'ip', value: string) => `${kind}:${createHash('sha256').update(value).digest('base64url')}`;
+
+/** What a sign-in attempt may do. */
+export type SignInAttempt =
+  | {
+    readonly allowed: true;
+    /**
+     * Call after the password was accepted: the account's failures are forgotten and the
+     * address gets its attempt back. Without this call the attempt stays a failure.
+     */
+    succeeded(): Promise<void>;
+  }
+  | {
+    readonly allowed: false;
+    /** whole seconds to wait; send it as `Retry-After` */
+    readonly retryAfter: number;
+  };
+
+/** An adapter, perhaps able to replace a record only when it is unchanged (adapters/types.ts). */
+type ComparingAdapter = Adapter & Partial<CompareAndSet>;
+
+const ALLOWED: SignInAttempt = Object.freeze({ allowed: true, succeeded: async () => {} });
+/** compare-and-set attempts before a key's update gives up (only under heavy contention) */
+const MAX_TRIES = 8;
+
+function asRecord(payload: AdapterPayload | undefined): ThrottleRecord | undefined {
+  const failures = payload?.failures;
+  const last = payload?.last;
+  return typeof failures === 'number' && typeof last === 'number' ? { failures, last } : undefined;
+}
+
+/**
+ * The throttle over the storage adapter. One per `createPlatformAuth`; the sign-in page and
+ * a host's own sign-in forms (through `auth.signInThrottle`) share its counters.
+ */
+export class SignInThrottler {
+  readonly enabled: boolean;
+  readonly #store: ComparingAdapter | undefined;
+  readonly #account: ThrottleBudget;
+  readonly #ip: ThrottleBudget;
+  readonly #now: () => number;
+  /** key → the update of it under way in this process */
+  readonly #queues = new Map<string, Promise<unknown>>();
+
+  constructor(adapter: AdapterFactory, settings: SignInThrottleSettings | false, now: () => number = Date.now) {
+    this.enabled = settings !== false;
+    this.#store = settings === false ? undefined : adapter(SIGN_IN_THROTTLE_MODEL) as ComparingAdapter;
+    const s = settings || { accountFailures: 0, ipFailures: 0, windowSeconds: 1, maxDelaySeconds: 1 };
+    this.#account = { free: s.accountFailures, windowSeconds: s.windowSeconds, maxDelaySeconds: s.maxDelaySeconds };
+    this.#ip = { free: s.ipFailures, windowSeconds: s.windowSeconds, maxDelaySeconds: s.maxDelaySeconds };
+    this.#now = now;
+  }
+
+  /**
+   * Starts a sign-in attempt for `email` from `ip`, before the password is checked. Refused
+   * while the account or the address waits; otherwise counted as a failure until
+   * `succeeded()` is called.
+   */
+  async attempt(email: string, ip: string): Promise<SignInAttempt> {
+    if (!this.enabled) return ALLOWED;
+    const account = hashed('account', normaliseEmail(email));
+    const address = hashed('ip', addressKeyOf(ip));
+    const onAccount = await this.#reserve(account, this.#account);
+    if (!onAccount.allowed) return onAccount;
+    const onAddress = await this.#reserve(address, this.#ip);
+    if (!onAddress.allowed) {
+      await this.#release(account, this.#account);
+      return onAddress;
+    }
+    return {
+      allowed: true,
+      succeeded: async () => {
+        await Promise.all([this.#store!.destroy(account), this.#release(address, this.#ip)]);
+      },
+    };
+  }
+
+  async #reserve(key: string, budget: ThrottleBudget): Promise<Reservation> {
+    let outcome: Reservation | undefined;
+    const applied = await this.#update(key, budget, (record, now) => {
+      outcome = reserve(record, budget, now);
+      return outcome.allowed ? outcome.next : record;
+    });
+    // a key that kept changing under us is being hammered: refusing is the safe side
+    return applied ? outcome! : { allowed: false, retryAfter: 1 };
+  }
+
+  async #release(key: string, budget: ThrottleBudget): Promise<void> {
+    // not applied (heavy contention): the attempt stays counted, the cautious outcome
+    await this.#update(key, budget, (record, now) => release(record, budget, now));
+  }
+
+  /**
+   * Applies `change` to the key's record: serialised in this process, atomic across instances
+   * where the adapter can. False when the key kept changing between read and write.
+   */
+  #update(key: string, budget: ThrottleBudget, change: (record: ThrottleRecord | undefined, now: number) => ThrottleRecord | undefined): Promise<boolean> {
+    const previous = this.#queues.get(key) ?? Promise.resolve();
+    const run = previous.catch(() => {}).then(() => this.#apply(key, budget, change));
+    const tail = run.catch(() => {});
+    this.#queues.set(key, tail);
+    void tail.then(() => {
+      if (this.#queues.get(key) === tail) this.#queues.delete(key);
+    });
+    return run;
+  }
+
+  async #apply(key: string, budget: ThrottleBudget, change: (record: ThrottleRecord | undefined, now: number) => ThrottleRecord | undefined): Promise<boolean> {
+    const store = this.#store!;
+    for (let tries = 0; tries < MAX_TRIES; tries += 1) {
+      const stored = await store.find(key) ?? undefined;
+      const record = asRecord(stored);
+      const next = change(record, this.#now());
+      if (next === record) return true;
+      const payload = next ? { failures: next.failures, last: next.last } : undefined;
+      const expiresIn = next ? lifetimeOf(next, budget) : undefined;
+      if (typeof store.compareAndSet !== 'function') {
+        if (payload) await store.upsert(key, payload, expiresIn!);
+        else await store.destroy(key);
+        return true;
+      }
+      // false: another instance changed the key in between; read it again
+      if (await store.compareAndSet(key, stored, payload, expiresIn)) return true;
+    }
+    return false;
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * The sign-in throttle rule without HTTP: the back-off, the window, what a success gives
+ * back, the client address, and the throttle over the memory adapter (with and without
+ * compare-and-set).
+ */
+import { createMemoryAdapter } from '../../adapters/memory.ts';
+import type { AdapterFactory } from '../../adapters/types.ts';
+import {
+  SIGN_IN_THROTTLE_MODEL, SignInThrottler, addressKeyOf, clientAddress, delayAfter, normaliseEmail, release, reserve, retryAfterOf,
+} from '../../lib/policies/sign-in-throttle.ts';
+import type { SignInThrottleSettings, ThrottleBudget, ThrottleRecord } from '../../lib/policies/sign-in-throttle.ts';
+
+const BUDGET: ThrottleBudget = { free: 5, windowSeconds: 900, maxDelaySeconds: 900 };
+const SETTINGS: SignInThrottleSettings = { accountFailures: 5, ipFailures: 20, windowSeconds: 900, maxDelaySeconds: 900 };
+
+describe('the back-off', () => {
+  it('is free for the first failures, then doubles from 1 s up to the cap', () => {
+    expect([0, 4].map((n) => delayAfter(n, BUDGET))).toEqual([0, 0]);
+    expect([5, 6, 7, 8, 14, 15, 100, 5000].map((n) => delayAfter(n, BUDGET))).toEqual([1, 2, 4, 8, 512, 900, 900, 900]);
+  });
+
+  it('refuses an attempt during the wait with the seconds left, and counts nothing', () => {
+    const record: ThrottleRecord = { failures: 7, last: 10_000 };
+    expect(reserve(record, BUDGET, 10_000)).toEqual({ allowed: false, retryAfter: 4 });
+    expect(reserve(record, BUDGET, 12_500)).toEqual({ allowed: false, retryAfter: 2 });
+    expect(reserve(record, BUDGET, 14_000)).toEqual({ allowed: true, next: { failures: 8, last: 14_000 } });
+  });
+
+  it('counts every attempt when it starts, and forgets a key after the window', () => {
+    let record: ThrottleRecord | undefined;
+    for (let i = 0; i < 5; i += 1) {
+      const r = reserve(record, BUDGET, 1000);
+      if (!r.allowed) throw new Error('refused within the free budget');
+      record = r.next;
+    }
+    expect(record).toEqual({ failures: 5, last: 1000 });
+    expect(retryAfterOf(record, BUDGET, 1000)).toBe(1);
+    expect(reserve(record, BUDGET, 1000 + 900_000)).toEqual({ allowed: true, next: { failures: 1, last: 901_000 } });
+  });
+
+  it('keeps a key at least until its wait ends, even when the window is shorter', () => {
+    const short: ThrottleBudget = { free: 1, windowSeconds: 2, maxDelaySeconds: 60 };
+    const record: ThrottleRecord = { failures: 5, last: 0 }; // waits 16 s
+    expect(retryAfterOf(record, short, 3000)).toBe(13);
+  });
+
+  it('gives an attempt back on release, and nothing is left after the last one', () => {
+    expect(release({ failures: 6, last: 5 }, BUDGET, 5)).toEqual({ failures: 5, last: 5 });
+    expect(release({ failures: 1, last: 5 }, BUDGET, 5)).toBeUndefined();
+    expect(release(undefined, BUDGET, 5)).toBeUndefined();
+  });
+});
+
+describe('keys and addresses', () => {
+  it('normalises the email: case, surrounding space, compatibility forms', () => {
+    expect(normaliseEmail('  Student@Example.COM ')).toBe('student@example.com');
+    expect(normaliseEmail('ｓtudent@example.com')).toBe('student@example.com');
+  });
+
+  it('counts IPv6 clients by /64 and IPv4-mapped addresses as IPv4', () => {
+    expect(addressKeyOf('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
+    expect(addressKeyOf('2001:0db8:0001:0002:ffff:0:0:9')).toBe('2001:db8:1:2::/64');
+    expect(addressKeyOf('::1')).toBe('0:0:0:0::/64');
+    expect(addressKeyOf('::ffff:10.0.0.7')).toBe('10.0.0.7');
+    expect(addressKeyOf('10.0.0.7')).toBe('10.0.0.7');
+  });
+
+  it('never reads X-Forwarded-For without proxy', () => {
+    expect(clientAddress({ socketAddress: '10.0.0.1', forwardedFor: '203.0.113.9', proxy: false, hops: 1 })).toBe('10.0.0.1');
+  });
+
+  it('with proxy, takes the entry `hops` places from the right, as Koa with maxIpsCount', () => {
+    const forwardedFor = '198.51.100.66, 203.0.113.9, 192.0.2.10';
+    // the client wrote 198.51.100.66 itself; the nearest proxy appended 192.0.2.10
+    expect(clientAddress({ socketAddress: '10.0.0.1', forwardedFor, proxy: true, hops: 1 })).toBe('192.0.2.10');
+    expect(clientAddress({ socketAddress: '10.0.0.1', forwardedFor, proxy: true, hops: 2 })).toBe('203.0.113.9');
+    expect(clientAddress({ socketAddress: '10.0.0.1', forwardedFor: '192.0.2.10', proxy: true, hops: 3 })).toBe('192.0.2.10');
+    expect(clientAddress({ socketAddress: '::ffff:10.0.0.1', forwardedFor: undefined, proxy: true, hops: 1 })).toBe('10.0.0.1');
+    expect(clientAddress({ socketAddress: '10.0.0.1', forwardedFor: ' , ', proxy: true, hops: 1 })).toBe('10.0.0.1');
+  });
+});
+
+/** A memory adapter without compareAndSet: the read-modify-write path. */
+function withoutCompareAndSet(inner: AdapterFactory): AdapterFactory {
+  return (model) => {
+    const adapter = inner(model);
+    return {
+      upsert: adapter.upsert.bind(adapter),
+      find: adapter.find.bind(adapter),
+      findByUid: adapter.findByUid.bind(adapter),
+      findByUserCode: adapter.findByUserCode.bind(adapter),
+      consume: adapter.consume.bind(adapter),
+      destroy: adapter.destroy.bind(adapter),
+      revokeByGrantId: adapter.revokeByGrantId.bind(adapter),
+    };
+  };
+}
+
+describe.each([
+  ['with compareAndSet', (f: AdapterFactory) => f],
+  ['read-modify-write', withoutCompareAndSet],
+])('SignInThrottler over the memory adapter (%s)', (_name, wrap) => {
+  function setup(settings: SignInThrottleSettings | false = SETTINGS) {
+    let now = 1_000_000;
+    const adapter = createMemoryAdapter();
+    const throttler = new SignInThrottler(wrap(adapter), settings, () => now);
+    return { throttler, adapter, advance: (ms: number) => { now += ms; } };
+  }
+
+  it('allows 5 failures of an account, then makes the next wait, whatever address it comes from', async () => {
+    const { throttler, advance } = setup();
+    for (let i = 0; i < 5; i += 1) expect((await throttler.attempt('ada@example.com', `10.0.0.${i}`)).allowed).toBe(true);
+    expect(await throttler.attempt('ADA@example.com ', '10.0.0.99')).toEqual({ allowed: false, retryAfter: 1 });
+    advance(1000);
+    expect((await throttler.attempt('ada@example.com', '10.0.0.99')).allowed).toBe(true);
+    expect(await throttler.attempt('ada@example.com', '10.0.0.99')).toEqual({ allowed: false, retryAfter: 2 });
+  });
+
+  it('throttles one address guessing many accounts after its own budget', async () => {
+    const { throttler } = setup();
+    for (let i = 0; i < 20; i += 1) expect((await throttler.attempt(`user${i}@example.com`, '10.0.0.1')).allowed).toBe(true);
+    expect(await throttler.attempt('someone@example.com', '10.0.0.1')).toEqual({ allowed: false, retryAfter: 1 });
+    // the refused attempt was given back to the account
+    expect((await throttler.attempt('someone@example.com', '10.0.0.2')).allowed).toBe(true);
+  });
+
+  it('a success forgets the account and gives the address its attempt back', async () => {
+    const { throttler, adapter } = setup();
+    for (let i = 0; i < 4; i += 1) await throttler.attempt('ada@example.com', '10.0.0.1');
+    const ok = await throttler.attempt('ada@example.com', '10.0.0.1');
+    if (!ok.allowed) throw new Error('refused');
+    await ok.succeeded();
+    expect((await throttler.attempt('ada@example.com', '10.0.0.1')).allowed).toBe(true);
+    // one failure left on the account (the attempt just made), four on the address
+    const store = adapter(SIGN_IN_THROTTLE_MODEL);
+    const { createHash } = await import('node:crypto');
+    const key = (kind: string, v: string) => `${kind}:${createHash('sha256').update(v).digest('base64url')}`;
+    expect(await store.find(key('account', 'ada@example.com'))).toMatchObject({ failures: 1 });
+    expect(await store.find(key('ip', '10.0.0.1'))).toMatchObject({ failures: 5 });
+  });
+
+  it('many signing in successfully from one address never throttle it', async () => {
+    const { throttler } = setup();
+    for (let i = 0; i < 200; i += 1) {
+      const attempt = await throttler.attempt(`user${i % 7}@example.com`, '127.0.0.1');
+      if (!attempt.allowed) throw new Error(`refused at ${i}`);
+      await attempt.succeeded();
+    }
+  });
+
+  it('counts concurrent attempts one by one: no more than the budget slip through together', async () => {
+    const { throttler } = setup();
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => throttler.attempt('ada@example.com', `10.0.1.${i}`)));
+    expect(results.filter((r) => r.allowed)).toHaveLength(5);
+  });
+
+  it('does nothing when off', async () => {
+    const { throttler, adapter } = setup(false);
+    expect(throttler.enabled).toBe(false);
+    for (let i = 0; i < 100; i += 1) expect((await throttler.attempt('ada@example.com', '10.0.0.1')).allowed).toBe(true);
+    expect(await adapter(SIGN_IN_THROTTLE_MODEL).find(`account:${'x'}`)).toBeUndefined();
+  });
+});
+
+describe('compareAndSet under racing instances', () => {
+  it('loses no attempt when two throttlers on one store race', async () => {
+    const adapter = createMemoryAdapter();
+    const a = new SignInThrottler(adapter, SETTINGS);
+    const b = new SignInThrottler(adapter, SETTINGS);
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).attempt('ada@example.com', `10.0.2.${i}`)));
+    expect(results.filter((r) => r.allowed)).toHaveLength(5);
+  });
+});
