@@ -19,10 +19,13 @@ interface Entry {
   expiresAt: number;
 }
 
+/** What the options of {@link MemoryAdapterOptions} are when left out (written once). */
+export const MEMORY_ADAPTER_DEFAULTS = Object.freeze({ sweepIntervalMs: 60_000 });
+
 export interface MemoryAdapterOptions {
   /**
    * How often expired records are swept, in milliseconds.
-   * @default 60000
+   * @default {@link MEMORY_ADAPTER_DEFAULTS}.sweepIntervalMs
    */
   sweepIntervalMs?: number;
 }
@@ -167,7 +170,7 @@ class MemoryAdapter implements Adapter, CompareAndSet {
  * ```
  */
 export function createMemoryAdapter(options: MemoryAdapterOptions = {}): ClosableAdapterFactory {
-  const { sweepIntervalMs = 60_000 } = options;
+  const { sweepIntervalMs = MEMORY_ADAPTER_DEFAULTS.sweepIntervalMs } = options;
   const store = new MemoryStore();
   const timer = setInterval(() => store.sweep(), sweepIntervalMs);
   timer.unref();

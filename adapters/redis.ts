@@ -67,6 +67,9 @@ import { errors } from 'oidc-provider';
 import { GRANTABLE_MODELS, StorageUnavailableError } from './types.ts';
 import type { Adapter, AdapterPayload, ClosableAdapterFactory, CompareAndSet } from './types.ts';
 
+/** What the options of {@link RedisAdapterOptions} are when left out (written once). */
+export const REDIS_ADAPTER_DEFAULTS = Object.freeze({ keyPrefix: 'platform-auth:' });
+
 export interface RedisAdapterOptions {
   /**
    * An existing ioredis client or Cluster, left open by `close()`. It must not use
@@ -78,7 +81,7 @@ export interface RedisAdapterOptions {
   url?: string;
   /**
    * Prefix of every key written.
-   * @default 'platform-auth:'
+   * @default {@link REDIS_ADAPTER_DEFAULTS}.keyPrefix
    */
   keyPrefix?: string;
   /**
@@ -531,7 +534,7 @@ function reportConnection(client: Redis, logger: ConnectionLogger, closing: () =
  * ```
  */
 export function createRedisAdapter(options: RedisAdapterOptions): ClosableAdapterFactory {
-  const { client, url, keyPrefix = 'platform-auth:' } = options;
+  const { client, url, keyPrefix = REDIS_ADAPTER_DEFAULTS.keyPrefix } = options;
   if ((client === undefined) === (url === undefined)) {
     throw new TypeError('createRedisAdapter: pass exactly one of `client` or `url`');
   }

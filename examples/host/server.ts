@@ -19,7 +19,7 @@
 import { createECDH, createHash, hkdfSync } from 'node:crypto';
 import type { JsonWebKey } from 'node:crypto';
 
-import { createRedisAdapter } from '../../adapters/redis.ts';
+import { createRedisAdapter, REDIS_ADAPTER_DEFAULTS } from '../../adapters/redis.ts';
 import type { ClosableAdapterFactory } from '../../lib/index.ts';
 import type { PlatformAuthOptions } from '../../lib/index.ts';
 import { buildApp } from './app.ts';
@@ -111,7 +111,7 @@ const port = Number(process.env.PORT ?? 3000);
 const baseUrl = process.env.BASE_URL ?? `http://localhost:${port}`;
 const secrets = readSecrets(process.env);
 const redisUrl = process.env.REDIS_URL;
-const keyPrefix = process.env.REDIS_KEY_PREFIX ?? 'platform-auth:';
+const keyPrefix = process.env.REDIS_KEY_PREFIX ?? REDIS_ADAPTER_DEFAULTS.keyPrefix;
 
 let adapter: ClosableAdapterFactory | undefined;
 let storage = 'in memory (this process only, lost on restart)';
