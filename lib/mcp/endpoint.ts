@@ -24,6 +24,7 @@ import type { AuthInfo, McpHandlerRequestOptions } from '@modelcontextprotocol/s
 import type { Context, Middleware, Next } from 'koa';
 
 import type { Logger, MemberDataSource } from '../contracts.ts';
+import { MCP_REVISIONS } from '../constants.ts';
 import { ENDPOINTS } from '../endpoints.ts';
 import { MCP_CORS, writeCors } from '../policies/cors.ts';
 import { createMemberDataService } from '../member-data/service.ts';
@@ -57,6 +58,9 @@ export interface McpDeps {
   readonly proxy?: boolean;
   readonly logger: Logger;
 }
+
+/** What the SDK reports about a request it refused with a 4xx: the client's mistake. */
+const CLIENT_MISTAKE = /^(?:Rejected inbound request|Unsupported protocol version)/;
 
 /** The tools of this endpoint: the library's public and member tools, then the host's. */
 export function createEndpointTools(deps: McpDeps): ToolRegistry {
@@ -93,7 +97,11 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
   const modern = createMcpHandler((ctx) => pools[ctx.era].acquire(), {
     legacy: 'reject',
     responseMode: 'auto',
-    onerror: (error) => logger.error(`platform-auth: /mcp: ${error.message}`),
+    // a request the SDK refuses is the client's mistake, answered 4xx: not worth an error line
+    // each (a client could flood the log); anything else is ours
+    onerror: (error) => {
+      if (!CLIENT_MISTAKE.test(error.message)) logger.error(`platform-auth: /mcp: ${error.message}`);
+    },
   });
   const policy: OriginPolicy = {
     hosts: new Set(options.allowedHosts ?? [new URL(deps.baseUrl).host]),
@@ -167,7 +175,12 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
     const authInfo = caller && toAuthInfo(caller, extractBearerToken(ctx.get('authorization'))!);
     const request = toWebRequest(ctx, deps.baseUrl);
     const handling: McpHandlerRequestOptions = { parsedBody: messages, ...(authInfo ? { authInfo } : {}) };
-    const answer = (await isLegacyRequest(request, messages)) ? serveLegacy(request, handling) : modern.fetch(request, handling);
+    // a request that names the current revision in its header is modern (served, or refused
+    // for a bad envelope, by createMcpHandler), so the SDK's classification is needed only for
+    // the others; createMcpHandler classifies again inside, and classifying twice cost ~4%
+    const modernHeader = ctx.get('mcp-protocol-version') === MCP_REVISIONS.current;
+    const legacy = !modernHeader && await isLegacyRequest(request, messages);
+    const answer = legacy ? serveLegacy(request, handling) : modern.fetch(request, handling);
     const response = await whileConnected(ctx, answer);
     if (response) await writeWebResponse(ctx, response);
   }

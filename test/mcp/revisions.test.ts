@@ -170,6 +170,13 @@ describe('2026-07-28 on the wire', () => {
     expect(error.data.supported).toContain(MCP_REVISIONS.current);
   });
 
+  it('a client\'s malformed requests are answered, not logged as server errors (no log flooding)', async () => {
+    const before = app.warnings.length;
+    await post({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }, { 'mcp-method': 'tools/list' });
+    await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-protocol-version': 'v999.0.0' });
+    expect(app.warnings.slice(before).filter((w) => w.includes('/mcp'))).toEqual([]);
+  });
+
   it('a missing or mismatched Mcp-Method header is a header-validation error', async () => {
     const missing = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: ENVELOPE } });
     expect(missing.status).toBe(400);
