@@ -28,6 +28,7 @@ import { restrictedRegistration } from './registration/restricted.ts';
 import { applyAnswerRules } from './provider/answer-rules.ts';
 import { registrationRefusalCode } from './policies/client-metadata.ts';
 import { OPEN_CORS, openCors } from './policies/cors.ts';
+import { cacheDiscovery } from './policies/host-pinning.ts';
 import { idTokenAnswerRules } from './policies/id-tokens.ts';
 import { noIdTokenOnRefresh } from './policies/refresh.ts';
 import { revokeOnForeignReuse } from './policies/refresh-grace.ts';
@@ -88,6 +89,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   const provider = new Provider(options.issuer, buildConfiguration(options, { grantContexts, findClient, provider: current }));
   built.provider = provider;
   provider.proxy = options.proxy;
+  provider.use(cacheDiscovery);
   provider.use(providerStorageOutageGuard(options.logger));
   provider.use(revokeOnForeignReuse(current, options.adapter));
   provider.use(applyAnswerRules([noIdTokenOnRefresh, registrationRefusalCode, ...idTokenAnswerRules(options.idTokens)]));

@@ -1,7 +1,9 @@
 /**
  * Hands the provider's paths (from the endpoint table) to oidc-provider. The provider runs
  * as its own Koa application (`provider.callback()`), so its cookie keys, proxy setting and
- * error handling stay its own and nothing of the host app leaks in.
+ * error handling stay its own and nothing of the host app leaks in. Each request is handed
+ * over as addressed to `baseUrl` (lib/policies/host-pinning.ts), so the provider's URLs are
+ * `baseUrl`'s whatever `Host` the client sent.
  *
  * @module
  */
@@ -11,13 +13,15 @@ import type Provider from 'oidc-provider';
 import { ENDPOINTS } from '../endpoints.ts';
 import { refuseBasicClientAuth, usesBasicClientAuth } from '../policies/client-auth.ts';
 import { OPEN_CORS, openCors } from '../policies/cors.ts';
+import { createHostPin } from '../policies/host-pinning.ts';
+import type { HostPinning } from '../policies/host-pinning.ts';
 import { providerEndpoints } from '../served-endpoints.ts';
 import type { ServingFacts } from '../served-endpoints.ts';
 
 /** The provider's middleware, and which requests it answers (for a fast path past the other routers). */
 export type ProviderDispatch = Middleware & { handles(path: string): boolean };
 
-export function dispatchToProvider(provider: Provider, facts: ServingFacts): ProviderDispatch {
+export function dispatchToProvider(provider: Provider, facts: ServingFacts & HostPinning): ProviderDispatch {
   const paths = new Set(providerEndpoints(facts).map((e) => e.path));
   // after sign-in and consent the browser resumes at /oauth/authorize/:uid
   const resumePrefix = `${ENDPOINTS.authorization.path}/`;
@@ -28,6 +32,7 @@ export function dispatchToProvider(provider: Provider, facts: ServingFacts): Pro
   const registration = paths.has(ENDPOINTS.registration.path) ? ENDPOINTS.registration.path : undefined;
   const registrationCors = openCors(OPEN_CORS.registration);
   const handle = provider.callback();
+  const pinHost = createHostPin(facts);
 
   const handles = (path: string) => paths.has(path) || path.startsWith(resumePrefix);
 
@@ -47,7 +52,12 @@ export function dispatchToProvider(provider: Provider, facts: ServingFacts): Pro
     }
     const handOver = async () => {
       ctx.respond = false;
-      await handle(ctx.req, ctx.res);
+      const unpin = pinHost(ctx.req);
+      try {
+        await handle(ctx.req, ctx.res);
+      } finally {
+        unpin();
+      }
     };
     // headers set on ctx are set on the shared response, which the provider's answer keeps
     await (path === registration ? registrationCors(ctx, handOver) : handOver());

@@ -1,0 +1,60 @@
+/**
+ * Issuer-pinned URLs: every URL the service emits is built from `baseUrl`, never from the
+ * request's `Host` (or, with `options.proxy`, `X-Forwarded-Host`/`X-Forwarded-Proto`).
+ *
+ * The library's own routers build their URLs from `baseUrl` already; oidc-provider builds its
+ * endpoint URLs (discovery, `returnTo`, form actions) from the request (`ctx.oidc.urlFor` is
+ * `new URL(path, ctx.href)`). So the request is made to say it was addressed to `baseUrl`
+ * before it is handed to the provider ({@link createHostPin}, used by
+ * lib/provider/dispatch.ts): a foreign `Host` is ignored, not refused, since no answer depends
+ * on it any more (README, Security → Issuer-pinned URLs). With the URLs pinned, discovery is
+ * the same for every request but for the CORS header (`Vary: Origin`, set by the provider),
+ * and a shared cache may keep it ({@link cacheDiscovery}).
+ *
+ * @module
+ */
+import type { IncomingMessage } from 'node:http';
+
+import type { Middleware } from 'koa';
+
+/** What the pin reads of the resolved options. */
+export interface HostPinning {
+  readonly baseUrl: string;
+  /** `options.proxy`: the provider then reads the host and scheme from `X-Forwarded-*` */
+  readonly proxy: boolean;
+}
+
+/** The discovery documents' `Cache-Control`: the protected-resource metadata's. */
+export const DISCOVERY_CACHE_CONTROL = 'public, max-age=3600';
+
+/**
+ * A function that rewrites a request's headers so that it reads as addressed to `baseUrl`:
+ * `Host` (and HTTP/2's `:authority` when present), and with `proxy` also `X-Forwarded-Host`
+ * and `X-Forwarded-Proto`, which the provider then trusts. Returns the function that puts the
+ * original headers back, for the host app's middleware that runs after.
+ */
+export function createHostPin(pinning: HostPinning): (req: IncomingMessage) => () => void {
+  const base = new URL(pinning.baseUrl);
+  const pinned: [string, string][] = [['host', base.host]];
+  if (pinning.proxy) pinned.push(['x-forwarded-host', base.host], ['x-forwarded-proto', base.protocol.slice(0, -1)]);
+
+  return (req) => {
+    const headers = req.headers as Record<string, string | string[] | undefined>;
+    const names = ':authority' in headers ? [...pinned, [':authority', base.host] as [string, string]] : pinned;
+    const saved = names.map(([name]) => [name, headers[name]] as const);
+    for (const [name, value] of names) headers[name] = value;
+    return () => {
+      for (const [name, value] of saved) {
+        if (value === undefined) delete headers[name];
+        else headers[name] = value;
+      }
+    };
+  };
+}
+
+/** Provider middleware: a successful discovery answer may be kept by shared caches. */
+export const cacheDiscovery: Middleware = async function cacheDiscovery(ctx, next) {
+  await next();
+  const route = (ctx as { oidc?: { route?: string } }).oidc?.route;
+  if (route === 'discovery' && ctx.status === 200) ctx.set('Cache-Control', DISCOVERY_CACHE_CONTROL);
+};
