@@ -23,6 +23,7 @@ import { createRedisAdapter, REDIS_ADAPTER_DEFAULTS } from '../../adapters/redis
 import type { ClosableAdapterFactory } from '../../lib/index.ts';
 import type { PlatformAuthOptions } from '../../lib/index.ts';
 import { buildApp } from './app.ts';
+import { createDemoServer } from './http-server.ts';
 import { MEMBER_CLIENT_ID, OPERATOR_CLIENT_ID } from './seed.ts';
 
 interface DemoSecrets {
@@ -134,7 +135,7 @@ const auth: Partial<PlatformAuthOptions> = {
   ...(secrets.cookieKeys && { cookieKeys: secrets.cookieKeys }),
 };
 const demo = await buildApp({ baseUrl, operatorSecret: secrets.operatorSecret, adminSecret: secrets.adminSecret, auth });
-const server = demo.app.listen(port, () => {
+const server = createDemoServer(demo.app.callback()).listen(port, () => {
   console.log(`
 platform-auth demo listening on ${baseUrl} (port ${port})
 

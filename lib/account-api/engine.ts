@@ -17,7 +17,7 @@ import type { YogaInitialContext } from 'graphql-yoga';
 
 import type { Logger } from '../contracts.ts';
 import { DEFAULT_PAGE_SIZE } from '../member-data/pagination.ts';
-import { createMaskError, formatError } from './errors.ts';
+import { createMaskError, formatError, withoutSuggestions } from './errors.ts';
 import type { GraphQLParams } from './http.ts';
 import type { ResolvedAccountApiOptions } from './options.ts';
 import { useQueryLimits } from './plugins/use-query-limits.ts';
@@ -80,7 +80,7 @@ export function createAccountApiEngine(options: ResolvedAccountApiOptions, logge
         return answer(400, { errors: [syntax] });
       }
       const invalid = validate(schema, document);
-      if (invalid.length > 0) return answer(400, { errors: invalid });
+      if (invalid.length > 0) return answer(400, { errors: options.introspection ? invalid : invalid.map(withoutSuggestions) });
       const operation = getOperationAST(document, params.operationName);
       if (!operation) {
         const message = params.operationName === undefined

@@ -82,3 +82,16 @@ export class RequestProblem extends Error {
     return { errors: [{ message: this.message, extensions: { code: this.code } }] };
   }
 }
+
+/**
+ * A validation error without graphql-js's `Did you mean …?` hint, which names schema fields,
+ * types and arguments: given only when introspection is off (production), where the schema is
+ * not to be read off the error messages.
+ */
+export function withoutSuggestions(error: GraphQLError): GraphQLError {
+  const message = error.message.replace(/ Did you mean [^?]*\?/g, '');
+  if (message === error.message) return error;
+  return new GraphQLError(message, {
+    nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, extensions: error.extensions,
+  });
+}

@@ -29,7 +29,8 @@ export interface ResourceServerPolicy {
 
 /**
  * oidc-provider's `features.resourceIndicators`: every token is bound to this origin, also
- * when the client names no resource; any other resource is `invalid_target`; and the scopes
+ * when the client names no resource; any other resource, or several at the token endpoint, is
+ * `invalid_target`; and the scopes
  * requested are checked against the client's allowance first, so they are refused rather than
  * silently dropped.
  */
@@ -37,7 +38,14 @@ export function resourceIndicatorsFeature(policy: ResourceServerPolicy) {
   const { baseUrl } = policy;
   return {
     enabled: true,
-    defaultResource: async () => baseUrl,
+    // called with `oneOf` when several resources are named: oidc-provider would collapse them
+    // into this one; a token request naming several (even the same one twice) is refused
+    async defaultResource(ctx: KoaContextWithOIDC, _client: Client, oneOf?: readonly string[]) {
+      if (oneOf !== undefined && ctx.oidc.route === 'token' && Array.isArray(ctx.oidc.params?.resource)) {
+        throw new errors.InvalidTarget('only one resource may be named in a token request');
+      }
+      return baseUrl;
+    },
     useGrantedResource: async () => true,
     async getResourceServerInfo(ctx: KoaContextWithOIDC, indicator: string, client: Client) {
       const resource = canonicalResource(indicator, baseUrl);

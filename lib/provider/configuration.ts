@@ -16,6 +16,7 @@ import { ENDPOINTS, providerRoutes } from '../endpoints.ts';
 import type { GrantContextStore } from '../grant-context.ts';
 import { renderProviderError } from '../pages/error-page.ts';
 import { codeFlowSettings, featuresOff } from '../policies/code-flow.ts';
+import { withCodeReplay } from '../policies/code-replay.ts';
 import { discoveryAdditions } from '../policies/discovery.ts';
 import { idTokenSettings } from '../policies/id-tokens.ts';
 import { EXTRA_CLIENT_METADATA, validateClientMetadata } from '../policies/client-metadata.ts';
@@ -46,7 +47,7 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
   const introspection = { introspectionClients: options.introspectionClients, findClient: deps.findClient, provider: deps.provider };
 
   return {
-    adapter: withRefreshGrace(options.adapter, { graceSeconds: options.refreshTokenGrace }),
+    adapter: withCodeReplay(withRefreshGrace(options.adapter, { graceSeconds: options.refreshTokenGrace }), { grantSeconds: ttl.grant }),
     clients: options.clients.map((c) => ({ ...c })),
     ...codeFlowSettings(),
     scopes: [...SCOPE_NAMES],

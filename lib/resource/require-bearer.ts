@@ -13,7 +13,7 @@
  */
 import type { Context, Middleware, Next } from 'koa';
 
-import { PlatformAuthError } from '../errors.ts';
+import { InvalidRequestError, PlatformAuthError } from '../errors.ts';
 import type { BearerAuth, BearerVerifier } from './bearer.ts';
 import { writeBearerError } from './challenge.ts';
 import { checkBearerGuard } from './guard-options.ts';
@@ -35,9 +35,28 @@ declare module 'koa' {
 /** The request's caller (`undefined`: anonymous, in optional mode), or `undefined` overall when the refusal was answered. */
 export type BearerAuthenticator = (ctx: Context, options?: RequireBearerOptions) => Promise<{ readonly caller: BearerAuth | undefined } | undefined>;
 
+/**
+ * RFC 6750 §2: a request sends its token one way only. Two `Authorization` headers (Node keeps
+ * only the first in `headers`; `rawHeaders` has them all), or the header together with an
+ * `access_token` in the query or in a body a parser already read, are `invalid_request`.
+ */
+function assertOneCredential(ctx: Context): void {
+  const raw = ctx.req.rawHeaders;
+  let headers = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'authorization') headers += 1;
+  if (headers > 1) throw new InvalidRequestError('the request carries more than one Authorization header');
+  if (headers === 0) return;
+  const body = (ctx.request as { body?: unknown }).body;
+  const inBody = typeof body === 'object' && body !== null && 'access_token' in body;
+  if (inBody || ctx.query.access_token !== undefined) {
+    throw new InvalidRequestError('the access token is sent more than one way; send it in the Authorization header only');
+  }
+}
+
 export function createBearerAuthenticator(verifier: BearerVerifier, resourceMetadata: string): BearerAuthenticator {
   return async function authenticateBearer(ctx, options = {}) {
     try {
+      assertOneCredential(ctx);
       return { caller: await verifier.verifyHeader(ctx.get('authorization') || undefined, options) };
     } catch (err) {
       if (err instanceof PlatformAuthError) {

@@ -119,6 +119,12 @@ describe('the GraphQL document', () => {
     }
   });
 
+  it('a misspelt field in development: the suggestion is kept', async () => {
+    const res = await graphql(app, token, '{ viewer { emial } }');
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0].message).toMatch(/^Cannot query field "emial" on type "Viewer"\. Did you mean "email"\?/);
+  });
+
   it('introspection works in development', async () => {
     const res = await graphql(app, token, '{ __schema { queryType { name } } }');
     expect(res.body).toEqual({ data: { __schema: { queryType: { name: 'Query' } } } });
@@ -149,6 +155,13 @@ describe('with tighter limits and introspection off', () => {
     expectRefused(await graphql(strict, strictToken, '{ __schema { types { name } } }'), 400, 'INTROSPECTION_DISABLED');
     expectRefused(await graphql(strict, strictToken, '{ __type(name: "Viewer") { name } }'), 400, 'INTROSPECTION_DISABLED');
     expect((await graphql(strict, strictToken, '{ __typename viewer { __typename } }')).body).toEqual({ data: { __typename: 'Query', viewer: { __typename: 'Viewer' } } });
+  });
+
+  it('introspection off: a misspelt field is refused without "Did you mean", which would name the schema', async () => {
+    const res = await graphql(strict, strictToken, '{ viewer { emial } }');
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0].message).toBe('Cannot query field "emial" on type "Viewer".');
+    expect(JSON.stringify(res.body)).not.toContain('Did you mean');
   });
 
   it('its own body limit', async () => {

@@ -63,8 +63,15 @@ describe('resourceIndicatorsFeature', () => {
 
   it('is enabled and binds tokens to the baseUrl when no resource is named', async () => {
     expect(feature.enabled).toBe(true);
-    expect(await feature.defaultResource()).toBe(BASE);
+    expect(await feature.defaultResource(ctx(), client)).toBe(BASE);
     expect(await feature.useGrantedResource()).toBe(true);
+  });
+
+  it('refuses a token request naming several resources, which oidc-provider would collapse', async () => {
+    const token = (resource: unknown) => ({ oidc: { route: 'token', params: { resource } } }) as unknown as KoaContextWithOIDC;
+    await expect(feature.defaultResource(token([BASE, BASE]), client, [BASE, BASE])).rejects.toMatchObject({ error: 'invalid_target' });
+    // several resources granted at authorization, none named at the token endpoint: the default
+    expect(await feature.defaultResource(token(undefined), client, [BASE, `${BASE}/`])).toBe(BASE);
   });
 
   it.each([BASE, `${BASE}/`])('describes the resource server for %s', async (indicator) => {
