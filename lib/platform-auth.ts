@@ -26,6 +26,7 @@ import { dispatchToProvider } from './provider/dispatch.ts';
 import type { ProviderDispatch } from './provider/dispatch.ts';
 import { restrictedRegistration } from './registration/restricted.ts';
 import { applyAnswerRules } from './provider/answer-rules.ts';
+import { logProviderErrors } from './provider/error-log.ts';
 import { registrationRefusalCode } from './policies/client-metadata.ts';
 import { OPEN_CORS, openCors } from './policies/cors.ts';
 import { cacheDiscovery } from './policies/host-pinning.ts';
@@ -89,6 +90,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   const provider = new Provider(options.issuer, buildConfiguration(options, { grantContexts, findClient, provider: current }));
   built.provider = provider;
   provider.proxy = options.proxy;
+  logProviderErrors(provider, options.logger);
   provider.use(cacheDiscovery);
   provider.use(providerStorageOutageGuard(options.logger));
   provider.use(revokeOnForeignReuse(current, options.adapter));

@@ -1,0 +1,46 @@
+/**
+ * An unexpected failure inside oidc-provider (answered 500 server_error with no detail) is
+ * written to the library's logger with the route and the proxy's request id, never with the
+ * request's code, verifier or any secret: a host can see why a connector failed.
+ */
+import { createAccountStore } from '../../examples/host/seed.ts';
+import { MEMBER, STUDENT, obtainCode, postForm } from '../support/flows.ts';
+import { startApp } from '../support/start-app.ts';
+import type { RunningApp } from '../support/start-app.ts';
+
+let app: RunningApp;
+let broken = false;
+
+beforeAll(async () => {
+  const accounts = createAccountStore();
+  app = await startApp({
+    auth: {
+      accounts: {
+        authenticate: (email, password, context) => accounts.authenticate(email, password, context),
+        async findById(id) {
+          if (broken) throw new Error('the account directory is misconfigured');
+          return accounts.findById(id);
+        },
+      },
+    },
+  });
+});
+afterAll(() => app.stop());
+
+it('logs a provider server_error once, with route and request id, and no secret of the request', async () => {
+  const { code, verifier } = await obtainCode(app.baseUrl, MEMBER, { scope: 'openid account:read' }, STUDENT);
+  broken = true;
+  const before = app.warnings.length;
+  const res = await postForm(`${app.baseUrl}/api/oauth/token`, {
+    grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: MEMBER.redirectUri, client_id: MEMBER.clientId,
+  }, { 'x-request-id': 'req-42' });
+  broken = false;
+  expect(res.status).toBe(500);
+  expect((await res.json()).error).toBe('server_error');
+  const lines = app.warnings.slice(before).filter((w) => w.includes('server_error'));
+  expect(lines).toEqual([
+    'platform-auth: oidc-provider answered server_error to POST /api/oauth/token (token) [request req-42]: Error: the account directory is misconfigured',
+  ]);
+  expect(lines[0]).not.toContain(code);
+  expect(lines[0]).not.toContain(verifier);
+});
