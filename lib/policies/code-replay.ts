@@ -17,6 +17,7 @@
  * @module
  */
 import type { Adapter, AdapterFactory, AdapterPayload } from '../../adapters/types.ts';
+import { decorateModel, DelegatingAdapter } from '../storage/model-decorator.ts';
 
 export interface CodeReplayOptions {
   /** seconds the grant of a code can live (`options.ttl.grant`) */
@@ -33,49 +34,28 @@ interface CodePayload extends AdapterPayload {
 const epoch = () => Math.floor(Date.now() / 1000);
 
 /** The `AuthorizationCode` adapter with the rule; every other call goes to `inner`. */
-class ReplayableCodes implements Adapter {
-  readonly #inner: Adapter;
+class ReplayableCodes extends DelegatingAdapter {
   readonly #grantSeconds: number;
   readonly #now: () => number;
 
   constructor(inner: Adapter, options: CodeReplayOptions) {
-    this.#inner = inner;
+    super(inner);
     this.#grantSeconds = options.grantSeconds;
     this.#now = options.now ?? epoch;
   }
 
-  async find(id: string): Promise<AdapterPayload | undefined> {
-    const payload = (await this.#inner.find(id) ?? undefined) as CodePayload | undefined;
+  override async find(id: string): Promise<AdapterPayload | undefined> {
+    const payload = (await this.inner.find(id) ?? undefined) as CodePayload | undefined;
     if (!payload?.consumed || typeof payload.exp !== 'number') return payload;
     const now = this.#now();
     return payload.exp > now ? payload : { ...payload, exp: now + 1 };
   }
 
-  async consume(id: string): Promise<void> {
+  override async consume(id: string): Promise<void> {
     // atomic in the inner adapter: a second consumer is refused (and revokes) there
-    await this.#inner.consume(id);
-    const payload = await this.#inner.find(id);
-    if (payload?.consumed) await this.#inner.upsert(id, payload, this.#grantSeconds);
-  }
-
-  upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
-    return this.#inner.upsert(id, payload, expiresIn);
-  }
-
-  destroy(id: string): Promise<void> {
-    return this.#inner.destroy(id);
-  }
-
-  revokeByGrantId(grantId: string): Promise<void> {
-    return this.#inner.revokeByGrantId(grantId);
-  }
-
-  findByUid(uid: string): ReturnType<Adapter['findByUid']> {
-    return this.#inner.findByUid(uid);
-  }
-
-  findByUserCode(userCode: string): ReturnType<Adapter['findByUserCode']> {
-    return this.#inner.findByUserCode(userCode);
+    await this.inner.consume(id);
+    const payload = await this.inner.find(id);
+    if (payload?.consumed) await this.inner.upsert(id, payload, this.#grantSeconds);
   }
 }
 
@@ -84,11 +64,5 @@ class ReplayableCodes implements Adapter {
  * any) are the inner factory's.
  */
 export function withCodeReplay<F extends AdapterFactory>(factory: F, options: CodeReplayOptions): F {
-  let codes: ReplayableCodes | undefined;
-  const wrapped = (model: string) => {
-    if (model !== 'AuthorizationCode') return factory(model);
-    codes ??= new ReplayableCodes(factory(model), options);
-    return codes;
-  };
-  return Object.assign(wrapped, factory) as unknown as F;
+  return decorateModel(factory, 'AuthorizationCode', (inner) => new ReplayableCodes(inner, options));
 }

@@ -31,6 +31,7 @@ import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 
 import type { Adapter, AdapterFactory, AdapterPayload } from '../../adapters/types.ts';
+import { decorateModel, DelegatingAdapter } from '../storage/model-decorator.ts';
 import { revokeOrphanedGrant } from './deleted-clients.ts';
 
 /** The storage model of the used-generation records. */
@@ -61,8 +62,7 @@ function useId(grantId: string, generation: number): string {
 }
 
 /** The `RefreshToken` adapter with the grace rule; every other call goes to `inner`. */
-class GraceRefreshTokens implements Adapter {
-  readonly #inner: Adapter;
+class GraceRefreshTokens extends DelegatingAdapter {
   readonly #uses: Adapter;
   readonly #grace: number;
   readonly #now: () => number;
@@ -70,14 +70,14 @@ class GraceRefreshTokens implements Adapter {
   readonly #recent = new Map<string, RefreshPayload>();
 
   constructor(inner: Adapter, uses: Adapter, options: RefreshGraceOptions) {
-    this.#inner = inner;
+    super(inner);
     this.#uses = uses;
     this.#grace = options.graceSeconds;
     this.#now = options.now ?? epoch;
   }
 
-  async find(id: string): Promise<AdapterPayload | undefined> {
-    const payload = (await this.#inner.find(id) ?? undefined) as RefreshPayload | undefined;
+  override async find(id: string): Promise<AdapterPayload | undefined> {
+    const payload = (await this.inner.find(id) ?? undefined) as RefreshPayload | undefined;
     if (!payload) return undefined;
     this.#remember(id, payload);
     if (payload.rotatedAt === undefined) return payload;
@@ -90,8 +90,8 @@ class GraceRefreshTokens implements Adapter {
     return usable;
   }
 
-  async consume(id: string): Promise<void> {
-    const payload = this.#recent.get(id) ?? (await this.#inner.find(id) ?? undefined) as RefreshPayload | undefined;
+  override async consume(id: string): Promise<void> {
+    const payload = this.#recent.get(id) ?? (await this.inner.find(id) ?? undefined) as RefreshPayload | undefined;
     this.#recent.delete(id);
     if (!payload) return;
     const now = this.#now();
@@ -99,7 +99,7 @@ class GraceRefreshTokens implements Adapter {
     const writes: Promise<void>[] = [];
     if (payload.rotatedAt === undefined) {
       const { consumed: _consumed, ...record } = payload;
-      writes.push(this.#inner.upsert(id, { ...record, rotatedAt: now }, ttl));
+      writes.push(this.inner.upsert(id, { ...record, rotatedAt: now }, ttl));
     }
     if (payload.grantId !== undefined) {
       const generation = generationOf(payload);
@@ -108,25 +108,9 @@ class GraceRefreshTokens implements Adapter {
     await Promise.all(writes);
   }
 
-  upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
-    return this.#inner.upsert(id, payload, expiresIn);
-  }
-
-  destroy(id: string): Promise<void> {
+  override destroy(id: string): Promise<void> {
     this.#recent.delete(id);
-    return this.#inner.destroy(id);
-  }
-
-  revokeByGrantId(grantId: string): Promise<void> {
-    return this.#inner.revokeByGrantId(grantId);
-  }
-
-  findByUid(uid: string): ReturnType<Adapter['findByUid']> {
-    return this.#inner.findByUid(uid);
-  }
-
-  findByUserCode(userCode: string): ReturnType<Adapter['findByUserCode']> {
-    return this.#inner.findByUserCode(userCode);
+    return this.inner.destroy(id);
   }
 
   #remember(id: string, payload: RefreshPayload): void {
@@ -143,13 +127,7 @@ class GraceRefreshTokens implements Adapter {
 export function withRefreshGrace<F extends AdapterFactory>(factory: F, options: RefreshGraceOptions): F {
   if (options.graceSeconds <= 0) return factory;
   const uses = factory(REFRESH_USE_MODEL);
-  let refreshTokens: GraceRefreshTokens | undefined;
-  const wrapped = (model: string) => {
-    if (model !== 'RefreshToken') return factory(model);
-    refreshTokens ??= new GraceRefreshTokens(factory(model), uses, options);
-    return refreshTokens;
-  };
-  return Object.assign(wrapped, factory) as unknown as F;
+  return decorateModel(factory, 'RefreshToken', (inner) => new GraceRefreshTokens(inner, uses, options));
 }
 
 /**

@@ -11,8 +11,6 @@ import { createServer, request } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { exportJWK, generateKeyPair } from 'jose';
-
 import { createRedisAdapter } from '../../adapters/redis.ts';
 import type { ClosableAdapterFactory } from '../../adapters/types.ts';
 import { Browser, signIn } from '../support/browser.ts';
@@ -21,7 +19,7 @@ import type { CodeResult, TokenSet } from '../support/flows.ts';
 import { pkcePair, randomState } from '../support/pkce.ts';
 import { startRedis } from '../support/redis-server.ts';
 import type { RedisHandle } from '../support/redis-server.ts';
-import { startApp } from '../support/start-app.ts';
+import { sharedDeployment } from '../support/instances.ts';
 import type { RunningApp } from '../support/start-app.ts';
 
 const SCOPE = 'openid profile email account:read';
@@ -84,18 +82,11 @@ let atB: string;
 beforeAll(async () => {
   redis = await startRedis();
   balancer = await startBalancer();
-  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
-  const jwks = { keys: [{ ...(await exportJWK(privateKey)), kid: 'shared-key' }] };
-  const cookieKeys = [randomBytes(32).toString('base64url')];
-  const keyPrefix = `platform-auth-test:${randomUUID()}:`;
+  const deployment = await sharedDeployment();
   const start = () => {
-    const adapter = createRedisAdapter({ url: redis.url, keyPrefix, logger: silent });
+    const adapter = createRedisAdapter({ url: redis.url, keyPrefix: deployment.keyPrefix, logger: silent });
     adapters.push(adapter);
-    return startApp({
-      baseUrl: balancer.url,
-      operatorSecret: 'operator-secret-shared-by-both-0123456789',
-      auth: { adapter, jwks: jwks as never, cookieKeys },
-    });
+    return deployment.start(adapter, balancer.url);
   };
   [a, b] = await Promise.all([start(), start()]);
   balancer.setTargets(a.port, b.port);

@@ -12,9 +12,7 @@
  * jest fails the running test on any unhandled rejection, so passing also means that no
  * storage error escaped as one.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
 
-import { exportJWK, generateKeyPair } from 'jose';
 import type { Cluster } from 'ioredis';
 
 import { createRedisAdapter } from '../../adapters/redis.ts';
@@ -23,7 +21,7 @@ import { MEMBER, STUDENT, exchangeCode, obtainCode, postForm } from '../support/
 import type { TokenSet } from '../support/flows.ts';
 import { connectCluster, startRedisCluster } from '../support/redis-cluster.ts';
 import type { ClusterHandle } from '../support/redis-cluster.ts';
-import { startApp } from '../support/start-app.ts';
+import { sharedDeployment } from '../support/instances.ts';
 import type { RunningApp } from '../support/start-app.ts';
 
 const SCOPE = 'openid profile email account:read';
@@ -45,20 +43,13 @@ let origins: string[];
 
 beforeAll(async () => {
   cluster = await startRedisCluster({ masters: 3, replicasPerMaster: 1 });
-  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
-  const jwks = { keys: [{ ...(await exportJWK(privateKey)), kid: 'shared-key' }] };
-  const cookieKeys = [randomBytes(32).toString('base64url')];
-  const keyPrefix = `platform-auth-test:${randomUUID()}:`;
+  const deployment = await sharedDeployment();
   const start = async (baseUrl?: string) => {
     const client = await connectCluster(cluster);
     clients.push(client);
-    const adapter = createRedisAdapter({ client, keyPrefix, logger: silent });
+    const adapter = createRedisAdapter({ client, keyPrefix: deployment.keyPrefix, logger: silent });
     adapters.push(adapter);
-    return startApp({
-      ...(baseUrl && { baseUrl }),
-      operatorSecret: 'operator-secret-shared-by-both-0123456789',
-      auth: { adapter, jwks: jwks as never, cookieKeys },
-    });
+    return deployment.start(adapter, baseUrl);
   };
   a = await start();
   // one issuer for both: B serves A's baseUrl, as behind a load balancer

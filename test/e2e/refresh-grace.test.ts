@@ -12,6 +12,7 @@ import { createMemoryAdapter } from '../../adapters/memory.ts';
 import { createRedisAdapter } from '../../adapters/redis.ts';
 import { StorageUnavailableError } from '../../adapters/types.ts';
 import type { Adapter, AdapterFactory, ClosableAdapterFactory } from '../../adapters/types.ts';
+import { DelegatingAdapter } from '../../lib/storage/model-decorator.ts';
 import { MEMBER, STUDENT, obtainTokens, operator, postForm } from '../support/flows.ts';
 import type { TokenSet } from '../support/flows.ts';
 import { startRedis } from '../support/redis-server.ts';
@@ -26,22 +27,16 @@ function faultable(inner: AdapterFactory) {
   const factory = (model: string): Adapter => {
     const adapter = inner(model);
     if (model !== 'RefreshToken') return adapter;
-    return {
-      async upsert(id, payload, expiresIn) {
+    return new (class extends DelegatingAdapter {
+      override async upsert(id: string, payload: Record<string, unknown>, expiresIn?: number) {
         if (failNextNewRefreshToken && !(await adapter.find(id))) {
           failNextNewRefreshToken = false;
           failures += 1;
           throw new StorageUnavailableError('injected: storage failed after the consume');
         }
-        return adapter.upsert(id, payload, expiresIn);
-      },
-      find: (id) => adapter.find(id),
-      findByUid: (uid) => adapter.findByUid(uid),
-      findByUserCode: (code) => adapter.findByUserCode(code),
-      consume: (id) => adapter.consume(id),
-      destroy: (id) => adapter.destroy(id),
-      revokeByGrantId: (grantId) => adapter.revokeByGrantId(grantId),
-    };
+        return adapter.upsert(id, payload, expiresIn as number);
+      }
+    })(adapter);
   };
   return Object.assign(factory, {
     armSaveFailure() {

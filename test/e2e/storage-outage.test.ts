@@ -7,9 +7,6 @@
  * jest fails the running test on any unhandled rejection, so passing also means that no
  * storage error escaped as one.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
-
-import { exportJWK, generateKeyPair } from 'jose';
 
 import { createRedisAdapter } from '../../adapters/redis.ts';
 import type { ClosableAdapterFactory } from '../../adapters/types.ts';
@@ -21,7 +18,7 @@ import type { CodeResult, TokenSet } from '../support/flows.ts';
 import { pkcePair, randomState } from '../support/pkce.ts';
 import { startRedis } from '../support/redis-server.ts';
 import type { RedisHandle } from '../support/redis-server.ts';
-import { startApp } from '../support/start-app.ts';
+import { sharedDeployment } from '../support/instances.ts';
 import type { RunningApp } from '../support/start-app.ts';
 
 const SCOPE = 'openid profile email account:read';
@@ -39,19 +36,12 @@ const adapterLogs: string[] = [];
 
 beforeAll(async () => {
   redis = await startRedis({ forceSpawn: true, persistent: true });
-  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
-  const jwks = { keys: [{ ...(await exportJWK(privateKey)), kid: 'shared-key' }] };
-  const cookieKeys = [randomBytes(32).toString('base64url')];
-  const keyPrefix = `platform-auth-test:${randomUUID()}:`;
+  const deployment = await sharedDeployment();
   const logger = { info: (m: string) => adapterLogs.push(m), warn: (m: string) => adapterLogs.push(m) };
   const start = (baseUrl?: string) => {
-    const adapter = createRedisAdapter({ url: redis.url, keyPrefix, logger });
+    const adapter = createRedisAdapter({ url: redis.url, keyPrefix: deployment.keyPrefix, logger });
     adapters.push(adapter);
-    return startApp({
-      ...(baseUrl && { baseUrl }),
-      operatorSecret: 'operator-secret-shared-by-both-0123456789',
-      auth: { adapter, jwks: jwks as never, cookieKeys },
-    });
+    return deployment.start(adapter, baseUrl);
   };
   a = await start();
   // one issuer for both: B serves A's baseUrl, as behind a load balancer
