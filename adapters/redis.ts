@@ -162,23 +162,60 @@ revoke(KEYS[1], KEYS[2], ARGV[1])
 return 1
 `;
 
+// Adds a member key to a grant index. The index must live as long as its longest-lived
+// member: never shorten its TTL. ttl is seconds, or '' for a member that does not expire.
+const INDEX_GRANT_FUNCTION = `
+local function indexGrant(indexKey, memberKey, ttl)
+  local existed = redis.call('EXISTS', indexKey)
+  redis.call('SADD', indexKey, memberKey)
+  if ttl == '' then
+    redis.call('PERSIST', indexKey)
+    return
+  end
+  local seconds = tonumber(ttl)
+  if existed == 0 then
+    redis.call('EXPIRE', indexKey, seconds)
+  else
+    local current = redis.call('TTL', indexKey)
+    if current >= 0 and current < seconds then redis.call('EXPIRE', indexKey, seconds) end
+  end
+end
+`;
+
 // KEYS[1] grant index; ARGV[1] member key, ARGV[2] member TTL in seconds or '' for none.
-// The index must live as long as its longest-lived member: never shorten its TTL.
-const INDEX_GRANT_LUA = `
-local existed = redis.call('EXISTS', KEYS[1])
-redis.call('SADD', KEYS[1], ARGV[1])
-if ARGV[2] == '' then
-  redis.call('PERSIST', KEYS[1])
-  return 1
-end
-local ttl = tonumber(ARGV[2])
-if existed == 0 then
-  redis.call('EXPIRE', KEYS[1], ttl)
-else
-  local current = redis.call('TTL', KEYS[1])
-  if current >= 0 and current < ttl then redis.call('EXPIRE', KEYS[1], ttl) end
-end
+const INDEX_GRANT_LUA = `${INDEX_GRANT_FUNCTION}
+indexGrant(KEYS[1], ARGV[1], ARGV[2])
 return 1
+`;
+
+// A record and its indexes in one script (single Redis only: the keys are in different
+// Cluster slots). One command instead of MULTI, SET, index writes and EXEC: a refresh
+// writes three records, and on a shared machine each command's client-side cost counts.
+// KEYS[1] the record, then the uid/userCode index keys, then the grant index if ARGV[4] is
+// '1'; ARGV[1] the JSON, ARGV[2] TTL in seconds or '', ARGV[3] the record's id.
+const UPSERT_LUA = `${INDEX_GRANT_FUNCTION}
+local ttl = ARGV[2]
+local last = #KEYS
+if ARGV[4] == '1' then last = last - 1 end
+for i = 1, last do
+  local value = ARGV[3]
+  if i == 1 then value = ARGV[1] end
+  if ttl == '' then redis.call('SET', KEYS[i], value) else redis.call('SET', KEYS[i], value, 'EX', ttl) end
+end
+if ARGV[4] == '1' then indexGrant(KEYS[#KEYS], KEYS[1], ttl) end
+return 1
+`;
+
+// A token and the grant it names in one round trip (single Redis only; the grant key is
+// derived from the record, so it cannot be declared up front — allowed outside a Cluster).
+// KEYS[1] the record; ARGV[1] the key prefix. Returns {record} or {record, grant or false}.
+// The grant is read in the same script, so both are one consistent snapshot.
+const FIND_WITH_GRANT_LUA = `
+local raw = redis.call('GET', KEYS[1])
+if not raw then return {} end
+local ok, payload = pcall(cjson.decode, raw)
+if not ok or type(payload) ~= 'table' or type(payload.grantId) ~= 'string' or payload.grantId == '' then return {raw} end
+return {raw, redis.call('GET', ARGV[1] .. 'Grant:{' .. payload.grantId .. '}')}
 `;
 
 // KEYS[1] index key; ARGV[1] id. Deletes the index entry only if it still names this
@@ -245,6 +282,8 @@ interface Scripts {
   platformAuthConsume(key: string, now: number, prefix: string, revokeHere: '0' | '1'): Promise<Consumed>;
   platformAuthRevoke(indexKey: string, grantKey: string, keepKey: string): Promise<number>;
   platformAuthCompareAndSet(key: string, expected: string, next: string, ttl: number | ''): Promise<number>;
+  platformAuthUpsert(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
+  platformAuthFindWithGrant(key: string, prefix: string): Promise<[record?: string, grant?: string | null]>;
 }
 
 type Client = (Redis | Cluster) & Scripts;
@@ -265,6 +304,9 @@ class RedisStore {
     client.defineCommand('platformAuthIndexGrant', { numberOfKeys: 1, lua: INDEX_GRANT_LUA });
     client.defineCommand('platformAuthDeleteIfEquals', { numberOfKeys: 1, lua: DELETE_IF_EQUALS_LUA });
     client.defineCommand('platformAuthCompareAndSet', { numberOfKeys: 1, lua: COMPARE_AND_SET_LUA });
+    // the number of keys is the first argument: a record has zero to three indexes
+    client.defineCommand('platformAuthUpsert', { lua: UPSERT_LUA });
+    client.defineCommand('platformAuthFindWithGrant', { numberOfKeys: 1, lua: FIND_WITH_GRANT_LUA });
     this.client = client as Client;
     this.#owned = owned;
     this.prefix = prefix;
@@ -347,14 +389,54 @@ class RedisStore {
   }
 
   async get(key: string): Promise<AdapterPayload | undefined> {
-    const raw = await this.call((client) => client.get(key));
+    const prefetched = this.#prefetched.get(key);
+    const raw = prefetched !== undefined ? prefetched : await this.call((client) => client.get(key));
     return raw === null ? undefined : (JSON.parse(raw) as AdapterPayload);
+  }
+
+  /**
+   * A token and its grant in one round trip (single Redis): oidc-provider reads a token and
+   * then, with no I/O in between, the grant it names (refresh, UserInfo, introspection, code
+   * redemption, and this library's bearer check). The grant read here answers that
+   * `Grant.find` instead of a second GET. It is kept only until the event loop's next check
+   * phase (setImmediate), so it serves the reads of the same turn that a GET sent now would
+   * also have answered with this snapshot, and never a later request.
+   */
+  async getWithGrant(key: string): Promise<AdapterPayload | undefined> {
+    if (this.isCluster) return this.get(key);
+    const [raw, grant] = await this.call((client) => client.platformAuthFindWithGrant(key, this.prefix));
+    if (raw === undefined) return undefined;
+    const payload = JSON.parse(raw) as AdapterPayload;
+    if (grant !== undefined && typeof payload.grantId === 'string') {
+      this.#prefetch(this.recordKey('Grant', payload.grantId), grant ?? null);
+    }
+    return payload;
+  }
+
+  /** Grants read with their token in this turn of the event loop, by record key (raw JSON, or null: absent). */
+  readonly #prefetched = new Map<string, string | null>();
+  #clearing = false;
+
+  #prefetch(key: string, raw: string | null): void {
+    this.#prefetched.set(key, raw);
+    if (this.#clearing) return;
+    this.#clearing = true;
+    setImmediate(() => {
+      this.#prefetched.clear();
+      this.#clearing = false;
+    });
+  }
+
+  /** Forgets a prefetched record this instance has just written or deleted. */
+  forget(key: string): void {
+    this.#prefetched.delete(key);
   }
 
   /** Deletes the grant's records (but `keepKey`), its index and its Grant record. */
   async revokeGrant(grantId: string, keepKey?: string): Promise<void> {
     const indexKey = this.grantIndexKey(grantId);
     const grantKey = this.recordKey('Grant', grantId);
+    this.forget(grantKey);
     await this.call(async (client) => {
       if (!this.isCluster) {
         await client.platformAuthRevoke(indexKey, grantKey, keepKey ?? '');
@@ -394,6 +476,9 @@ class RedisStore {
 }
 
 /** TTL in whole seconds, or undefined for a record that does not expire. */
+/** The models whose records oidc-provider reads right before the grant they name. */
+const READ_WITH_GRANT: ReadonlySet<string> = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode']);
+
 function ttlOf(expiresIn: number | undefined): number | undefined {
   return typeof expiresIn === 'number' && Number.isFinite(expiresIn) ? Math.ceil(expiresIn) : undefined;
 }
@@ -420,19 +505,29 @@ class RedisAdapter implements Adapter, CompareAndSet {
       return;
     }
     const key = store.recordKey(this.#model, id);
+    store.forget(key);
+    const indexesGrant = payload.grantId !== undefined && payload.grantId !== '' && GRANTABLE_MODELS.has(this.#model);
+    if (!store.isCluster) {
+      const keys = [key];
+      if (payload.uid) keys.push(store.indexKey('uid', this.#model, payload.uid));
+      if (payload.userCode) keys.push(store.indexKey('userCode', this.#model, payload.userCode));
+      if (indexesGrant) keys.push(store.grantIndexKey(payload.grantId!));
+      await store.call((client) => client.platformAuthUpsert(keys.length, ...keys, JSON.stringify(payload), ttl ?? '', id, indexesGrant ? '1' : '0'));
+      return;
+    }
+    // a Cluster: the record and its indexes are in different slots, one command each
     const commands: Command[] = [withTtl(['set', key, JSON.stringify(payload)], ttl)];
     if (payload.uid) commands.push(withTtl(['set', store.indexKey('uid', this.#model, payload.uid), id], ttl));
     if (payload.userCode) {
       commands.push(withTtl(['set', store.indexKey('userCode', this.#model, payload.userCode), id], ttl));
     }
-    if (payload.grantId && GRANTABLE_MODELS.has(this.#model)) {
-      commands.push(['platformAuthIndexGrant', store.grantIndexKey(payload.grantId), key, ttl ?? '']);
-    }
+    if (indexesGrant) commands.push(['platformAuthIndexGrant', store.grantIndexKey(payload.grantId!), key, ttl ?? '']);
     await store.run(commands);
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
-    return this.#store.get(this.#store.recordKey(this.#model, id));
+    const key = this.#store.recordKey(this.#model, id);
+    return READ_WITH_GRANT.has(this.#model) ? this.#store.getWithGrant(key) : this.#store.get(key);
   }
 
   async findByUid(uid: string): Promise<AdapterPayload | undefined> {
@@ -457,6 +552,7 @@ class RedisAdapter implements Adapter, CompareAndSet {
     const [status, grantId] = await store.call((client) => client.platformAuthConsume(
       key, epoch(), store.prefix, store.isCluster ? '0' : '1'));
     if (status !== 2) return;
+    if (grantId) store.forget(store.recordKey('Grant', grantId));
     if (store.isCluster && grantId) await store.revokeGrant(grantId, key);
     throw new errors.InvalidGrant('grant artefact already consumed');
   }
@@ -464,6 +560,7 @@ class RedisAdapter implements Adapter, CompareAndSet {
   async destroy(id: string): Promise<void> {
     const store = this.#store;
     const key = store.recordKey(this.#model, id);
+    store.forget(key);
     const payload = await store.get(key);
     if (!payload) return;
     const commands: Command[] = [['del', key]];

@@ -1,0 +1,157 @@
+/**
+ * What the Redis adapter sends per request on a single Redis: one command per record write
+ * (a script instead of MULTI/SET/index/EXEC) and one per token read (the token and its grant
+ * together), counted with MONITOR; and the boundary of the grant read with a token, which
+ * must never answer a later request.
+ */
+import { randomUUID } from 'node:crypto';
+
+import { Redis } from 'ioredis';
+
+import { createRedisAdapter } from '../../adapters/redis.ts';
+import type { ClosableAdapterFactory } from '../../adapters/types.ts';
+import { startRedis } from '../support/redis-server.ts';
+import type { RedisHandle } from '../support/redis-server.ts';
+import { MEMBER, STUDENT, obtainTokens } from '../support/flows.ts';
+import { startApp } from '../support/start-app.ts';
+import type { RunningApp } from '../support/start-app.ts';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+let server: RedisHandle;
+
+beforeAll(async () => {
+  server = await startRedis();
+});
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+/** Top-level commands the server received while `run` ran (not those a script issued). */
+async function commandsDuring(run: () => Promise<unknown>): Promise<string[]> {
+  const connection = new Redis(server.url);
+  const monitor = await connection.monitor();
+  const seen: string[] = [];
+  monitor.on('monitor', (_time: string, args: string[], source: string) => {
+    // a script's first run may go as EVAL (ioredis loads it), later ones as EVALSHA
+    const name = args[0]!.toLowerCase();
+    if (!source.includes('lua')) seen.push(name === 'eval' || name === 'evalsha' ? 'script' : name);
+  });
+  await sleep(50);
+  try {
+    await run();
+    await sleep(100);
+  } finally {
+    monitor.disconnect();
+    connection.disconnect();
+  }
+  return seen;
+}
+
+describe('redis adapter: commands per operation (single Redis)', () => {
+  let factory: ClosableAdapterFactory;
+  let prefix: string;
+
+  beforeEach(() => {
+    prefix = `rt:${randomUUID()}:`;
+    factory = createRedisAdapter({ url: server.url, keyPrefix: prefix });
+  });
+
+  afterEach(async () => {
+    await factory.close();
+  });
+
+  test('a token with a grant index, a uid and a TTL is written in one command', async () => {
+    const tokens = factory('AccessToken');
+    await tokens.find('warm-up');
+    const seen = await commandsDuring(() => tokens.upsert('t1', { grantId: 'g1', uid: 'u1', accountId: 'a' }, 60));
+    expect(seen).toEqual(['script']);
+    expect(await tokens.find('t1')).toMatchObject({ grantId: 'g1', uid: 'u1' });
+    expect(await tokens.findByUid('u1')).toMatchObject({ grantId: 'g1' });
+    // the index written by the same script still revokes it
+    await tokens.revokeByGrantId('g1');
+    expect(await tokens.find('t1')).toBeUndefined();
+  });
+
+  test('a token and its grant are read in one command; the grant read serves only this turn', async () => {
+    const tokens = factory('RefreshToken');
+    const grants = factory('Grant');
+    await grants.upsert('g2', { accountId: 'a', clientId: 'c' }, 60);
+    await tokens.upsert('t2', { grantId: 'g2', accountId: 'a' }, 60);
+
+    const seen = await commandsDuring(async () => {
+      const token = await tokens.find('t2');
+      // oidc-provider's next read, with no I/O in between
+      expect(await grants.find(token!.grantId as string)).toMatchObject({ clientId: 'c' });
+    });
+    expect(seen).toEqual(['script']);
+
+    // read with the token, then revoked by another instance: a later turn reads Redis again
+    await tokens.find('t2');
+    const other = createRedisAdapter({ url: server.url, keyPrefix: prefix });
+    try {
+      await other('Grant').destroy('g2');
+    } finally {
+      await other.close();
+    }
+    await turn();
+    expect(await grants.find('g2')).toBeUndefined();
+  });
+
+  test('a grant destroyed in the same turn is not served from the token read', async () => {
+    const tokens = factory('AccessToken');
+    const grants = factory('Grant');
+    await grants.upsert('g3', { accountId: 'a' }, 60);
+    await tokens.upsert('t3', { grantId: 'g3' }, 60);
+    await tokens.find('t3');
+    await grants.destroy('g3');
+    expect(await grants.find('g3')).toBeUndefined();
+    await tokens.find('t3');
+    await tokens.revokeByGrantId('g3');
+    expect(await grants.find('g3')).toBeUndefined();
+  });
+
+  test('a token whose grant is gone reads as the token, and the grant as absent', async () => {
+    const tokens = factory('AccessToken');
+    const grants = factory('Grant');
+    await tokens.upsert('t4', { grantId: 'missing-grant' }, 60);
+    expect(await tokens.find('t4')).toMatchObject({ grantId: 'missing-grant' });
+    expect(await grants.find('missing-grant')).toBeUndefined();
+    expect(await tokens.find('nope')).toBeUndefined();
+  });
+});
+
+describe('a refresh on a single Redis', () => {
+  let app: RunningApp;
+  let factory: ClosableAdapterFactory;
+
+  beforeAll(async () => {
+    factory = createRedisAdapter({ url: server.url, keyPrefix: `rt-app:${randomUUID()}:` });
+    app = await startApp({ auth: { adapter: factory } });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await factory?.close();
+  });
+
+  test('costs at most five commands: a read, two rotation writes, two token writes', async () => {
+    const tokens = await obtainTokens(app.baseUrl, MEMBER, { scope: 'openid account:read', resource: app.baseUrl }, STUDENT);
+    let status = 0;
+    const seen = await commandsDuring(async () => {
+      const response = await fetch(`${app.baseUrl}/api/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: MEMBER.clientId }),
+      });
+      status = response.status;
+      await response.text();
+    });
+    expect(status).toBe(200);
+    // before: 2 GET and three MULTI/SET/EVALSHA/EXEC blocks plus a SET, 15 commands
+    expect(seen.filter((c) => c !== 'multi' && c !== 'exec')).toEqual(seen);
+    expect(seen.length).toBeLessThanOrEqual(5);
+  });
+});
