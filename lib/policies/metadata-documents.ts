@@ -6,8 +6,9 @@
  *   is open (`allowedHosts` is then `null`).
  * - Until reviewed, such a client may hold read scopes (`*:read`) and identity scopes only.
  *
- * The fetch itself stays oidc-provider's (SSRF-safe dispatcher, timeout, size check); the
- * shared cache around it is lib/cimd/fetch.ts, bounded like the provider bounds it.
+ * The fetch is the library's (lib/cimd: special-use addresses refused before connecting,
+ * fetch budgets, a cache shared by every instance), within oidc-provider's timeout and size
+ * check; `allowFetch` runs the fetch guard once the host is allowed.
  *
  * @module
  */
@@ -43,12 +44,20 @@ export interface MetadataDocumentTrust {
   readonly allowedHosts: ReadonlySet<string> | null;
 }
 
-/** oidc-provider's `features.clientIdMetadataDocument` for this trust setting. */
-export function metadataDocumentFeature(trust: MetadataDocumentTrust) {
+/**
+ * oidc-provider's `features.clientIdMetadataDocument` for this trust setting. `guard` runs
+ * before a fetch from an allowed host and throws the error that answers instead
+ * (lib/cimd/guard.ts).
+ */
+export function metadataDocumentFeature<C>(trust: MetadataDocumentTrust, guard?: (ctx: C, clientId: string) => Promise<void>) {
   return {
     enabled: trust.enabled,
     ack: 'draft-02' as const,
-    allowFetch: async (_ctx: unknown, clientId: string) => documentHostAllowed(clientId, trust.allowedHosts),
+    allowFetch: async (ctx: C, clientId: string) => {
+      if (!documentHostAllowed(clientId, trust.allowedHosts)) return false;
+      await guard?.(ctx, clientId);
+      return true;
+    },
     allowClient: async () => true,
     cacheDuration: { ...DOCUMENT_CACHE_SECONDS },
   };

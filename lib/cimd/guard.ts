@@ -1,0 +1,117 @@
+/**
+ * What runs before oidc-provider fetches a client ID metadata document (its
+ * `clientIdMetadataDocument.allowFetch`, which sees the request that names the client: the
+ * authorization, token, revocation or introspection request):
+ *
+ * 1. A host that is special-use by name or literal address (`localhost`, `127.1`, `[::1]`,
+ *    …) is refused at once with `invalid_client`, before any lookup or connection.
+ * 2. A host refused for the address it resolved to within the last `failureCacheSeconds` is
+ *    refused the same way, without resolving it again.
+ * 3. A document the shared cache answers for (fetched, or a remembered failure) costs nothing.
+ * 4. Otherwise the fetch spends the caller's and the host's budget (lib/cimd/budget.ts);
+ *    over budget, the request is answered 429 `temporarily_unavailable` with `Retry-After`.
+ * 5. The host is resolved, and refused with `invalid_client` when any address it resolves
+ *    to is special-use. The answer is kept for the fetch that follows, which connects to the
+ *    address checked here without asking DNS again (lib/cimd/pinned-request.ts).
+ *
+ * Why `temporarily_unavailable` and not `invalid_client`: the client_id may be perfectly good,
+ * and only this service declines to fetch it now. `invalid_client` tells a client its
+ * identity is wrong, and clients act on that by discarding it or registering anew, which
+ * would turn a budget into an outage; `temporarily_unavailable` with `Retry-After` says "the
+ * same request works later" (RFC 6749 §4.1.2.1). The status is 429 (RFC 6585 §4), as for
+ * the registration limit (lib/registration/open.ts): it is a rate limit, and a 503 is the
+ * library's word for a storage outage. It is shown on a page rather than redirected: the
+ * client is not known.
+ *
+ * @module
+ */
+import { errors } from 'oidc-provider';
+
+import { clientAddress, addressKeyOf } from '../policies/sign-in-throttle.ts';
+import { specialUseHostOf } from '../policies/special-use-addresses.ts';
+import { FetchBudget } from './budget.ts';
+import type { FetchBudgetSettings } from './budget.ts';
+import type { DocumentFetch } from './fetch.ts';
+import { SpecialUseAddressError } from './pinned-request.ts';
+import type { AdapterFactory } from '../../adapters/types.ts';
+
+/** What the guard reads of the request (oidc-provider's Koa context). */
+export interface FetchRequestContext {
+  readonly req: { readonly socket: { readonly remoteAddress?: string | undefined } };
+  get(field: string): string;
+  set(field: string, value: string): void;
+}
+
+export interface FetchGuardOptions {
+  readonly adapter: AdapterFactory;
+  /** `false`: no budget */
+  readonly budget: FetchBudgetSettings | false;
+  /** the document fetch, for its cache */
+  readonly documents: Pick<DocumentFetch, 'cached' | 'refusedHost' | 'checkHost'>;
+  /** `options.proxy` and `options.proxyHops`: how the client's address is read */
+  readonly proxy: boolean;
+  readonly proxyHops: number;
+  readonly now?: () => number;
+}
+
+/** How long the lookup before a fetch may take: oidc-provider's fetch timeout. */
+const LOOKUP_TIMEOUT_MS = 2500;
+
+/** Runs before a document fetch; throws the OAuth error that answers the request instead. */
+export type FetchGuard = (ctx: FetchRequestContext | undefined, clientId: string) => Promise<void>;
+
+/**
+ * `invalid_client`, saying what is wrong with the host (`is special-use: …`, `resolves to a
+ * special-use address: …`); `cause`, logged as `error_detail`, names the address.
+ */
+export function specialUseRefusal(summary: string, cause: Error): Error {
+  return new errors.InvalidClient(
+    `client_id metadata document host ${summary}; documents are fetched from public hosts only`,
+    { cause },
+  );
+}
+
+/** 429 `temporarily_unavailable`, never redirected; the caller sets `Retry-After`. */
+export function overBudget(exhausted: 'host' | 'caller', retryAfter: number): Error {
+  const who = exhausted === 'host' ? 'from this host' : 'for this client address';
+  const err = new errors.TemporarilyUnavailable(
+    `too many client_id metadata document fetches ${who}; try again in ${retryAfter} seconds`,
+  );
+  Object.assign(err, { status: 429, statusCode: 429, expose: true, allow_redirect: false });
+  return err;
+}
+
+export function createFetchGuard(options: FetchGuardOptions): FetchGuard {
+  const budget = options.budget === false ? undefined : new FetchBudget(options.adapter, options.budget, options.now);
+  const { documents, proxy, proxyHops } = options;
+
+  return async function guardDocumentFetch(ctx, clientId) {
+    const { hostname } = new URL(clientId);
+    const byName = specialUseHostOf(hostname);
+    if (byName !== undefined) {
+      const cause = new SpecialUseAddressError(hostname, byName);
+      throw specialUseRefusal(cause.summary, cause);
+    }
+    const remembered = await documents.refusedHost(hostname);
+    if (remembered !== undefined) throw specialUseRefusal(remembered, new Error(`${hostname} ${remembered} (remembered)`));
+    if (await documents.cached(clientId)) return;
+
+    if (budget) {
+      const address = ctx && clientAddress({
+        socketAddress: ctx.req.socket.remoteAddress, forwardedFor: ctx.get('x-forwarded-for'), proxy, hops: proxyHops,
+      });
+      const verdict = await budget.spend(hostname.toLowerCase().replace(/\.+$/, ''), address ? addressKeyOf(address) : undefined);
+      if (!verdict.allowed) {
+        ctx?.set('Retry-After', String(verdict.retryAfter));
+        throw overBudget(verdict.exhausted, verdict.retryAfter);
+      }
+    }
+
+    try {
+      await documents.checkHost(hostname, AbortSignal.timeout(LOOKUP_TIMEOUT_MS));
+    } catch (err) {
+      if (err instanceof SpecialUseAddressError) throw specialUseRefusal(err.summary, err);
+      // a name that does not resolve: the fetch fails on it and its failure is remembered
+    }
+  };
+}

@@ -1,0 +1,182 @@
+/**
+ * The limits of open registration (Variant B, RFC 7591), so that anonymous callers cannot
+ * grow storage without bound:
+ *
+ * - **Rate, per client address** (IPv6: per /64, as the sign-in throttle counts it): a
+ *   bucket of `perIp` registrations, refilled at `perIp` per `windowSeconds`. So a burst of
+ *   `perIp` is served, then one registration every `windowSeconds / perIp` seconds; the
+ *   excess is answered 429 with `Retry-After` (when the next one would be served). Every
+ *   request let through counts, whether its metadata is then accepted or not, so the budget
+ *   also bounds the work an address causes.
+ *   The state is one timestamp per address (GCRA, the "generic cell rate algorithm" of
+ *   ATM networks), shared by every instance through the adapter; addresses are stored
+ *   hashed (SHA-256).
+ * - **Size of what is stored** ({@link REGISTRATION_LIMITS}): `client_name` length, the
+ *   number and length of `redirect_uris`, the length of the other URIs, and the whole client
+ *   as stored; the request body's size is capped before it is read (lib/registration/open.ts).
+ * - **https only** for the URIs a consent page may show or link ({@link HTTPS_ONLY_METADATA}):
+ *   an http logo or terms page could be swapped in transit and is mixed content on an https
+ *   page.
+ *
+ * The metadata rules run for registrations only: clients already stored, static, member and
+ * metadata-document clients keep loading as before.
+ *
+ * @module
+ */
+import { createHash } from 'node:crypto';
+
+import { errors } from 'oidc-provider';
+import type { KoaContextWithOIDC } from 'oidc-provider';
+
+import type { Adapter, AdapterFactory, AdapterPayload, CompareAndSet } from '../../adapters/types.ts';
+import { RecordUpdater } from '../storage/record-update.ts';
+import { EXTRA_CLIENT_METADATA } from './client-metadata.ts';
+import { addressKeyOf } from './sign-in-throttle.ts';
+
+/**
+ * What a registration may store. Real registrations are far below each (an MCP client
+ * sends a name, one or two redirect URIs and a few enums: well under 1 KB); the probe that
+ * prompted these stored 45 KB per client.
+ */
+export const REGISTRATION_LIMITS = Object.freeze({
+  /** characters of `client_name`, as for member clients (lib/member-clients/manager.ts) */
+  clientNameLength: 100,
+  /** entries of `redirect_uris`, as for member clients */
+  redirectUris: 10,
+  /** characters of each redirect URI and of each URI in {@link HTTPS_ONLY_METADATA} */
+  uriLength: 2000,
+  /** bytes of the client as stored (its metadata as JSON) */
+  metadataBytes: 8 * 1024,
+  /**
+   * bytes of the request body, refused (413) before it is read when `Content-Length` says
+   * more; the same cap as Variant A's registration body
+   */
+  bodyBytes: 16 * 1024,
+});
+
+/** The client URIs a registration may set only with https. */
+export const HTTPS_ONLY_METADATA = Object.freeze(['logo_uri', 'policy_uri', 'tos_uri', 'client_uri'] as const);
+
+type Metadata = Record<string, unknown>;
+
+function refuse(description: string): never {
+  // never a description starting with `redirect_uris`: oidc-provider would answer it as
+  // invalid_redirect_uri, and these are limits on the metadata as a whole
+  throw new errors.InvalidClientMetadata(description);
+}
+
+const characters = (text: string) => [...text].length;
+
+/**
+ * The size and scheme rules on a registration's metadata; throws oidc-provider's
+ * `InvalidClientMetadata` (400 `invalid_client_metadata`). Values of the wrong type are left
+ * to the provider's own checks.
+ */
+export function checkRegistrationMetadata(metadata: Metadata): void {
+  const limits = REGISTRATION_LIMITS;
+  const name = metadata.client_name;
+  if (typeof name === 'string' && characters(name) > limits.clientNameLength) {
+    refuse(`client_name must be at most ${limits.clientNameLength} characters; got ${characters(name)}`);
+  }
+  const redirects = metadata.redirect_uris;
+  if (Array.isArray(redirects)) {
+    if (redirects.length > limits.redirectUris) {
+      refuse(`at most ${limits.redirectUris} redirect_uris may be registered; got ${redirects.length}`);
+    }
+    if (redirects.some((uri) => typeof uri === 'string' && characters(uri) > limits.uriLength)) {
+      refuse(`each of redirect_uris must be at most ${limits.uriLength} characters`);
+    }
+  }
+  for (const field of HTTPS_ONLY_METADATA) {
+    const uri = metadata[field];
+    if (typeof uri !== 'string') continue;
+    if (characters(uri) > limits.uriLength) refuse(`${field} must be at most ${limits.uriLength} characters`);
+    if (URL.parse(uri)?.protocol !== 'https:') refuse(`${field} must be an https URL`);
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(metadata));
+  if (bytes > limits.metadataBytes) {
+    refuse(`the client metadata must be at most ${limits.metadataBytes} bytes as JSON; got ${bytes}`);
+  }
+}
+
+/**
+ * `extraClientMetadata.validator` step: {@link checkRegistrationMetadata} for registrations.
+ * The provider calls the validator once per extra property; the rules run on the first.
+ */
+export function checkRegistrationLimits(ctx: KoaContextWithOIDC | undefined, key: string, metadata: Metadata): void {
+  if (key !== EXTRA_CLIENT_METADATA[0] || ctx?.oidc?.route !== 'registration') return;
+  checkRegistrationMetadata(metadata);
+}
+
+/** The storage model of the per-address rate state. */
+export const REGISTRATION_RATE_MODEL = 'RegistrationRate';
+
+/** The resolved settings (`options.registration.rateLimit`). */
+export interface RegistrationRateSettings {
+  /** registrations one address may make at once; the bucket's size */
+  readonly perIp: number;
+  /** seconds in which a drained bucket is full again */
+  readonly windowSeconds: number;
+}
+
+/**
+ * One address's state: the "theoretical arrival time" of GCRA, epoch milliseconds. The
+ * bucket is full when it is in the past; each registration moves it `window / perIp` later.
+ */
+export interface RateRecord {
+  readonly tat: number;
+}
+
+export type Admission =
+  | { readonly allowed: true; readonly next: RateRecord; /** seconds to keep `next` */ readonly keepFor: number }
+  | { readonly allowed: false; /** whole seconds until a registration is served again */ readonly retryAfter: number };
+
+/** One more registration from an address in state `record` at `now` (epoch ms): served, or how long to wait. */
+export function admit(record: RateRecord | undefined, settings: RegistrationRateSettings, now: number): Admission {
+  // whole milliseconds, so that a burst is exactly `perIp` (fractions would drift as they add up)
+  const interval = Math.max(1, Math.floor((settings.windowSeconds * 1000) / settings.perIp));
+  const tolerance = (settings.perIp - 1) * interval;
+  const tat = Math.max(record?.tat ?? now, now);
+  if (tat - now > tolerance) return { allowed: false, retryAfter: Math.max(1, Math.ceil((tat - tolerance - now) / 1000)) };
+  const next = tat + interval;
+  return { allowed: true, next: { tat: next }, keepFor: Math.max(1, Math.ceil((next - now) / 1000)) };
+}
+
+const hashed = (address: string) => `ip:${createHash('sha256').update(addressKeyOf(address)).digest('base64url')}`;
+
+function asRecord(payload: AdapterPayload | undefined): RateRecord | undefined {
+  return typeof payload?.tat === 'number' ? { tat: payload.tat } : undefined;
+}
+
+/** What a registration attempt may do. */
+export type RegistrationAdmission = { readonly allowed: true } | { readonly allowed: false; readonly retryAfter: number };
+
+const ALLOWED: RegistrationAdmission = Object.freeze({ allowed: true });
+
+/** The per-address rate limit over the storage adapter; one per `createPlatformAuth`. */
+export class RegistrationRateLimiter {
+  readonly enabled: boolean;
+  readonly #records: RecordUpdater | undefined;
+  readonly #settings: RegistrationRateSettings;
+  readonly #now: () => number;
+
+  constructor(adapter: AdapterFactory, settings: RegistrationRateSettings | false, now: () => number = Date.now) {
+    this.enabled = settings !== false;
+    this.#records = settings === false ? undefined : new RecordUpdater(adapter(REGISTRATION_RATE_MODEL) as Adapter & Partial<CompareAndSet>);
+    this.#settings = settings || { perIp: 1, windowSeconds: 1 };
+    this.#now = now;
+  }
+
+  /** Counts a registration attempt from `address` (the client's IP), or refuses it. */
+  async attempt(address: string): Promise<RegistrationAdmission> {
+    if (!this.#records) return ALLOWED;
+    let outcome: Admission | undefined;
+    const applied = await this.#records.update(hashed(address), (stored) => {
+      outcome = admit(asRecord(stored), this.#settings, this.#now());
+      return outcome.allowed ? { payload: { tat: outcome.next.tat }, expiresIn: outcome.keepFor } : undefined;
+    });
+    // a key that kept changing under us is being hammered: refusing is the safe side
+    if (!applied || !outcome) return { allowed: false, retryAfter: 1 };
+    return outcome.allowed ? ALLOWED : { allowed: false, retryAfter: outcome.retryAfter };
+  }
+}

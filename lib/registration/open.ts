@@ -1,0 +1,69 @@
+/**
+ * Variant B (open) registration, `POST /api/oauth/register`: oidc-provider registers the
+ * client (RFC 7591; the metadata rules are lib/policies/client-metadata.ts and
+ * lib/policies/registration-limits.ts). This provider middleware runs before it and refuses,
+ * without reading the body:
+ *
+ * - a body whose `Content-Length` is over {@link REGISTRATION_LIMITS}.bodyBytes: 413
+ *   `invalid_request`, as Variant A answers it (RFC 9110 §15.5.14; the limit is on the
+ *   request, not on a metadata value). A body sent without `Content-Length` is read by the
+ *   provider under its own 56 KiB cap, and what would be stored is capped again by
+ *   `metadataBytes`.
+ * - a registration over the client address's rate (`options.registration.rateLimit`): 429
+ *   `temporarily_unavailable` with `Retry-After`.
+ *
+ * The client's address is read as the sign-in throttle reads it (`options.proxy`,
+ * `options.proxyHops`; lib/policies/sign-in-throttle.ts), never from the host app's `ctx.ip`.
+ *
+ * @module
+ */
+import type { Context, Middleware, Next } from 'koa';
+
+import type { AdapterFactory } from '../../adapters/types.ts';
+import { ENDPOINTS } from '../endpoints.ts';
+import { InvalidRequestError, PlatformAuthError } from '../errors.ts';
+import { writeError } from '../http/error-response.ts';
+import { REGISTRATION_LIMITS, RegistrationRateLimiter } from '../policies/registration-limits.ts';
+import type { RegistrationRateSettings } from '../policies/registration-limits.ts';
+import { clientAddress } from '../policies/sign-in-throttle.ts';
+
+export interface OpenRegistrationDeps {
+  readonly adapter: AdapterFactory;
+  /** `options.registration.rateLimit`; `false`: no rate limit */
+  readonly rateLimit: RegistrationRateSettings | false;
+  readonly proxy: boolean;
+  readonly proxyHops: number;
+}
+
+/**
+ * 429 with `temporarily_unavailable`: RFC 7591 §3.2.2 defines no code for "too many" and lets
+ * a server use others; `temporarily_unavailable` (RFC 6749 §4.1.2.1, "temporary
+ * overloading") is the registered OAuth code that says "retry later" and that OAuth client
+ * libraries already know. `slow_down` (RFC 8628 §3.5) was the other candidate, but it means
+ * "poll the device-code token endpoint 5 s less often", which a registering client would
+ * not know to apply. The status (RFC 6585 §4) and `Retry-After` carry the rest.
+ */
+function tooManyRegistrations(retryAfter: number): PlatformAuthError {
+  return new PlatformAuthError('temporarily_unavailable', 429, `too many registrations from this address; retry in ${retryAfter} seconds`);
+}
+
+export function openRegistrationLimits({ adapter, rateLimit, proxy, proxyHops }: OpenRegistrationDeps): Middleware {
+  const path = ENDPOINTS.registration.path;
+  const limiter = new RegistrationRateLimiter(adapter, rateLimit);
+
+  return async function registrationLimits(ctx: Context, next: Next) {
+    if (ctx.method !== 'POST' || ctx.path !== path) return next();
+    const length = ctx.request.length;
+    if (length !== undefined && length > REGISTRATION_LIMITS.bodyBytes) {
+      writeError(ctx, new InvalidRequestError(`the request body must be at most ${REGISTRATION_LIMITS.bodyBytes} bytes`, { status: 413 }));
+      return;
+    }
+    const address = clientAddress({ socketAddress: ctx.req.socket.remoteAddress, forwardedFor: ctx.get('x-forwarded-for'), proxy, hops: proxyHops });
+    const admission = await limiter.attempt(address);
+    if (!admission.allowed) {
+      writeError(ctx, tooManyRegistrations(admission.retryAfter), { headers: { 'Retry-After': String(admission.retryAfter) } });
+      return;
+    }
+    await next();
+  };
+}

@@ -1,0 +1,179 @@
+/**
+ * The guard before a document fetch, without HTTP: special-use names and literal addresses
+ * refused with a clear `invalid_client`, a host resolving to a special-use address refused
+ * and remembered (not resolved again), cached documents free, the budgets per caller (its
+ * address read as `proxy` says) and per host answered 429 `temporarily_unavailable` with
+ * `Retry-After`.
+ */
+import { createMemoryAdapter } from '../../adapters/memory.ts';
+import type { FetchBudgetSettings } from '../../lib/cimd/budget.ts';
+import { createDocumentFetch } from '../../lib/cimd/fetch.ts';
+import type { DocumentFetch } from '../../lib/cimd/fetch.ts';
+import { createFetchGuard } from '../../lib/cimd/guard.ts';
+import type { FetchRequestContext } from '../../lib/cimd/guard.ts';
+import { SpecialUseAddressError } from '../../lib/cimd/pinned-request.ts';
+import type { ResolvedAddress, Resolver } from '../../lib/cimd/pinned-request.ts';
+import type { MetadataDocumentFetch } from '../../lib/config/options.ts';
+
+interface FakeContext extends FetchRequestContext {
+  readonly headers: Record<string, string>;
+}
+
+function requestFrom(remoteAddress: string, forwardedFor?: string): FakeContext {
+  const headers: Record<string, string> = {};
+  return {
+    req: { socket: { remoteAddress } },
+    get: (field) => (field.toLowerCase() === 'x-forwarded-for' ? forwardedFor ?? '' : ''),
+    set: (field, value) => { headers[field.toLowerCase()] = value; },
+    headers,
+  };
+}
+
+function resolverOf(answer: readonly ResolvedAddress[]): Resolver & { calls: string[] } {
+  const calls: string[] = [];
+  return Object.assign(async (hostname: string) => {
+    calls.push(hostname);
+    return answer;
+  }, { calls });
+}
+
+const BUDGET: FetchBudgetSettings = { perHost: 3, perCaller: 2, windowSeconds: 60 };
+const BODY_LIMIT = 5 * 1024;
+const CACHE = { min: 30, max: 86400 };
+
+interface Setup {
+  documents: DocumentFetch;
+  guard: ReturnType<typeof createFetchGuard>;
+}
+
+/** A guard over a memory cache; `fetch` replaces the request (so no host is resolved), or `resolve` feeds the real one. */
+function setup({ budget = BUDGET, proxy = false, fetch, resolve }: {
+  budget?: FetchBudgetSettings | false; proxy?: boolean; fetch?: MetadataDocumentFetch; resolve?: Resolver;
+} = {}): Setup {
+  const adapter = createMemoryAdapter();
+  const documents = createDocumentFetch({ adapter, fetch, resolve, bodyLimit: BODY_LIMIT, cacheDuration: CACHE });
+  return { documents, guard: createFetchGuard({ adapter, budget, documents, proxy, proxyHops: 1 }) };
+}
+
+const serveAny: MetadataDocumentFetch = async (url) => new Response(JSON.stringify({ client_id: url }), { status: 200 });
+
+/** The OAuth error the guard threw. */
+async function refusal(work: Promise<void>): Promise<Record<string, unknown>> {
+  try {
+    await work;
+  } catch (err) {
+    return err as Record<string, unknown>;
+  }
+  throw new Error('the guard let the fetch through');
+}
+
+describe('special-use hosts', () => {
+  it('refuses a name or literal address at once, saying why', async () => {
+    const resolve = resolverOf([{ address: '93.184.215.14', family: 4 }]);
+    const { guard } = setup({ resolve });
+    for (const [clientId, reason] of [
+      ['https://127.1:8443/c.json', 'loopback (127.0.0.0/8)'],
+      ['https://[::ffff:169.254.169.254]/c.json', 'IPv4-mapped (::ffff:0:0/96) of 169.254.169.254'],
+      ['https://app.localhost/c.json', 'localhost (RFC 6761)'],
+    ] as const) {
+      const err = await refusal(guard(requestFrom('198.51.100.1'), clientId));
+      expect(err).toMatchObject({
+        error: 'invalid_client', status: 400,
+        error_description: `client_id metadata document host is special-use: ${reason}; documents are fetched from public hosts only`,
+      });
+      expect(err.cause).toBeInstanceOf(SpecialUseAddressError);
+    }
+    expect(resolve.calls).toEqual([]);
+  });
+
+  it('refuses a name that resolves to one, remembers it, and does not resolve it again', async () => {
+    const resolve = resolverOf([{ address: '93.184.215.14', family: 4 }, { address: '10.0.0.7', family: 4 }]);
+    const { guard, documents } = setup({ resolve });
+    for (const path of ['/a.json', '/b.json', '/c.json']) {
+      const err = await refusal(guard(requestFrom('198.51.100.1'), `https://internal.example${path}`));
+      expect(err).toMatchObject({
+        error: 'invalid_client',
+        error_description: 'client_id metadata document host resolves to a special-use address: private use (10.0.0.0/8); documents are fetched from public hosts only',
+      });
+    }
+    expect(resolve.calls).toEqual(['internal.example']);
+    expect(await documents.refusedHost('INTERNAL.example.')).toBe('resolves to a special-use address: private use (10.0.0.0/8)');
+  });
+
+  it('lets a host through that resolves to public addresses only', async () => {
+    const resolve = resolverOf([{ address: '93.184.215.14', family: 4 }, { address: '2606:4700:4700::1111', family: 6 }]);
+    const { guard } = setup({ resolve });
+    await expect(guard(requestFrom('198.51.100.1'), 'https://docs.example/c.json')).resolves.toBeUndefined();
+  });
+
+  it('resolves nothing when a replacement fetch resolves by itself', async () => {
+    const { guard } = setup({ fetch: serveAny });
+    await expect(guard(requestFrom('198.51.100.1'), 'https://tools.example/c.json')).resolves.toBeUndefined();
+  });
+});
+
+describe('budgets', () => {
+  it('refuses a caller over its budget with 429 temporarily_unavailable and Retry-After; cached documents are free', async () => {
+    const { guard, documents } = setup({ fetch: serveAny });
+    const caller = () => requestFrom('198.51.100.1');
+    for (const path of ['/1.json', '/2.json']) {
+      const url = `https://tools.example${path}`;
+      await guard(caller(), url);
+      await documents(url, { method: 'GET' });
+    }
+    // cached: no fetch, no charge, however often
+    for (let i = 0; i < 5; i += 1) await guard(caller(), 'https://tools.example/1.json');
+    const ctx = caller();
+    const err = await refusal(guard(ctx, 'https://tools.example/3.json'));
+    expect(err).toMatchObject({
+      error: 'temporarily_unavailable', status: 429, statusCode: 429, expose: true, allow_redirect: false,
+      error_description: expect.stringMatching(/^too many client_id metadata document fetches for this client address; try again in \d+ seconds$/),
+    });
+    expect(Number(ctx.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(ctx.headers['retry-after'])).toBeLessThanOrEqual(60);
+    // another address has its own budget
+    await expect(guard(requestFrom('198.51.100.2'), 'https://tools.example/3.json')).resolves.toBeUndefined();
+  });
+
+  it('refuses a host over its budget, whoever asks', async () => {
+    const { guard } = setup({ fetch: serveAny });
+    for (let i = 1; i <= 3; i += 1) await guard(requestFrom(`198.51.100.${i}`), `https://tools.example/${i}.json`);
+    const err = await refusal(guard(requestFrom('198.51.100.9'), 'https://tools.example/4.json'));
+    expect(err).toMatchObject({ error: 'temporarily_unavailable', status: 429 });
+    expect(err.error_description).toMatch(/fetches from this host/);
+    await expect(guard(requestFrom('198.51.100.9'), 'https://other.example/4.json')).resolves.toBeUndefined();
+  });
+
+  it('counts IPv6 callers by their /64', async () => {
+    const { guard } = setup({ fetch: serveAny });
+    await guard(requestFrom('2001:4860:1:2::a'), 'https://tools.example/1.json');
+    await guard(requestFrom('2001:4860:1:2::b'), 'https://other.example/2.json');
+    const err = await refusal(guard(requestFrom('2001:4860:1:2:ffff::c'), 'https://third.example/3.json'));
+    expect(err).toMatchObject({ error: 'temporarily_unavailable' });
+  });
+
+  it('reads the caller from X-Forwarded-For only with proxy: true', async () => {
+    const direct = setup({ fetch: serveAny });
+    // without proxy, a client-written X-Forwarded-For does not make a new caller
+    for (const forwarded of ['203.0.113.1', '203.0.113.2']) {
+      await direct.guard(requestFrom('198.51.100.1', forwarded), `https://h${forwarded}.example/c.json`);
+    }
+    expect(await refusal(direct.guard(requestFrom('198.51.100.1', '203.0.113.3'), 'https://x.example/c.json'))).toMatchObject({ status: 429 });
+
+    const proxied = setup({ fetch: serveAny, proxy: true });
+    for (const forwarded of ['203.0.113.1', '203.0.113.2', '203.0.113.3', '203.0.113.4']) {
+      await proxied.guard(requestFrom('10.0.0.1', forwarded), `https://h${forwarded}.example/c.json`);
+    }
+  });
+
+  it('counts fetches outside a request against the host only', async () => {
+    const { guard } = setup({ fetch: serveAny });
+    for (let i = 1; i <= 3; i += 1) await guard(undefined, `https://tools.example/${i}.json`);
+    expect(await refusal(guard(undefined, 'https://tools.example/4.json'))).toMatchObject({ status: 429 });
+  });
+
+  it('is off with fetchBudget: false', async () => {
+    const { guard } = setup({ fetch: serveAny, budget: false });
+    for (let i = 1; i <= 10; i += 1) await guard(requestFrom('198.51.100.1'), `https://tools.example/${i}.json`);
+  });
+});
