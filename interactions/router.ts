@@ -2,10 +2,12 @@
  * The sign-in and consent pages: `interactionDetails` → render → `interactionResult`,
  * the pattern of oidc-provider's example interaction router.
  *
- *   GET  /oauth/interaction/:uid          sign-in or consent page, whichever the prompt is
+ *   GET  /oauth/interaction/:uid          sign-in (the host's session, the host's page or the
+ *                                         library's) or consent, whichever the prompt is
  *   POST /oauth/interaction/:uid/login    email + password
  *   POST /oauth/interaction/:uid/confirm  Allow
- *   POST /oauth/interaction/:uid/abort    Deny (the client receives access_denied)
+ *   POST /oauth/interaction/:uid/abort    Cancel (sign-in) or Deny (consent): the client
+ *                                         receives access_denied, with state and iss
  *
  * @module
  */
@@ -17,26 +19,29 @@ import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 
 import type { ResolvedOptions } from '../lib/config/options.ts';
-import type { Account } from '../lib/contracts.ts';
-import { isLoopbackHost } from '../lib/constants.ts';
+import type { Account, Site } from '../lib/contracts.ts';
 import { ENDPOINTS } from '../lib/endpoints.ts';
 import type { GrantContextStore } from '../lib/grant-context.ts';
 import type { SignInThrottle } from '../lib/http/sign-in-throttle.ts';
-import { checkEligibility, clientAudience } from '../lib/policies/audience.ts';
-import { findScope, parseScope } from '../lib/scopes/catalogue.ts';
 import { CsrfTokens } from '../lib/pages/csrf.ts';
-import { createNonce, setPageHeaders } from '../lib/pages/headers.ts';
-import { noticePage, writeNoticePage } from '../lib/pages/notice.ts';
-import { consentPage, loginPage } from './views.ts';
-import type { ClientView } from './views.ts';
-
-type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
-type OidcClient = NonNullable<Awaited<ReturnType<Provider['Client']['find']>>>;
+import { createNonce } from '../lib/pages/headers.ts';
+import type { PageRenderer, PageResponse } from '../lib/pages/renderer.ts';
+import type { ClientView, SiteView } from '../lib/pages/templates.ts';
+import { checkEligibility, clientAudience, memberClientSite } from '../lib/policies/audience.ts';
+import { parseScope } from '../lib/scopes/catalogue.ts';
+import { clientView, isLoopbackOnly } from './client-view.ts';
+import type { OidcClient, TrustSources } from './client-view.ts';
+import type { SignInFlow } from './host-sign-in.ts';
+import { loginResult } from './login-result.ts';
+import type { Interaction } from './login-result.ts';
 
 interface InteractionState {
   interaction: Interaction;
   client: OidcClient;
   nonce: string;
+  /** the member client's site, when it has one: it brands every page of the interaction */
+  site: Site | undefined;
+  page: PageResponse;
 }
 
 export interface InteractionRouterDeps {
@@ -44,28 +49,24 @@ export interface InteractionRouterDeps {
   readonly options: ResolvedOptions;
   readonly grantContexts: GrantContextStore;
   readonly signInThrottle: SignInThrottle;
+  readonly pages: PageRenderer;
+  readonly signIn: SignInFlow;
+  readonly trust: TrustSources;
 }
 
-function redirectHost(redirectUri: string): string {
-  const url = URL.parse(redirectUri);
-  if (!url) return redirectUri;
-  return url.protocol === 'http:' || url.protocol === 'https:' ? url.host : url.protocol.slice(0, -1);
+type NoticeName = 'expired' | 'unknownClient' | 'formExpired' | 'alreadySignedIn' | 'nothingToConfirm';
+
+const siteView = (site: Site): SiteView => ({ id: site.id, name: site.name });
+
+/** The wait on the throttled page, coarse on purpose: the same for every email at a given moment. */
+function waitWords(page: PageResponse, seconds: number): string {
+  return seconds <= 60
+    ? page.translator.text('notice.throttled.minute')
+    : page.translator.text('notice.throttled.minutes', { minutes: Math.ceil(seconds / 60) });
 }
 
-function clientView(client: OidcClient, redirectUri: string): ClientView {
-  const view = { name: client.clientName ?? client.clientId, redirectHost: redirectHost(redirectUri) };
-  const documentHost = (client as { clientIdMetadataDocument?: boolean }).clientIdMetadataDocument === true
-    ? URL.parse(client.clientId)?.host
-    : undefined;
-  return documentHost ? { ...view, documentHost } : view;
-}
-
-function isLoopbackOnly(client: OidcClient): boolean {
-  const uris = client.redirectUris ?? [];
-  return uris.length > 0 && uris.every((u) => isLoopbackHost(URL.parse(u)?.hostname ?? ''));
-}
-
-export function createInteractionRouter({ provider, options, grantContexts, signInThrottle }: InteractionRouterDeps): Router {
+export function createInteractionRouter(deps: InteractionRouterDeps): Router {
+  const { provider, options, grantContexts, signInThrottle, pages, signIn, trust } = deps;
   const base = ENDPOINTS.interaction.path.replace('/:uid', '');
   const router = new Router({ prefix: base });
   const csrf = new CsrfTokens(options.cookieKeys[0]!);
@@ -77,8 +78,9 @@ export function createInteractionRouter({ provider, options, grantContexts, sign
     abort: `${base}/${uid}/abort`,
   });
 
-  function notice(ctx: RouterContext, status: number, title: string, message: string, nonce?: string) {
-    writeNoticePage(ctx, status, { title, message }, nonce);
+  function notice(page: PageResponse, status: number, name: NoticeName) {
+    const { text } = page.translator;
+    page.notice(status, { title: text(`notice.${name}.title`), message: text(`notice.${name}.message`) });
   }
 
   /** Loads the interaction bound to this browser; answers with a page when there is none. */
@@ -87,39 +89,37 @@ export function createInteractionRouter({ provider, options, grantContexts, sign
     try {
       interaction = await provider.interactionDetails(ctx.req, ctx.res);
     } catch (err) {
-      if (err instanceof errors.SessionNotFound || err instanceof errors.InvalidRequest) {
-        notice(ctx, 400, 'This page has expired', 'Go back to the application and start signing in again.');
-        return;
-      }
+      if (err instanceof errors.SessionNotFound || err instanceof errors.InvalidRequest) return notice(pages.for(ctx), 400, 'expired');
       throw err;
     }
-    if (interaction.uid !== ctx.params.uid) {
-      notice(ctx, 400, 'This page has expired', 'Go back to the application and start signing in again.');
-      return;
-    }
+    const uiLocales = interaction.params.ui_locales;
+    if (interaction.uid !== ctx.params.uid) return notice(pages.for(ctx, { uiLocales }), 400, 'expired');
     const client = await provider.Client.find(String(interaction.params.client_id));
-    if (!client) {
-      notice(ctx, 400, 'Unknown application', 'The application that sent you here is no longer registered.');
-      return;
-    }
+    if (!client) return notice(pages.for(ctx, { uiLocales }), 400, 'unknownClient');
+    const memberSite = memberClientSite(client);
+    const site = memberSite ? await options.sites.findById(memberSite) : undefined;
     const nonce = createNonce();
-    setPageHeaders(ctx, nonce, String(interaction.params.redirect_uri ?? ''));
-    ctx.state.interaction = { interaction, client, nonce } satisfies InteractionState;
+    const page = pages.for(ctx, { uiLocales, site, nonce, redirectUri: String(interaction.params.redirect_uri ?? '') });
+    ctx.state.interaction = { interaction, client, nonce, site, page } satisfies InteractionState;
     await next();
   }
 
   async function checkCsrf(ctx: RouterContext, next: Next) {
-    const { interaction } = ctx.state.interaction as InteractionState;
+    const { interaction, page } = ctx.state.interaction as InteractionState;
     const body = ctx.request.body as Record<string, unknown> | undefined;
-    if (!csrf.verify(interaction.uid, body?.csrf)) {
-      notice(ctx, 403, 'This form has expired', 'Reload the page and try again.');
-      return;
-    }
+    if (!csrf.verify(interaction.uid, body?.csrf)) return notice(page, 403, 'formExpired');
     await next();
   }
 
+  /**
+   * Hands the result to the provider. A consent keeps the sign-in submitted earlier in the same
+   * request (`lastSubmission`): without it, `prompt=login` is unresolved again at the resume,
+   * so the user signs in twice, and a native client (asked for consent after every sign-in)
+   * loops between the two pages forever.
+   */
   async function finish(ctx: RouterContext, result: Record<string, unknown>) {
-    const returnTo = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: false });
+    const mergeWithLastSubmission = 'consent' in result;
+    const returnTo = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission });
     ctx.status = 303;
     ctx.redirect(returnTo);
   }
@@ -129,108 +129,108 @@ export function createInteractionRouter({ provider, options, grantContexts, sign
     return id ? options.accounts.findById(id) : undefined;
   }
 
-  function loginView(state: InteractionState, extra: { email?: string; error?: string } = {}) {
-    const { interaction, client } = state;
-    return loginPage({
-      action: actions(interaction.uid).login,
-      csrf: csrf.issue(interaction.uid),
-      client: clientView(client, String(interaction.params.redirect_uri)),
-      ...extra,
-    }, state.nonce);
+  async function viewOf(state: InteractionState, page: PageResponse, site: Site | undefined): Promise<ClientView> {
+    const redirectUri = String(state.interaction.params.redirect_uri ?? '');
+    return clientView(state.client, redirectUri, site && siteView(site), trust, page.translator);
   }
 
-  async function renderConsent(ctx: RouterContext, state: InteractionState, account: Account) {
+  async function showLogin(state: InteractionState, status: number, extra: { email?: string; error?: string } = {}) {
+    const { interaction, page } = state;
+    const hint = typeof interaction.params.login_hint === 'string' ? interaction.params.login_hint : '';
+    page.login(status, {
+      action: actions(interaction.uid).login,
+      cancelAction: actions(interaction.uid).abort,
+      csrf: csrf.issue(interaction.uid),
+      client: await viewOf(state, page, state.site),
+      email: extra.email ?? hint,
+      again: interaction.prompt.reasons.includes('login_prompt') && Boolean(interaction.session?.accountId),
+      ...(extra.error ? { error: extra.error } : {}),
+    });
+  }
+
+  async function showConsent(ctx: RouterContext, state: InteractionState, account: Account, status = 200) {
     const { interaction, client } = state;
-    const eligibility = checkEligibility(client, account, options.operatorRoles);
     const uid = interaction.uid;
+    const eligibility = checkEligibility(client, account, options.operatorRoles);
     if (!eligibility.allowed) {
-      ctx.status = 403;
-      ctx.body = noticePage({
-        title: 'You cannot use this application',
-        message: eligibility.reason,
-        abort: { action: actions(uid).abort, csrf: csrf.issue(uid), label: 'Return to the application' },
-      }, state.nonce);
-      return;
+      const { text } = state.page.translator;
+      return state.page.notice(403, {
+        title: text('refusal.title'),
+        message: text(clientAudience(client) === 'member' ? 'refusal.member' : 'refusal.operator'),
+        abort: { action: actions(uid).abort, csrf: csrf.issue(uid), label: text('refusal.back') },
+      });
     }
-    const sites = await Promise.all(eligibility.sites.map(async (id) => ({ id, name: (await options.sites.findById(id))?.name ?? id })));
-    const scopes = parseScope(String(interaction.params.scope ?? '')).map((name) => ({
-      name, description: findScope(name)?.description ?? name,
-    }));
-    ctx.body = consentPage({
+    const sites = (await Promise.all(eligibility.sites.map((id) => options.sites.findById(id))))
+      .map((found, i) => found ?? { id: eligibility.sites[i]!, name: eligibility.sites[i]! });
+    // the site is known for a member client, and for an operator of exactly one site
+    const site = state.site ?? (sites.length === 1 ? sites[0] : undefined);
+    const page = site === state.site ? state.page : pages.for(ctx, {
+      uiLocales: interaction.params.ui_locales, site, nonce: state.nonce, redirectUri: String(interaction.params.redirect_uri ?? ''),
+    });
+    page.consent(status, {
       confirmAction: actions(uid).confirm,
       abortAction: actions(uid).abort,
       csrf: csrf.issue(uid),
-      client: clientView(client, String(interaction.params.redirect_uri)),
-      accountEmail: account.email,
-      scopes,
-      sites,
+      client: await viewOf(state, page, site),
+      ...(site ? { site: siteView(site) } : {}),
+      sites: sites.length > 1 ? sites.map(siteView) : [],
+      account: { email: account.email, name: account.name },
+      scopes: parseScope(String(interaction.params.scope ?? '')).map((name) => ({ name, description: page.translator.scope(name) })),
       loopbackOnly: isLoopbackOnly(client),
-    }, state.nonce);
+    });
   }
 
   router.get('/:uid', loadInteraction, async function showInteraction(ctx) {
     const state = ctx.state.interaction as InteractionState;
-    if (state.interaction.prompt.name === 'login') {
-      ctx.body = loginView(state);
-      return;
+    const { interaction, client } = state;
+    if (interaction.prompt.name === 'login') {
+      if (await signIn.useHostSession(ctx, interaction, client)) return;
+      if (signIn.sendToHostPage(ctx, interaction, client)) return;
+      return showLogin(state, 200);
     }
-    const account = await accountOf(state.interaction);
-    if (!account) {
-      await finish(ctx, { error: 'login_required', error_description: 'the signed-in account no longer exists' });
-      return;
-    }
-    await renderConsent(ctx, state, account);
+    const account = await accountOf(interaction);
+    if (!account) return finish(ctx, { error: 'login_required', error_description: 'the signed-in account no longer exists' });
+    await showConsent(ctx, state, account);
   });
 
   router.post('/:uid/login', forms, loadInteraction, checkCsrf, async function submitLogin(ctx) {
     const state = ctx.state.interaction as InteractionState;
-    if (state.interaction.prompt.name !== 'login') {
-      notice(ctx, 400, 'Already signed in', 'Go back to the application and start again.', state.nonce);
-      return;
-    }
+    // with the host's own sign-in page, passwords are the host's business (its MFA, its SSO):
+    // the library's form is never shown, and posting to it is no way around the host's page
+    if (options.signIn.loginUrl) return notice(state.page, 404, 'expired');
+    if (state.interaction.prompt.name !== 'login') return notice(state.page, 400, 'alreadySignedIn');
     const body = ctx.request.body as Record<string, unknown>;
     const email = typeof body.email === 'string' ? body.email.trim() : '';
     const password = typeof body.password === 'string' ? body.password : '';
-    const incorrect = () => {
-      ctx.status = 401;
-      ctx.body = loginView(state, { email, error: 'The email or password is incorrect.' });
-    };
+    const incorrect = () => showLogin(state, 401, { email, error: state.page.translator.text('login.incorrect') });
     // an empty field is no guess: nothing to throttle, nothing to check
     if (!email || !password) return incorrect();
     // throttled before the host's password check, the same way whether or not the account exists
     const who = signInThrottle.context(ctx);
     const attempt = await signInThrottle.attempt(email, who);
-    if (!attempt.allowed) return signInThrottle.writeThrottledPage(ctx, attempt.retryAfter, state.nonce);
+    if (!attempt.allowed) {
+      const { text } = state.page.translator;
+      state.page.notice(429, { title: text('notice.throttled.title'), message: text('notice.throttled.message', { wait: waitWords(state.page, attempt.retryAfter) }) });
+      ctx.set('Retry-After', String(attempt.retryAfter));
+      return;
+    }
     const account = await options.accounts.authenticate(email, password, who);
     if (!account) return incorrect();
     await attempt.succeeded();
-    await finish(ctx, { login: { accountId: account.id } });
+    await finish(ctx, await loginResult(provider, state.interaction, { accountId: account.id }));
   });
 
   router.post('/:uid/confirm', forms, loadInteraction, checkCsrf, async function submitConsent(ctx) {
     const state = ctx.state.interaction as InteractionState;
     const { interaction, client } = state;
-    if (interaction.prompt.name !== 'consent') {
-      notice(ctx, 400, 'Nothing to confirm', 'Go back to the application and start again.', state.nonce);
-      return;
-    }
+    if (interaction.prompt.name !== 'consent') return notice(state.page, 400, 'nothingToConfirm');
     const account = await accountOf(interaction);
-    if (!account) {
-      await finish(ctx, { error: 'login_required', error_description: 'the signed-in account no longer exists' });
-      return;
-    }
+    if (!account) return finish(ctx, { error: 'login_required', error_description: 'the signed-in account no longer exists' });
     const eligibility = checkEligibility(client, account, options.operatorRoles);
-    if (!eligibility.allowed) {
-      await finish(ctx, { error: 'access_denied', error_description: 'the account may not authorize this client' });
-      return;
-    }
+    if (!eligibility.allowed) return finish(ctx, { error: 'access_denied', error_description: 'the account may not authorize this client' });
     const body = ctx.request.body as Record<string, unknown>;
     const site = eligibility.sites.length === 1 ? eligibility.sites[0]! : String(body.org_id ?? '');
-    if (!eligibility.sites.includes(site)) {
-      ctx.status = 400;
-      await renderConsent(ctx, state, account);
-      return;
-    }
+    if (!eligibility.sites.includes(site)) return showConsent(ctx, state, account, 400);
 
     const { details } = interaction.prompt as { details: Record<string, unknown> };
     const grant = (interaction.grantId ? await provider.Grant.find(interaction.grantId) : undefined)
@@ -250,8 +250,11 @@ export function createInteractionRouter({ provider, options, grantContexts, sign
     await finish(ctx, { consent: { grantId } });
   });
 
-  router.post('/:uid/abort', forms, loadInteraction, checkCsrf, async function denyConsent(ctx) {
-    await finish(ctx, { error: 'access_denied', error_description: 'the user denied the request' });
+  // Cancel on the sign-in page, Deny on the consent page, "Return to the application" on a refusal
+  router.post('/:uid/abort', forms, loadInteraction, checkCsrf, async function abortInteraction(ctx) {
+    const { interaction } = ctx.state.interaction as InteractionState;
+    const what = interaction.prompt.name === 'login' ? 'the user cancelled the sign-in' : 'the user denied the request';
+    await finish(ctx, { error: 'access_denied', error_description: what });
   });
 
   return router;

@@ -26,12 +26,26 @@ function redirectSource(redirectUri: string | undefined): string | undefined {
   return /^[a-z][a-z0-9+.-]*:$/i.test(url.protocol) ? url.protocol : undefined;
 }
 
-/** CSP, framing, sniffing, referrer and caching headers of an HTML page; `redirectUri` may be a form's final destination. */
-export function setPageHeaders(ctx: Context, nonce: string, redirectUri?: string): void {
+/** What else a page may load. */
+export interface PageSources {
+  /** origins (`https://cdn.example`) the page's images come from: a site's logo */
+  readonly images?: readonly string[];
+}
+
+const ORIGIN = /^https:\/\/[a-z0-9.-]+(?::\d+)?$/i;
+
+/**
+ * CSP, framing, sniffing, referrer and caching headers of an HTML page; `redirectUri` may be a
+ * form's final destination, `sources.images` the origins of its images (https origins only:
+ * anything else is left out, so no value can add a directive).
+ */
+export function setPageHeaders(ctx: Context, nonce: string, redirectUri?: string, sources: PageSources = {}): void {
   const formAction = ["'self'", redirectSource(redirectUri)].filter(Boolean).join(' ');
+  const images = (sources.images ?? []).filter((o) => ORIGIN.test(o));
   ctx.set('Content-Security-Policy', [
     "default-src 'none'",
     `style-src 'nonce-${nonce}'`,
+    ...(images.length ? [`img-src ${images.join(' ')}`] : []),
     `form-action ${formAction}`,
     "frame-ancestors 'none'",
     "base-uri 'none'",

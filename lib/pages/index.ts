@@ -12,7 +12,8 @@
  *
  * @module
  */
-export { escapeHtml, html, page } from './html.ts';
+export { escapeHtml, html } from './html.ts';
+export { page } from './layout.ts';
 export type { Html } from './html.ts';
 export { createNonce, setPageHeaders } from './headers.ts';
 export { CsrfTokens } from './csrf.ts';

@@ -1,29 +1,24 @@
 /**
- * The notice page: a title, a plain message and optionally a form back to the application.
- * Used for expired links, refusals, the storage-outage page and oidc-provider's error page.
+ * The notice page: a title, a plain message and optionally what to do, a form back to the
+ * application and a code for support. Used for expired links, refusals, the storage-outage
+ * page and oidc-provider's error page. These two functions render it in English with the
+ * library's own look; the interaction pages render it in the request's language and the
+ * site's brand (./renderer.ts).
  *
  * @module
  */
 import type { Context } from 'koa';
 
 import { setPageHeaders, createNonce } from './headers.ts';
-import { html, page } from './html.ts';
+import { DEFAULT_BRAND } from './layout.ts';
+import { DEFAULT_LOCALE, createTranslator } from './messages/index.ts';
+import { DEFAULT_TEMPLATES, createKit } from './templates.ts';
+import type { NoticePageData } from './templates.ts';
 
-export interface NoticeView {
-  readonly title: string;
-  readonly message: string;
-  /** a form that returns the user to the application (with access_denied) */
-  readonly abort?: { action: string; csrf: string; label: string };
-}
+export type NoticeView = NoticePageData;
 
 export function noticePage(view: NoticeView, nonce: string): string {
-  return page(view.title, nonce, html`
-<h1>${view.title}</h1>
-<p>${view.message}</p>
-${view.abort ? html`<form method="post" action="${view.abort.action}">
-<input type="hidden" name="csrf" value="${view.abort.csrf}">
-<button class="secondary" type="submit">${view.abort.label}</button>
-</form>` : ''}`);
+  return DEFAULT_TEMPLATES.notice(view, createKit(createTranslator(DEFAULT_LOCALE), DEFAULT_BRAND, nonce)).html;
 }
 
 /** Writes a notice page with its security headers: `status`, a fresh nonce unless given. */

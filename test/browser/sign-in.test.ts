@@ -45,9 +45,9 @@ it('signs in, consents and lands on the client with a code, with no CSP violatio
   });
 
   await page.goto(buildAuthorizeUrl(app.baseUrl, MEMBER, { scope: 'openid profile email account:read', challenge: pkcePair().challenge, state: 'st' }));
-  // the nonce'd stylesheet applied: the primary button is coloured
+  // the nonce'd stylesheet applied: the primary button has Demo School's accent (the demo's Site.branding)
   const background = await page.locator('button.primary').evaluate((el) => getComputedStyle(el).backgroundColor);
-  expect(background).toBe('rgb(79, 70, 229)');
+  expect(background).toBe('rgb(15, 118, 110)');
 
   await page.fill('#email', 'student@example.com');
   await page.fill('#password', 'student');
@@ -62,4 +62,21 @@ it('signs in, consents and lands on the client with a code, with no CSP violatio
   expect(callback.searchParams.get('state')).toBe('st');
   expect(callback.searchParams.get('iss')).toBe(app.baseUrl);
   expect(console.filter((line) => /Content Security Policy|Refused/i.test(line))).toEqual([]);
+});
+
+it('Cancel on the sign-in page lands on the client with access_denied, state and iss', async () => {
+  const page = await browser.newPage({ viewport: { width: 390, height: 760 } });
+  let landed = '';
+  await page.route('http://127.0.0.1:8765/**', async (route) => {
+    landed = route.request().url();
+    await route.fulfill({ status: 200, body: 'client' });
+  });
+  await page.goto(buildAuthorizeUrl(app.baseUrl, MEMBER, { scope: 'openid', challenge: pkcePair().challenge, state: 'cancel-st' }));
+  await page.click('button.secondary');
+  for (let i = 0; i < 50 && !landed; i += 1) await page.waitForTimeout(100);
+  const callback = new URL(landed);
+  expect(Object.fromEntries(callback.searchParams)).toEqual({
+    error: 'access_denied', error_description: 'the user cancelled the sign-in', state: 'cancel-st', iss: app.baseUrl,
+  });
+  await page.close();
 });

@@ -105,3 +105,13 @@ it('escapes what it shows', async () => {
   const { escapeHtml } = await import('../../lib/pages/html.ts');
   expect(escapeHtml('<script>"x"&\'y\'</script>')).toBe('&lt;script&gt;&quot;x&quot;&amp;&#39;y&#39;&lt;/script&gt;');
 });
+
+it('tells a signed-in person why they are asked to sign in again (prompt=login), and no one else', async () => {
+  const browser = new Browser(app.baseUrl);
+  const first = await openLogin(browser);
+  expect(first.html).not.toContain('asked you to sign in again');
+  await browser.submit(first, '/login', STUDENT);
+  const again = await browser.navigate(buildAuthorizeUrl(app.baseUrl, MEMBER, { scope: SCOPE, challenge: pkcePair().challenge, state: 's', extra: { prompt: 'login' } }));
+  if (!isPage(again)) throw new Error('expected the sign-in page');
+  expect(again.html).toContain('<span class="client">Demo Member App</span> asked you to sign in again, even if you are signed in already.');
+});

@@ -1,0 +1,158 @@
+/**
+ * The demo host's own sign-in, as a host with its own accounts and sessions wires it into
+ * platform-auth (README "Sign-in options"):
+ *
+ *   GET  /sign-in          the host's sign-in page; names the app waiting for the sign-in
+ *   POST /sign-in          email + password (throttled by auth.signInThrottle); starts the
+ *                          host session, then finishes the waiting sign-in
+ *   POST /sign-in/cancel   gives up: the app receives access_denied
+ *   POST /sign-out         ends the host session
+ *
+ * `hostSession(...)` is `options.signIn.session`: a member signed in here goes straight to
+ * consent. With `loginUrl: '/sign-in'` the library sends every sign-in here instead of
+ * showing its own page (the demo's `signIn: 'host'`, `SIGN_IN=host npm run example`).
+ *
+ * The session cookie is the admin area's kind (admin/session.ts) with a cookie of its own,
+ * sent to the whole site (the library reads it at /oauth/interaction/…). Every form carries a
+ * CSRF token bound to the session, checked before anything else.
+ *
+ * @module
+ */
+import { Router } from '@koa/router';
+import type { Context, Middleware } from 'koa';
+
+import { createNonce, html, page, setPageHeaders } from '../../lib/index.ts';
+import type { AccountStore, HostSessionResolver, PlatformAuth, SignInRequest } from '../../lib/index.ts';
+import { AdminSessions, SESSION_SECONDS } from './admin/session.ts';
+import type { AdminSession, SessionArea } from './admin/session.ts';
+
+export const HOST_AREA: SessionArea = { cookie: 'demo_session', path: '/', label: 'host' };
+export const HOST_SIGN_IN_PATH = '/sign-in';
+
+/** `options.signIn.session`: the account of the host session, signed in `SESSION_SECONDS` before it expires. */
+export function hostSession(sessions: AdminSessions): HostSessionResolver {
+  return (ctx) => {
+    const session = sessions.read(ctx);
+    return session?.accountId ? { accountId: session.accountId, authTime: session.exp - SESSION_SECONDS, amr: ['pwd'] } : undefined;
+  };
+}
+
+interface FormView {
+  readonly csrf: string;
+  readonly pending: SignInRequest | undefined;
+  readonly email?: string;
+  readonly error?: string;
+  readonly signedInAs?: string;
+}
+
+function signInPage(view: FormView, nonce: string): string {
+  const { pending } = view;
+  return page('Sign in to Demo Host', nonce, html`
+<h1>Sign in to Demo Host</h1>
+${pending ? html`<p>to continue to <span class="client">${pending.clientName}</span>${pending.fresh ? html`, which asked you to sign in again` : ''}</p>` : ''}
+${view.signedInAs && !pending ? html`<p>Signed in as <strong>${view.signedInAs}</strong>.</p>
+<form method="post" action="/sign-out">
+<input type="hidden" name="csrf" value="${view.csrf}">
+<button class="secondary" type="submit">Sign out</button>
+</form>` : ''}
+${view.error ? html`<div class="error" role="alert">${view.error}</div>` : ''}
+<form method="post" action="${HOST_SIGN_IN_PATH}">
+<input type="hidden" name="csrf" value="${view.csrf}">
+<label for="email">Email</label>
+<input id="email" name="email" type="email" required autocomplete="username" autofocus value="${view.email ?? pending?.loginHint ?? ''}">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" required autocomplete="current-password">
+<button class="primary" type="submit">Sign in</button>
+</form>
+${pending ? html`<form method="post" action="${HOST_SIGN_IN_PATH}/cancel">
+<input type="hidden" name="csrf" value="${view.csrf}">
+<button class="secondary" type="submit">Cancel</button>
+</form>` : ''}`);
+}
+
+async function readForm(ctx: Context): Promise<URLSearchParams> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > 8192) ctx.throw(413, 'form too large');
+    chunks.push(chunk);
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
+
+export interface HostSignInDeps {
+  readonly auth: PlatformAuth;
+  readonly accounts: AccountStore;
+  readonly sessions: AdminSessions;
+}
+
+export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Middleware {
+  const router = new Router();
+
+  function show(ctx: Context, status: number, view: FormView): void {
+    const nonce = createNonce();
+    setPageHeaders(ctx, nonce);
+    ctx.status = status;
+    ctx.body = signInPage(view, nonce);
+  }
+
+  /** The session, or an anonymous one for the form's CSRF token. */
+  function sessionOf(ctx: Context): AdminSession {
+    return sessions.read(ctx) ?? sessions.start(ctx);
+  }
+
+  router.get(HOST_SIGN_IN_PATH, async function hostSignInForm(ctx) {
+    const session = sessionOf(ctx);
+    const pending = await auth.interactions.pendingSignIn(ctx);
+    const account = session.accountId ? await accounts.findById(session.accountId) : undefined;
+    show(ctx, 200, { csrf: sessions.csrfToken(session), pending, ...(account ? { signedInAs: account.email } : {}) });
+  });
+
+  router.post(HOST_SIGN_IN_PATH, async function hostSignIn(ctx) {
+    const form = await readForm(ctx);
+    const session = sessions.read(ctx);
+    if (!sessions.verifyCsrf(session, form.get('csrf'))) return show(ctx, 403, { csrf: sessions.csrfToken(sessionOf(ctx)), pending: undefined, error: 'This form has expired. Try again.' });
+    const pending = await auth.interactions.pendingSignIn(ctx);
+    const email = (form.get('email') ?? '').trim();
+    const password = form.get('password') ?? '';
+    const who = auth.signInThrottle.context(ctx);
+    const attempt = await auth.signInThrottle.attempt(email, who);
+    if (!attempt.allowed) {
+      ctx.set('Retry-After', String(attempt.retryAfter));
+      return show(ctx, 429, { csrf: sessions.csrfToken(session!), pending, email, error: auth.signInThrottle.notice(attempt.retryAfter).message });
+    }
+    const account = email && password ? await accounts.authenticate(email, password, who) : undefined;
+    if (!account) return show(ctx, 401, { csrf: sessions.csrfToken(session!), pending, email, error: 'The email or password is incorrect.' });
+    await attempt.succeeded();
+    // a new session (and sid) on sign-in, so a planted anonymous cookie cannot be ridden
+    sessions.start(ctx, account.id);
+    if (pending) {
+      await auth.interactions.finishSignIn(ctx, { accountId: account.id, amr: ['pwd'] });
+      return;
+    }
+    ctx.status = 303;
+    ctx.redirect(HOST_SIGN_IN_PATH);
+  });
+
+  router.post(`${HOST_SIGN_IN_PATH}/cancel`, async function hostCancel(ctx) {
+    const form = await readForm(ctx);
+    if (!sessions.verifyCsrf(sessions.read(ctx), form.get('csrf'))) ctx.throw(403, 'This form has expired.');
+    await auth.interactions.cancelSignIn(ctx);
+  });
+
+  router.post('/sign-out', async function hostSignOut(ctx) {
+    const form = await readForm(ctx);
+    const session = sessions.read(ctx);
+    if (!session || !sessions.verifyCsrf(session, form.get('csrf'))) return ctx.throw(403, 'This form has expired.');
+    sessions.end(ctx, session);
+    ctx.status = 303;
+    ctx.redirect(HOST_SIGN_IN_PATH);
+  });
+
+  return router.routes() as Middleware;
+}
+
+export function createHostSessions(secret: string): AdminSessions {
+  return new AdminSessions(secret, HOST_AREA);
+}

@@ -1,0 +1,211 @@
+/**
+ * Sign-in by the host (`options.signIn`), beside the library's own page:
+ *
+ * - `session`: the host's session is asked for the account signed in to this browser; a person
+ *   signed in there goes straight to consent (unless the client wants a fresh sign-in, or the
+ *   session is older than its `max_age`, or it names another account in `id_token_hint`).
+ * - `loginUrl`: the person is sent to the host's sign-in page with `return_to`; the host signs
+ *   them in and calls `auth.interactions.finishSignIn(ctx, accountId)` (or `cancelSignIn`).
+ *
+ * `finishSignIn` is bound to the browser twice over: the sign-in it finishes is the one named
+ * by a cookie this module set, HMAC-signed with the cookie keys, when it sent the browser to the
+ * host's page; and the provider resumes it only in the browser that holds its resume cookie.
+ * A page of another site can neither read nor plant either, so it cannot finish someone
+ * else's sign-in, nor get its own account's sign-in finished in the victim's browser.
+ *
+ * @module
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+import { decodeJwt } from 'jose';
+import type { Context } from 'koa';
+import type Provider from 'oidc-provider';
+
+import type { ResolvedOptions } from '../lib/config/options.ts';
+import type { HostSignIn, SignInRequest } from '../lib/contracts.ts';
+import { ENDPOINTS } from '../lib/endpoints.ts';
+import { InvalidRequestError } from '../lib/errors.ts';
+import type { InteractionsApi } from '../lib/pages/sign-in.ts';
+import { memberClientSite } from '../lib/policies/audience.ts';
+import type { OidcClient } from './client-view.ts';
+import { loginResult } from './login-result.ts';
+import type { Interaction } from './login-result.ts';
+
+export interface SignInFlow {
+  readonly api: InteractionsApi;
+  /** Finishes the sign-in from the host's session when it may be used; `true` when it answered. */
+  useHostSession(ctx: Context, interaction: Interaction, client: OidcClient): Promise<boolean>;
+  /** Sends the browser to the host's sign-in page when there is one; `true` when it answered. */
+  sendToHostPage(ctx: Context, interaction: Interaction, client: OidcClient): boolean;
+}
+
+export interface SignInFlowDeps {
+  readonly provider: Provider;
+  readonly options: ResolvedOptions;
+}
+
+const COOKIE = 'platform_auth_sign_in';
+const now = () => Math.floor(Date.now() / 1000);
+
+const NOTHING_WAITING = 'no sign-in is waiting in this browser (it expired, was finished, or was started in another browser): go back to the application and start again';
+
+export function interactionUrl(baseUrl: string, uid: string): string {
+  return `${baseUrl}${ENDPOINTS.interaction.path.replace(':uid', uid)}`;
+}
+
+function maxAgeOf(interaction: Interaction): number | undefined {
+  const value = interaction.params.max_age;
+  return value === undefined || value === null || value === '' ? undefined : Number(value);
+}
+
+/** The `sub` of the request's `id_token_hint` (already verified by the provider), when it has one. */
+function hintedAccount(interaction: Interaction): string | undefined {
+  const hint = (interaction.prompt.details as { id_token_hint?: unknown }).id_token_hint;
+  if (typeof hint !== 'string') return undefined;
+  try {
+    return decodeJwt(hint).sub;
+  } catch {
+    return undefined;
+  }
+}
+
+export function signInRequestOf(interaction: Interaction, client: OidcClient, baseUrl: string): SignInRequest {
+  const { params } = interaction;
+  return {
+    clientId: client.clientId,
+    clientName: client.clientName ?? client.clientId,
+    site: memberClientSite(client),
+    fresh: interaction.prompt.reasons.includes('login_prompt'),
+    maxAge: maxAgeOf(interaction),
+    loginHint: typeof params.login_hint === 'string' ? params.login_hint : undefined,
+    uiLocales: typeof params.ui_locales === 'string' ? params.ui_locales.split(' ').filter(Boolean) : [],
+    returnTo: interactionUrl(baseUrl, interaction.uid),
+  };
+}
+
+export function createSignInFlow({ provider, options }: SignInFlowDeps): SignInFlow {
+  const { baseUrl } = options;
+  const secure = baseUrl.startsWith('https:');
+  const keys = options.cookieKeys.map((k) => createHmac('sha256', k).update('platform-auth sign-in binding v1').digest());
+  const mac = (key: Buffer, uid: string) => createHmac('sha256', key).update(uid).digest('base64url');
+
+  function setBinding(ctx: Context, uid: string, seconds: number): void {
+    if (secure) ctx.cookies.secure = true;
+    ctx.cookies.set(COOKIE, `${uid}.${mac(keys[0]!, uid)}`, {
+      path: '/', httpOnly: true, sameSite: 'lax', secure, signed: false, overwrite: true, maxAge: Math.max(seconds, 1) * 1000,
+    });
+  }
+
+  function clearBinding(ctx: Context): void {
+    if (secure) ctx.cookies.secure = true;
+    ctx.cookies.set(COOKIE, '', { path: '/', httpOnly: true, sameSite: 'lax', secure, signed: false, overwrite: true, maxAge: 0 });
+  }
+
+  function boundUid(ctx: Context): string | undefined {
+    const value = ctx.cookies.get(COOKIE, { signed: false });
+    const dot = value?.lastIndexOf('.') ?? -1;
+    if (!value || dot < 1) return undefined;
+    const uid = value.slice(0, dot);
+    const given = Buffer.from(value.slice(dot + 1));
+    const valid = keys.some((key) => {
+      const expected = Buffer.from(mac(key, uid));
+      return expected.length === given.length && timingSafeEqual(expected, given);
+    });
+    return valid ? uid : undefined;
+  }
+
+  /** The waiting sign-in of this browser and its client, or undefined. */
+  async function waiting(ctx: Context): Promise<{ interaction: Interaction; client: OidcClient } | undefined> {
+    const uid = boundUid(ctx);
+    const interaction = uid ? await provider.Interaction.find(uid) as Interaction | undefined : undefined;
+    if (!interaction || interaction.prompt?.name !== 'login') return undefined;
+    const client = await provider.Client.find(String(interaction.params.client_id));
+    return client ? { interaction, client } : undefined;
+  }
+
+  async function conclude(ctx: Context, interaction: Interaction, result: Record<string, unknown>): Promise<string> {
+    interaction.result = result;
+    await interaction.save(interaction.exp - now());
+    clearBinding(ctx);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.status = 303;
+    ctx.redirect(interaction.returnTo);
+    return interaction.returnTo;
+  }
+
+  const api: InteractionsApi = {
+    async pendingSignIn(ctx) {
+      const found = await waiting(ctx);
+      return found && signInRequestOf(found.interaction, found.client, baseUrl);
+    },
+
+    async finishSignIn(ctx, signIn) {
+      const given: HostSignIn = typeof signIn === 'string' ? { accountId: signIn } : signIn;
+      if (!given || typeof given.accountId !== 'string' || !given.accountId) {
+        throw new TypeError('finishSignIn(ctx, signIn): signIn must be an account id or { accountId, authTime?, amr?, acr? }');
+      }
+      const found = await waiting(ctx);
+      if (!found) throw new InvalidRequestError(NOTHING_WAITING);
+      const { interaction, client } = found;
+      if (!await options.accounts.findById(given.accountId)) {
+        throw new InvalidRequestError('accounts.findById does not know the account the sign-in was finished with');
+      }
+      const request = signInRequestOf(interaction, client, baseUrl);
+      const authTime = given.authTime ?? now();
+      const started = interaction.exp - options.ttl.interaction;
+      if (request.fresh && authTime < started) {
+        throw new InvalidRequestError('the client asked for a fresh sign-in (prompt=login): the sign-in must happen after the request, so its authTime cannot be earlier');
+      }
+      if (request.maxAge !== undefined && now() - authTime > request.maxAge) {
+        throw new InvalidRequestError(`the client accepts a sign-in at most ${request.maxAge} seconds old (max_age); this one is older`);
+      }
+      return conclude(ctx, interaction, await loginResult(provider, interaction, { ...given, authTime }));
+    },
+
+    async cancelSignIn(ctx) {
+      const found = await waiting(ctx);
+      if (!found) throw new InvalidRequestError(NOTHING_WAITING);
+      return conclude(ctx, found.interaction, { error: 'access_denied', error_description: 'the user cancelled the sign-in' });
+    },
+  };
+
+  return {
+    api,
+
+    async useHostSession(ctx, interaction, client) {
+      const resolve = options.signIn.session;
+      if (!resolve) return false;
+      const request = signInRequestOf(interaction, client, baseUrl);
+      if (request.fresh) return false;
+      const found = await resolve(ctx, request);
+      if (!found || typeof found.accountId !== 'string' || !found.accountId) return false;
+      if (request.maxAge !== undefined && (found.authTime === undefined || now() - found.authTime > request.maxAge)) return false;
+      const hinted = hintedAccount(interaction);
+      if (hinted !== undefined && hinted !== found.accountId) return false;
+      if (!await options.accounts.findById(found.accountId)) return false;
+      const result = await loginResult(provider, interaction, { ...found, authTime: found.authTime ?? now() });
+      const returnTo = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: false });
+      ctx.set('Cache-Control', 'no-store');
+      ctx.status = 303;
+      ctx.redirect(returnTo);
+      return true;
+    },
+
+    sendToHostPage(ctx, interaction, client) {
+      const { loginUrl } = options.signIn;
+      if (!loginUrl) return false;
+      const request = signInRequestOf(interaction, client, baseUrl);
+      const url = new URL(loginUrl);
+      url.searchParams.set('return_to', request.returnTo);
+      if (request.fresh) url.searchParams.set('prompt', 'login');
+      if (request.maxAge !== undefined) url.searchParams.set('max_age', String(request.maxAge));
+      if (request.loginHint) url.searchParams.set('login_hint', request.loginHint);
+      if (request.uiLocales.length) url.searchParams.set('ui_locales', request.uiLocales.join(' '));
+      setBinding(ctx, interaction.uid, interaction.exp - now());
+      ctx.set('Cache-Control', 'no-store');
+      ctx.status = 303;
+      ctx.redirect(url.href);
+      return true;
+    },
+  };
+}

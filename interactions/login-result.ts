@@ -1,0 +1,56 @@
+/**
+ * The result of a sign-in, whichever way it happened (the library's page, the host's session,
+ * the host's page), as oidc-provider takes it.
+ *
+ * A sign-in as another account than the browser's session (`prompt=login` answered by someone
+ * else, or a host session that changed hands) first signs the old account out of the session:
+ * oidc-provider would otherwise answer the resume with its RP-initiated-logout form, which
+ * this service does not serve. The old account's per-client grants leave the session with it.
+ *
+ * @module
+ */
+import type Provider from 'oidc-provider';
+
+import type { HostSignIn } from '../lib/contracts.ts';
+
+export type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
+
+interface StoredSession {
+  accountId?: string | undefined;
+  loginTs?: number | undefined;
+  amr?: string[] | undefined;
+  acr?: string | undefined;
+  authorizations?: Record<string, unknown>;
+  persist(): Promise<unknown>;
+}
+
+async function signOutOtherAccount(provider: Provider, interaction: Interaction, accountId: string): Promise<void> {
+  const previous = interaction.session;
+  if (!previous?.accountId || previous.accountId === accountId || !previous.cookie) return;
+  const session = await provider.Session.find(previous.cookie) as unknown as StoredSession | undefined;
+  if (!session || session.accountId !== previous.accountId) return;
+  session.accountId = undefined;
+  session.loginTs = undefined;
+  session.amr = undefined;
+  session.acr = undefined;
+  session.authorizations = {};
+  await session.persist();
+  // the interaction remembers the session's account and refuses to finish when it changed;
+  // it stays bound to the same session (its uid), now without an account
+  const { accountId: _old, acr: _acr, amr: _amr, ...binding } = previous;
+  (interaction as { session?: unknown }).session = binding;
+  await interaction.save(interaction.exp - Math.floor(Date.now() / 1000));
+}
+
+/** `{ login }` for oidc-provider, after signing another account out of the browser's session. */
+export async function loginResult(provider: Provider, interaction: Interaction, signIn: HostSignIn) {
+  await signOutOtherAccount(provider, interaction, signIn.accountId);
+  return {
+    login: {
+      accountId: signIn.accountId,
+      ...(signIn.authTime !== undefined ? { ts: signIn.authTime } : {}),
+      ...(signIn.amr ? { amr: [...signIn.amr] } : {}),
+      ...(signIn.acr ? { acr: signIn.acr } : {}),
+    },
+  };
+}

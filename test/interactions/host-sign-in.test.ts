@@ -1,0 +1,295 @@
+/**
+ * Sign-in by the host (`options.signIn`), driven with openid-client as the client:
+ *
+ * - the host's session (`signIn.session`): a member signed in at the host goes straight to
+ *   consent; `prompt=login` and `max_age` still ask for a fresh sign-in; the library's session
+ *   follows the host's when another account signs in there;
+ * - the host's sign-in page (`signIn.loginUrl`): the library sends the browser there, the host
+ *   signs the person in and calls `auth.interactions.finishSignIn`, bound to this browser;
+ *   `prompt=login` is passed on and enforced; Cancel returns `access_denied` with state and iss.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import type { Context, Middleware } from 'koa';
+import * as oidc from 'openid-client';
+
+import { buildApp } from '../../examples/host/app.ts';
+import type { DemoOptions } from '../../examples/host/app.ts';
+import { CsrfTokens } from '../../lib/index.ts';
+import { Browser, isPage } from '../support/browser.ts';
+import type { PageResult } from '../support/browser.ts';
+import { ADMIN, MEMBER, STUDENT } from '../support/flows.ts';
+import { startApp as startDemo } from '../support/start-app.ts';
+import type { RunningApp } from '../support/start-app.ts';
+
+type Result = PageResult | { redirect: string };
+
+const COOKIE_KEY = 'host-sign-in-test-cookie-key-0123456789abcdef';
+
+/** The demo host with `first` in front of its middleware, on an ephemeral port (as test/support/start-app.ts). */
+async function startApp(options: DemoOptions = {}, first?: Middleware): Promise<RunningApp> {
+  if (!first) return startDemo(options);
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const logger = { info() {}, warn() {}, error() {} };
+  const demo = await buildApp({ ...options, baseUrl: `http://127.0.0.1:${port}`, auth: { logger, ...options.auth } });
+  demo.app.middleware.unshift(first);
+  server.on('request', demo.app.callback());
+  return {
+    ...demo, port, warnings: [],
+    async stop() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await demo.close();
+    },
+  };
+}
+
+async function configFor(app: RunningApp) {
+  return oidc.discovery(new URL(app.baseUrl), MEMBER.clientId, { token_endpoint_auth_method: 'none' }, oidc.None(), {
+    execute: [oidc.allowInsecureRequests],
+  });
+}
+
+async function authorize(config: oidc.Configuration, extra: Record<string, string> = {}) {
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const nonce = oidc.randomNonce();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: MEMBER.redirectUri, scope: 'openid account:read', state, nonce,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', max_age: '', ...extra,
+  });
+  if (!extra.max_age) url.searchParams.delete('max_age');
+  return { url: url.href, verifier, state, nonce };
+}
+
+function page(result: Result, what: string): PageResult {
+  if (!isPage(result)) throw new Error(`expected ${what}, got a redirect to ${result.redirect}`);
+  return result;
+}
+
+const isLibrarySignIn = (p: PageResult) => p.url.includes('/oauth/interaction/') && p.html.includes('name="password"');
+const isHostSignIn = (p: PageResult) => new URL(p.url).pathname === '/sign-in';
+const isConsent = (p: PageResult) => p.html.includes('/confirm"');
+
+/** Signs in at the host's own page (no sign-in waiting): the host session only. */
+async function signInAtHost(browser: Browser, user: { email: string; password: string }) {
+  const form = page(await browser.navigate('/sign-in'), 'the host sign-in page');
+  const after = page(await browser.submit(form, '/sign-in', user), 'the host page again');
+  expect(after.html).toContain(`Signed in as <strong>${user.email}</strong>`);
+}
+
+async function allowAndRedeem(config: oidc.Configuration, browser: Browser, consent: PageResult, flow: { verifier: string; state: string; nonce: string }) {
+  const back = await browser.submit(consent, '/confirm');
+  if (isPage(back)) throw new Error(`expected the redirect to the client:\n${back.html.slice(0, 500)}`);
+  return oidc.authorizationCodeGrant(config, new URL(back.redirect), {
+    pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce,
+  });
+}
+
+describe('the host\'s session (signIn.session)', () => {
+  let app: RunningApp;
+  let config: oidc.Configuration;
+  beforeAll(async () => {
+    app = await startApp();
+    config = await configFor(app);
+  });
+  afterAll(() => app.stop());
+
+  it('sends a member signed in at the host straight to consent, and the code flow completes', async () => {
+    const browser = new Browser(app.baseUrl);
+    await signInAtHost(browser, STUDENT);
+    // max_age of a day: the ID token then carries auth_time
+    const flow = await authorize(config, { max_age: '86400' });
+    const consent = page(await browser.navigate(flow.url), 'the consent page');
+    expect(isConsent(consent)).toBe(true);
+    const before = Math.floor(Date.now() / 1000);
+    const tokens = await allowAndRedeem(config, browser, consent, flow);
+    const claims = tokens.claims()!;
+    expect(claims.sub).toBe('acc-student');
+    // auth_time is the host session's sign-in, not the code flow's
+    expect(claims.auth_time).toBeLessThanOrEqual(before);
+    expect(claims.auth_time).toBeGreaterThan(before - 60);
+  });
+
+  it('without a host session, shows the library\'s own sign-in page', async () => {
+    const flow = await authorize(config);
+    expect(isLibrarySignIn(page(await new Browser(app.baseUrl).navigate(flow.url), 'the sign-in page'))).toBe(true);
+  });
+
+  it('prompt=login: the host session does not count; exactly one fresh sign-in', async () => {
+    const browser = new Browser(app.baseUrl);
+    await signInAtHost(browser, STUDENT);
+    const flow = await authorize(config, { prompt: 'login' });
+    const login = page(await browser.navigate(flow.url), 'the sign-in page');
+    expect(isLibrarySignIn(login)).toBe(true);
+    const consent = page(await browser.submit(login, '/login', STUDENT), 'the consent page');
+    expect(isConsent(consent)).toBe(true);
+    const tokens = await allowAndRedeem(config, browser, consent, flow);
+    expect(tokens.claims()!.auth_time).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000) - 5);
+  });
+
+  it('follows the host when another account signs in there', async () => {
+    const browser = new Browser(app.baseUrl);
+    await signInAtHost(browser, STUDENT);
+    const first = await authorize(config);
+    await allowAndRedeem(config, browser, page(await browser.navigate(first.url), 'consent'), first);
+    await signInAtHost(browser, ADMIN);
+    const second = await authorize(config);
+    const consent = page(await browser.navigate(second.url), 'the consent page');
+    expect(consent.html).toContain('<strong>admin@example.com</strong>');
+    expect((await allowAndRedeem(config, browser, consent, second)).claims()!.sub).toBe('acc-admin');
+  });
+});
+
+describe('max_age with the host\'s session', () => {
+  let app: RunningApp;
+  let config: oidc.Configuration;
+  const signedInAt = Math.floor(Date.now() / 1000) - 7200;
+  beforeAll(async () => {
+    app = await startApp({ auth: { signIn: { session: () => ({ accountId: 'acc-student', authTime: signedInAt }) } } });
+    config = await configFor(app);
+  });
+  afterAll(() => app.stop());
+
+  it('uses a session younger than max_age, with its auth_time', async () => {
+    const flow = await authorize(config, { max_age: '10800' });
+    const browser = new Browser(app.baseUrl);
+    const consent = page(await browser.navigate(flow.url), 'the consent page');
+    expect(isConsent(consent)).toBe(true);
+    expect((await allowAndRedeem(config, browser, consent, flow)).claims()!.auth_time).toBe(signedInAt);
+  });
+
+  it('asks for a sign-in when the session is older than max_age', async () => {
+    const flow = await authorize(config, { max_age: '3600' });
+    const browser = new Browser(app.baseUrl);
+    const login = page(await browser.navigate(flow.url), 'the sign-in page');
+    expect(isLibrarySignIn(login)).toBe(true);
+    const consent = page(await browser.submit(login, '/login', STUDENT), 'the consent page');
+    const claims = (await allowAndRedeem(config, browser, consent, flow)).claims()!;
+    expect(claims.auth_time).toBeGreaterThan(signedInAt + 3600);
+  });
+});
+
+describe('the host\'s sign-in page (signIn.loginUrl)', () => {
+  let app: RunningApp;
+  let config: oidc.Configuration;
+  beforeAll(async () => {
+    // with a route of the test's own, in front, that finishes the waiting sign-in as it is
+    // told, to probe the binding
+    app = await startApp({ signIn: 'host', auth: { cookieKeys: [COOKIE_KEY] } }, async (ctx: Context, next) => {
+      if (ctx.path !== '/test/finish') return next();
+      try {
+        const authTime = ctx.query.authTime ? Number(ctx.query.authTime) : undefined;
+        await app.auth.interactions.finishSignIn(ctx, { accountId: String(ctx.query.account), ...(authTime ? { authTime } : {}) });
+      } catch (err) {
+        ctx.status = (err as { status?: number }).status ?? 500;
+        ctx.body = (err as Error).message;
+      }
+    });
+    config = await configFor(app);
+  });
+  afterAll(() => app.stop());
+
+  it('sends the browser to the host\'s page with return_to, and finishes the code flow from there', async () => {
+    const browser = new Browser(app.baseUrl);
+    const flow = await authorize(config, { login_hint: 'student@example.com', ui_locales: 'de' });
+    const hostPage = page(await browser.navigate(flow.url), 'the host sign-in page');
+    expect(isHostSignIn(hostPage)).toBe(true);
+    const params = new URL(hostPage.url).searchParams;
+    expect(params.get('return_to')).toMatch(new RegExp(`^${app.baseUrl}/oauth/interaction/[\\w-]+$`));
+    expect(params.get('login_hint')).toBe('student@example.com');
+    expect(params.get('ui_locales')).toBe('de');
+    expect(params.has('prompt')).toBe(false);
+    expect(hostPage.html).toContain('to continue to <span class="client">Demo Member App</span>');
+    expect(hostPage.html).toContain('value="student@example.com"');
+
+    const consent = page(await browser.submit(hostPage, '/sign-in', STUDENT), 'the consent page');
+    expect(isConsent(consent)).toBe(true);
+    const tokens = await allowAndRedeem(config, browser, consent, flow);
+    expect(tokens.claims()!.sub).toBe('acc-student');
+
+    // the host session now signs the member straight in
+    const again = await authorize(config);
+    expect(isConsent(page(await browser.navigate(again.url), 'the consent page'))).toBe(true);
+  });
+
+  it('prompt=login reaches the host\'s page as prompt=login, and one sign-in there completes it', async () => {
+    const browser = new Browser(app.baseUrl);
+    await signInAtHost(browser, STUDENT);
+    const flow = await authorize(config, { prompt: 'login' });
+    const hostPage = page(await browser.navigate(flow.url), 'the host sign-in page');
+    expect(isHostSignIn(hostPage)).toBe(true);
+    expect(new URL(hostPage.url).searchParams.get('prompt')).toBe('login');
+    expect(hostPage.html).toContain('which asked you to sign in again');
+    const consent = page(await browser.submit(hostPage, '/sign-in', STUDENT), 'the consent page');
+    expect((await allowAndRedeem(config, browser, consent, flow)).claims()!.sub).toBe('acc-student');
+  });
+
+  it('Cancel on the host\'s page returns access_denied with state and iss', async () => {
+    const browser = new Browser(app.baseUrl);
+    const flow = await authorize(config);
+    const hostPage = page(await browser.navigate(flow.url), 'the host sign-in page');
+    const back = await browser.submit(hostPage, '/sign-in/cancel');
+    if (isPage(back)) throw new Error('expected a redirect to the client');
+    const callback = new URL(back.redirect);
+    expect(Object.fromEntries(callback.searchParams)).toEqual({
+      error: 'access_denied', error_description: 'the user cancelled the sign-in', state: flow.state, iss: app.baseUrl,
+    });
+    await expect(oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: flow.verifier, expectedState: flow.state }))
+      .rejects.toMatchObject({ error: 'access_denied' });
+  });
+
+  it('finishSignIn works only in the browser the sign-in was sent from', async () => {
+    const victim = new Browser(app.baseUrl);
+    const flow = await authorize(config);
+    const hostPage = page(await victim.navigate(flow.url), 'the host sign-in page');
+    const uid = new URL(new URL(hostPage.url).searchParams.get('return_to')!).pathname.split('/').pop()!;
+
+    // another browser: no binding cookie; a forged one naming the victim's sign-in
+    const attacker = new Browser(app.baseUrl);
+    for (const cookie of [undefined, `platform_auth_sign_in=${uid}.forged`, `platform_auth_sign_in=${uid}`]) {
+      const res = await attacker.request('/test/finish?account=acc-admin', cookie ? { headers: { cookie } } : {});
+      expect({ cookie, status: res.status, body: await res.text() }).toEqual({
+        cookie, status: 400, body: expect.stringMatching(/^no sign-in is waiting in this browser/),
+      });
+    }
+    // the victim's own browser may finish it
+    const finished = await victim.request('/test/finish?account=acc-student');
+    expect(finished.status).toBe(303);
+    expect(finished.headers.get('location')).toMatch(`/oauth/authorize/${uid}`);
+  });
+
+  it('finishSignIn refuses a sign-in from before a prompt=login request, and an unknown account', async () => {
+    const browser = new Browser(app.baseUrl);
+    const flow = await authorize(config, { prompt: 'login' });
+    page(await browser.navigate(flow.url), 'the host sign-in page');
+    const stale = await browser.request(`/test/finish?account=acc-student&authTime=${Math.floor(Date.now() / 1000) - 600}`);
+    expect(stale.status).toBe(400);
+    expect(await stale.text()).toMatch(/fresh sign-in \(prompt=login\)/);
+    const unknown = await browser.request('/test/finish?account=acc-nobody');
+    expect(unknown.status).toBe(400);
+    expect(await unknown.text()).toMatch(/does not know the account/);
+    expect((await browser.request('/test/finish?account=acc-student')).status).toBe(303);
+  });
+  it('the library\'s password form is no way around the host\'s page', async () => {
+    const browser = new Browser(app.baseUrl);
+    const flow = await authorize(config);
+    const hostPage = page(await browser.navigate(flow.url), 'the host sign-in page');
+    const interaction = new URL(hostPage.url).searchParams.get('return_to')!;
+    // the interaction page itself only sends the browser on to the host's page
+    const again = await browser.request(interaction);
+    expect(again.status).toBe(303);
+    expect(again.headers.get('location')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/sign-in\?return_to=/);
+    // even with the form's valid CSRF token (made here from the known cookie key)
+    const csrf = new CsrfTokens(COOKIE_KEY).issue(interaction.split('/').pop()!);
+    const res = await browser.request(`${interaction}/login`, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ email: STUDENT.email, password: STUDENT.password, csrf }),
+    });
+    expect(res.status).toBe(404);
+    expect(res.headers.get('location')).toBeNull();
+  });
+});
