@@ -422,7 +422,11 @@ describe('an operator of several sites (a host account store of its own)', () =>
     expect(other.response.status).toBe(200);
     expect(other.html).toContain('The “MCP connections” beta is not enabled for Other School');
 
-    const refused = await owner.create(other, { name: 'Too early', redirectUris: ['https://early.example/cb'], type: 'public', scopes: ['openid'] });
+    // no create form without the beta; a POST sent anyway gets the library's refusal
+    expect(other.html).not.toContain(`action="${appsPath('other-school')}"`);
+    const refused = await owner.post(appsPath('other-school'), {
+      csrf: owner.csrf(other), name: 'Too early', redirect_uris: 'https://early.example/cb', type: 'public', scope: 'openid',
+    });
     expect(refused.response.status).toBe(403);
     expect(text(refused.html)).toContain('OAuth applications need the "MCP connections" beta, which is not enabled for site other-school');
     expect(await app.auth.memberClients.list('other-school')).toEqual([]);

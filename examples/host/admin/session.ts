@@ -28,20 +28,32 @@ export const SESSION_SECONDS = 30 * 60;
 
 const now = () => Math.floor(Date.now() / 1000);
 
-/** A key of its own per purpose, so a CSRF token can never pass as a cookie signature. */
-function derive(secret: string, purpose: string): Buffer {
-  return createHmac('sha256', secret).update(`platform-auth demo admin ${purpose} v1`).digest();
+/** Where a kind of session lives: its cookie, and the area of the site that cookie is sent to. */
+export interface SessionArea {
+  readonly cookie: string;
+  readonly path: string;
+  /** keeps the keys of one area's sessions apart from another's */
+  readonly label: string;
+}
+
+export const ADMIN_AREA: SessionArea = { cookie: SESSION_COOKIE, path: SESSION_PATH, label: 'admin' };
+
+/** A key of its own per area and purpose, so a CSRF token can never pass as a cookie signature, nor one area's cookie as another's. */
+function derive(secret: string, label: string, purpose: string): Buffer {
+  return createHmac('sha256', secret).update(`platform-auth demo ${label} ${purpose} v1`).digest();
 }
 
 export class AdminSessions {
+  readonly #area: SessionArea;
   readonly #key: Buffer;
   readonly #csrf: CsrfTokens;
   /** sid → exp of sessions signed out early: the signed cookie alone would stay valid until exp */
   readonly #ended = new Map<string, number>();
 
-  constructor(secret: string) {
-    this.#key = derive(secret, 'session');
-    this.#csrf = new CsrfTokens(derive(secret, 'csrf').toString('base64url'));
+  constructor(secret: string, area: SessionArea = ADMIN_AREA) {
+    this.#area = area;
+    this.#key = derive(secret, area.label, 'session');
+    this.#csrf = new CsrfTokens(derive(secret, area.label, 'csrf').toString('base64url'));
   }
 
   #sign(payload: string): string {
@@ -49,7 +61,7 @@ export class AdminSessions {
   }
 
   read(ctx: Context): AdminSession | undefined {
-    const value = ctx.cookies.get(SESSION_COOKIE, { signed: false });
+    const value = ctx.cookies.get(this.#area.cookie, { signed: false });
     const dot = value?.indexOf('.') ?? -1;
     if (!value || dot < 1) return undefined;
     const payload = value.slice(0, dot);
@@ -73,8 +85,8 @@ export class AdminSessions {
   start(ctx: Context, accountId?: string): AdminSession {
     const session: AdminSession = { sid: randomBytes(16).toString('base64url'), exp: now() + SESSION_SECONDS, ...(accountId ? { accountId } : {}) };
     const payload = Buffer.from(JSON.stringify({ sid: session.sid, acc: session.accountId, exp: session.exp })).toString('base64url');
-    ctx.cookies.set(SESSION_COOKIE, `${payload}.${this.#sign(payload)}`, {
-      path: SESSION_PATH,
+    ctx.cookies.set(this.#area.cookie, `${payload}.${this.#sign(payload)}`, {
+      path: this.#area.path,
       httpOnly: true,
       sameSite: 'lax',
       secure: ctx.secure,
@@ -89,7 +101,7 @@ export class AdminSessions {
     const t = now();
     for (const [sid, exp] of this.#ended) if (exp <= t) this.#ended.delete(sid);
     this.#ended.set(session.sid, session.exp);
-    ctx.cookies.set(SESSION_COOKIE, '', { path: SESSION_PATH, httpOnly: true, sameSite: 'lax', secure: ctx.secure, signed: false, overwrite: true, maxAge: 0 });
+    ctx.cookies.set(this.#area.cookie, '', { path: this.#area.path, httpOnly: true, sameSite: 'lax', secure: ctx.secure, signed: false, overwrite: true, maxAge: 0 });
   }
 
   csrfToken(session: AdminSession): string {

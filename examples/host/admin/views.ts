@@ -6,7 +6,7 @@
  */
 import { html } from '../../../lib/index.ts';
 import type { MemberClient } from '../../../lib/index.ts';
-import { ADMIN_HOME, SIGN_IN_ACTION, layout } from './layout.ts';
+import { ADMIN_HOME, ADMIN_SHELL, SIGN_IN_ACTION, layout, stackedLabels } from './layout.ts';
 import type { HeaderView } from './layout.ts';
 
 export interface SiteView {
@@ -82,6 +82,9 @@ export interface AppsView {
   readonly issued?: { readonly client: MemberClient; readonly clientSecret?: string; readonly rotated: boolean };
 }
 
+const APP_COLUMNS = ['Name', 'Client ID', 'Type', 'Scopes', 'Redirect URIs', 'Actions'] as const;
+const APP_TABLE_STYLE = `@media (max-width:720px){${stackedLabels('apps', APP_COLUMNS)}}`;
+
 function issuedPanel(issued: NonNullable<AppsView['issued']>) {
   const { client, clientSecret, rotated } = issued;
   return html`
@@ -110,12 +113,26 @@ ${c.type === 'confidential' ? html`<form method="post" action="${clientPath(site
 <input type="hidden" name="csrf" value="${csrf}">
 <button class="secondary" type="submit">Rotate secret</button>
 </form>` : ''}
-<form method="post" action="${clientPath(site, c.clientId, 'delete')}">
-<input type="hidden" name="csrf" value="${csrf}">
-<button class="danger" type="submit">Delete</button>
-</form>
+${deleteStep(site, csrf, c)}
 </td>
 </tr>`;
+}
+
+/**
+ * Delete asks first, without script (the CSP allows none): the button only opens a
+ * `<details>` step that says what deleting does, and the form is inside it.
+ */
+export function deleteStep(site: string, csrf: string, c: Pick<MemberClient, 'clientId' | 'name'>) {
+  return html`<details class="confirm">
+<summary class="button danger">Delete…</summary>
+<div class="confirm-step">
+<p>Delete <strong>${c.name}</strong>? Every member signed in to it is signed out of it at once, and it cannot be undone.</p>
+<form method="post" action="${clientPath(site, c.clientId, 'delete')}">
+<input type="hidden" name="csrf" value="${csrf}">
+<button class="danger-solid" type="submit">Delete ${c.name}</button>
+</form>
+</div>
+</details>`;
 }
 
 function createForm(view: AppsView) {
@@ -154,13 +171,13 @@ ${view.issued ? issuedPanel(view.issued) : ''}
 <section>
 <h2>Applications</h2>
 ${view.clients.length === 0 ? html`<p>No OAuth applications yet.</p>` : html`
-<table>
-<thead><tr><th>Name</th><th>Client ID</th><th>Type</th><th>Scopes</th><th>Redirect URIs</th><th></th></tr></thead>
+<table class="stack apps">
+<thead><tr>${APP_COLUMNS.map((label) => html`<th scope="col">${label}</th>`)}</tr></thead>
 <tbody>${view.clients.map((c) => clientRow(site.id, header.csrf, c))}</tbody>
 </table>`}
 </section>
-<section>
+${view.beta ? html`<section>
 <h2>New application</h2>
 ${createForm(view)}
-</section>`, header);
+</section>` : ''}`, header, ADMIN_SHELL, APP_TABLE_STYLE);
 }

@@ -1,0 +1,234 @@
+/**
+ * Which grants an account holds, and when each was last used: what "Connected apps"
+ * (lib/connected-apps) lists. oidc-provider finds a grant by its id only, and the adapter
+ * contract has no "find by account" and no list type, so the grants of an account are kept as
+ * a chain of small records beside its models, through the same adapter (every instance sees
+ * them), each written once:
+ *
+ * - `AccountGrants`, one per account (id: the account id): `{ head, exp }`, the newest grant
+ *   and the latest expiry of the chain. Replaced at each consent that creates a grant, by
+ *   compare-and-set when the adapter has it (two consents of one account on two instances
+ *   then both stay in the chain).
+ * - `AccountGrantLink`, one per grant (id: the grant id): `{ accountId, prev, exp }`, the grant
+ *   before it. Written once, before the head moves to it, and before the grant itself is
+ *   stored, so no grant exists that its account's chain does not reach.
+ * - `GrantUse`, one per grant (id: the grant id): `{ lastUsedAt }`, the time a token of the
+ *   grant was last issued (code exchange or refresh): one blind write beside each access
+ *   token, no read.
+ *
+ * The cost of a consent does not grow with the account's grants (a popular app signing the
+ * same member in from fresh browsers makes a new grant each time): a read of the link, a read
+ * of the head, a link write and a head write. Listing walks the chain, one read per grant.
+ *
+ * Lifetimes: a link lives as long as the longest-lived grant it leads to (its own or the
+ * chain's `exp` when written), so the chain is never cut while a grant it reaches can live;
+ * links of revoked grants stay until then and are skipped. The head lives as long as the
+ * chain. A use record lives `ttl.grant`, as long as a grant can. A grant's first use is its
+ * own `iat` (oidc-provider keeps it when a grant is saved again), so nothing is stored for it.
+ *
+ * @module
+ */
+import type { Adapter, AdapterFactory, AdapterPayload, CompareAndSet } from '../../adapters/types.ts';
+import { decorateModel, DelegatingAdapter } from './model-decorator.ts';
+
+/** The storage model of the per-account chain heads. */
+export const ACCOUNT_GRANTS_MODEL = 'AccountGrants';
+/** The storage model of the per-grant chain links. */
+export const GRANT_LINK_MODEL = 'AccountGrantLink';
+/** How many grants' last written use second one instance remembers. */
+const MAX_REMEMBERED_USES = 10_000;
+
+/** The storage model of the per-grant last-use records. */
+export const GRANT_USE_MODEL = 'GrantUse';
+
+/** Tries of one head update before giving up (only racing consents of one account retry). */
+const MAX_ATTEMPTS = 16;
+
+export interface GrantIndexOptions {
+  /** the longest a grant lives, in seconds (`options.ttl.grant`): the lifetime of a last-use record */
+  readonly grantSeconds: number;
+  /** epoch seconds; for tests */
+  readonly now?: () => number;
+}
+
+interface Head extends AdapterPayload {
+  readonly head: string;
+  readonly exp: number;
+}
+
+interface Link extends AdapterPayload {
+  readonly accountId: string;
+  readonly prev?: string;
+  readonly exp: number;
+}
+
+const epoch = () => Math.floor(Date.now() / 1000);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function asHead(stored: AdapterPayload | undefined | void): Head | undefined {
+  const h = stored as Partial<Head> | undefined;
+  return typeof h?.head === 'string' && typeof h.exp === 'number' ? (h as Head) : undefined;
+}
+
+function asLink(stored: AdapterPayload | undefined | void): Link | undefined {
+  const l = stored as Partial<Link> | undefined;
+  return typeof l?.accountId === 'string' && typeof l.exp === 'number' ? (l as Link) : undefined;
+}
+
+/** The per-account grant chains and the per-grant last use, over one adapter factory. */
+export class GrantIndex {
+  readonly #heads: Adapter & Partial<CompareAndSet>;
+  readonly #links: Adapter;
+  readonly #uses: Adapter;
+  readonly #grantSeconds: number;
+  readonly #now: () => number;
+
+  constructor(factory: AdapterFactory, options: GrantIndexOptions) {
+    this.#heads = factory(ACCOUNT_GRANTS_MODEL);
+    this.#links = factory(GRANT_LINK_MODEL);
+    this.#uses = factory(GRANT_USE_MODEL);
+    this.#grantSeconds = options.grantSeconds;
+    this.#now = options.now ?? epoch;
+  }
+
+  /**
+   * The ids of the grants the chain of `accountId` reaches, newest first; some may be gone
+   * (revoked, expired): the caller looks each up.
+   */
+  async grantsOf(accountId: string): Promise<string[]> {
+    const ids = new Set<string>();
+    let next = asHead(await this.#heads.find(accountId))?.head;
+    // one read per link; the set guards against a cycle, which no writer makes
+    while (next !== undefined && !ids.has(next)) {
+      const link = asLink(await this.#links.find(next));
+      if (!link || link.accountId !== accountId) break;
+      ids.add(next);
+      next = link.prev;
+    }
+    return [...ids];
+  }
+
+  /** Puts `grantId` (expiring at `exp`, epoch seconds) at the head of the chain of `accountId`; nothing when it is in it already. */
+  async add(accountId: string, grantId: string, exp: number): Promise<void> {
+    if (asLink(await this.#links.find(grantId))?.accountId === accountId) return;
+    const heads = this.#heads;
+    const cas = typeof heads.compareAndSet === 'function';
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+      const stored = (await heads.find(accountId)) ?? undefined;
+      const head = asHead(stored);
+      const now = this.#now();
+      const chainExp = Math.max(exp, head && head.exp > now ? head.exp : 0);
+      // the link first, so the head never points at a link that is not there
+      await this.#links.upsert(grantId, { accountId, ...(head ? { prev: head.head } : {}), exp: chainExp }, chainExp - now);
+      const next: Head = { head: grantId, exp: chainExp };
+      if (!cas) {
+        // a custom adapter without compare-and-set: last writer wins (README, Connected apps)
+        await heads.upsert(accountId, next, chainExp - now);
+        return;
+      }
+      if (await heads.compareAndSet!(accountId, stored, next, chainExp - now)) return;
+      // another consent moved the head in between: link to the new head and try again, after a
+      // random pause so that racing writers fall out of step
+      await sleep(Math.random() * 2 ** Math.min(attempt, 6));
+    }
+    throw new Error(`grant index: the grant chain of an account moved ${MAX_ATTEMPTS} times while a grant was being added`);
+  }
+
+  /**
+   * Deletes the chain's head when it still is `head`, i.e. nothing was added since the
+   * caller found every grant of the chain gone. Only with compare-and-set (otherwise the
+   * head expires with the chain).
+   */
+  async forgetChain(accountId: string, head: string): Promise<void> {
+    const heads = this.#heads;
+    if (typeof heads.compareAndSet !== 'function') return;
+    const stored = (await heads.find(accountId)) ?? undefined;
+    if (asHead(stored)?.head === head) await heads.compareAndSet(accountId, stored, undefined);
+  }
+
+  /**
+   * Records that a token of `grantId` was issued at `at` (epoch seconds): one write, no read,
+   * and none when this instance already wrote that same second for the grant (the record has
+   * whole seconds, so a second write would store the same value; a client refreshing in a
+   * loop costs one write a second, not one per refresh).
+   */
+  async recordUse(grantId: string, at: number): Promise<void> {
+    const written = this.#written;
+    if (written.get(grantId) === at) return;
+    if (written.size >= MAX_REMEMBERED_USES) written.delete(written.keys().next().value!);
+    written.set(grantId, at);
+    try {
+      await this.#uses.upsert(grantId, { lastUsedAt: at }, this.#grantSeconds);
+    } catch (error) {
+      // not written: the next token of this second writes it
+      if (written.get(grantId) === at) written.delete(grantId);
+      throw error;
+    }
+  }
+
+  /** The second each grant's use was last written by this instance (bounded, oldest dropped first). */
+  readonly #written = new Map<string, number>();
+
+  /** When a token of `grantId` was last issued (epoch seconds); `undefined` when none was since consent. */
+  async lastUse(grantId: string): Promise<number | undefined> {
+    const stored = await this.#uses.find(grantId);
+    return typeof stored?.lastUsedAt === 'number' ? stored.lastUsedAt : undefined;
+  }
+
+  forgetUse(grantId: string): Promise<void> {
+    return this.#uses.destroy(grantId);
+  }
+}
+
+/** The `Grant` adapter: a saved grant joins its account's chain first. */
+class IndexedGrants extends DelegatingAdapter {
+  readonly #index: GrantIndex;
+  readonly #now: () => number;
+
+  constructor(inner: Adapter, index: GrantIndex, now: () => number) {
+    super(inner);
+    this.#index = index;
+    this.#now = now;
+  }
+
+  override async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+    const { accountId } = payload;
+    if (typeof accountId === 'string') {
+      const exp = typeof payload.exp === 'number' ? payload.exp : this.#now() + (expiresIn ?? 0);
+      // before the grant: a failure here leaves no grant that its account cannot see
+      await this.#index.add(accountId, id, exp);
+    }
+    await this.inner.upsert(id, payload, expiresIn as number);
+  }
+}
+
+/** The `AccessToken` adapter: issuing a token is a use of its grant. */
+class UseRecordingAccessTokens extends DelegatingAdapter {
+  readonly #index: GrantIndex;
+  readonly #now: () => number;
+
+  constructor(inner: Adapter, index: GrantIndex, now: () => number) {
+    super(inner);
+    this.#index = index;
+    this.#now = now;
+  }
+
+  override async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+    const { grantId } = payload;
+    const at = typeof payload.iat === 'number' ? payload.iat : this.#now();
+    await Promise.all([
+      this.inner.upsert(id, payload, expiresIn as number),
+      typeof grantId === 'string' ? this.#index.recordUse(grantId, at) : undefined,
+    ]);
+  }
+}
+
+/**
+ * The adapter factory with grants chained by account (`Grant`) and their last use recorded
+ * (`AccessToken`). Other models (and `close()`, if any) are the inner factory's.
+ */
+export function withGrantIndex<F extends AdapterFactory>(factory: F, index: GrantIndex, options: Pick<GrantIndexOptions, 'now'> = {}): F {
+  const now = options.now ?? epoch;
+  const grants = decorateModel(factory, 'Grant', (inner) => new IndexedGrants(inner, index, now));
+  return decorateModel(grants, 'AccessToken', (inner) => new UseRecordingAccessTokens(inner, index, now));
+}
