@@ -5,8 +5,10 @@
  * | --- | --- |
  * | `PORT`, `BASE_URL` | where it listens; the issuer (default `http://localhost:$PORT`) |
  * | `VARIANT` | `A` (default): restricted registration; `B`: open registration and metadata documents |
+ * | `SIGN_IN` | `library` (default): the library's sign-in page, and members signed in at `/sign-in` go straight to consent; `host`: the host's `/sign-in` page for every sign-in |
  * | `REDIS_URL` | store everything in this Redis instead of in memory |
  * | `REDIS_KEY_PREFIX` | prefix of every key (default `platform-auth:`) |
+ * | `METRICS_PORT` | serve the library's metrics in Prometheus format at `http://localhost:$METRICS_PORT/metrics` |
  * | `DEMO_SECRET` | derives the ID-token signing key, the cookie keys and the operator client's secret |
  * | `DEMO_JWKS`, `DEMO_COOKIE_KEYS`, `DEMO_OPERATOR_SECRET` | set those one by one instead (JWKS JSON; comma-separated keys) |
  *
@@ -134,7 +136,20 @@ const auth: Partial<PlatformAuthOptions> = {
   ...(secrets.jwks && { jwks: secrets.jwks as PlatformAuthOptions['jwks'] }),
   ...(secrets.cookieKeys && { cookieKeys: secrets.cookieKeys }),
 };
-const demo = await buildApp({ baseUrl, operatorSecret: secrets.operatorSecret, adminSecret: secrets.adminSecret, auth });
+// METRICS_PORT: an OpenTelemetry SDK with a Prometheus exporter, installed before the library reads the global meter
+if (process.env.METRICS_PORT) {
+  const [{ metrics }, { MeterProvider }, { PrometheusExporter }] = await Promise.all([
+    import('@opentelemetry/api'), import('@opentelemetry/sdk-metrics'), import('@opentelemetry/exporter-prometheus'),
+  ]);
+  metrics.setGlobalMeterProvider(new MeterProvider({ readers: [new PrometheusExporter({ port: Number(process.env.METRICS_PORT) })] }));
+}
+// SIGN_IN=host: every sign-in on the host's own page (options.signIn.loginUrl); library by default
+const signIn = (process.env.SIGN_IN ?? 'library').toLowerCase();
+if (signIn !== 'library' && signIn !== 'host') {
+  console.error(`SIGN_IN must be library (the library's sign-in page) or host (the host's /sign-in page); got ${JSON.stringify(process.env.SIGN_IN)}`);
+  process.exit(1);
+}
+const demo = await buildApp({ baseUrl, operatorSecret: secrets.operatorSecret, adminSecret: secrets.adminSecret, auth, signIn });
 const server = createDemoServer(demo.app.callback()).listen(port, () => {
   console.log(`
 platform-auth demo listening on ${baseUrl} (port ${port})
@@ -145,6 +160,7 @@ platform-auth demo listening on ${baseUrl} (port ${port})
 
   discovery        ${baseUrl}/.well-known/openid-configuration
   resource meta    ${baseUrl}/.well-known/oauth-protected-resource
+  sign-in          ${signIn === 'host' ? `the host's page ${baseUrl}/sign-in for every sign-in (SIGN_IN=library for the library's page)` : `the library's page; members signed in at ${baseUrl}/sign-in go straight to consent (SIGN_IN=host: always the host's page)`}
   admin page       ${baseUrl}/admin   (Developers → OAuth applications; admin@example.com)
 
   accounts         student@example.com / student   (student at demo-school)

@@ -10,6 +10,7 @@ import { renderGraphiQL } from 'graphql-yoga';
 
 import type { Logger } from '../contracts.ts';
 import { InvalidTokenError } from '../errors.ts';
+import { noteRefusal } from '../events/refusals.ts';
 import { createMemberDataService } from '../member-data/service.ts';
 import type { MemberDataSource } from '../contracts.ts';
 import type { BearerAuth, BearerVerifier, VerifyOptions } from '../resource/bearer.ts';
@@ -64,7 +65,7 @@ export function createAccountApi(deps: AccountApiDeps): Middleware {
     if (!identity) return undefined;
     // member tokens always carry their client's site; one without is not ours to answer
     if (!identity.caller?.site) {
-      writeBearerError(ctx, new InvalidTokenError('the access token names no site'), deps.resourceMetadata);
+      writeBearerError(ctx, noteRefusal(new InvalidTokenError('the access token names no site'), { reason: 'no_site', clientId: identity.caller?.clientId, accountId: identity.caller?.sub }), deps.resourceMetadata);
       return undefined;
     }
     return identity.caller;

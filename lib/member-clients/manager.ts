@@ -26,6 +26,7 @@ import { MemberClientError } from '../errors.ts';
 import { CONFIDENTIAL_CLIENT_AUTH_METHOD, PROTOCOL, PUBLIC_CLIENT_AUTH_METHOD } from '../constants.ts';
 import { applicationTypeFor, isAcceptableRedirect } from '../policies/client-metadata.ts';
 import { scopesForAudience } from '../scopes/catalogue.ts';
+import type { TraceEntry } from '../trace/entry.ts';
 
 export interface MemberClientInput {
   /** shown on the consent page */
@@ -67,6 +68,11 @@ export interface MemberClientManager {
    * token looks its client up); their records are revoked when next presented, or expire.
    */
   delete(site: string, clientId: string): Promise<void>;
+  /**
+   * The client's recent events, newest first, each in plain words with what to do
+   * (`options.trace`; README "Trace"): why a connection fails. `[]` with `trace: false`.
+   */
+  trace(site: string, clientId: string): Promise<TraceEntry[]>;
 }
 
 export interface MemberClientDeps {
@@ -75,6 +81,8 @@ export interface MemberClientDeps {
   readonly adapter: AdapterFactory;
   readonly betaEnabled: (site: string) => Promise<boolean>;
   readonly siteExists: (site: string) => Promise<boolean>;
+  /** a client's trace (lib/trace/), whoever's it is: checked against the site here */
+  readonly readTrace?: (clientId: string) => Promise<TraceEntry[]>;
 }
 
 type Stored = Record<string, unknown>;
@@ -119,7 +127,7 @@ function view(stored: Stored): MemberClient {
   });
 }
 
-export function createMemberClientManager({ provider, adapter, betaEnabled, siteExists }: MemberClientDeps): MemberClientManager {
+export function createMemberClientManager({ provider, adapter, betaEnabled, siteExists, readTrace }: MemberClientDeps): MemberClientManager {
   // oidc-provider's own storage of clients: Client.find reads stored clients from it
   const clients = (provider.Client as unknown as { adapter: Adapter }).adapter;
   const sites = adapter('SiteMemberClients');
@@ -226,6 +234,12 @@ export function createMemberClientManager({ provider, adapter, betaEnabled, site
       // refuse its tokens; lib/resource/bearer.ts revokes a grant found orphaned.
       await clients.destroy(clientId);
       await updateSiteIndex(site, (ids) => ids.filter((id) => id !== clientId), (ids) => !ids.includes(clientId));
+    },
+
+    async trace(site: string, clientId: string) {
+      // another site's client, or none: the same not_found as every other method
+      await load(site, clientId);
+      return readTrace ? readTrace(clientId) : [];
     },
   });
 }

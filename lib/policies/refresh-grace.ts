@@ -42,6 +42,8 @@ export interface RefreshGraceOptions {
   readonly graceSeconds: number;
   /** epoch seconds; for tests */
   readonly now?: () => number;
+  /** called (inside the request) when a rotated token is served again within the grace, for `refresh.grace_used` */
+  readonly onGraceUsed?: () => void;
 }
 
 interface RefreshPayload extends AdapterPayload {
@@ -66,6 +68,7 @@ class GraceRefreshTokens extends DelegatingAdapter {
   readonly #uses: Adapter;
   readonly #grace: number;
   readonly #now: () => number;
+  readonly #onGraceUsed: (() => void) | undefined;
   /** what find() read, for the consume() of the same request that follows it */
   readonly #recent = new Map<string, RefreshPayload>();
 
@@ -74,6 +77,7 @@ class GraceRefreshTokens extends DelegatingAdapter {
     this.#uses = uses;
     this.#grace = options.graceSeconds;
     this.#now = options.now ?? epoch;
+    this.#onGraceUsed = options.onGraceUsed;
   }
 
   override async find(id: string): Promise<AdapterPayload | undefined> {
@@ -87,6 +91,7 @@ class GraceRefreshTokens extends DelegatingAdapter {
       && await this.#uses.find(useId(payload.grantId, generationOf(payload) + 1)) !== undefined;
     if (expired || successorUsed) return { ...payload, consumed: payload.rotatedAt };
     const { rotatedAt: _rotatedAt, ...usable } = payload;
+    this.#onGraceUsed?.();
     return usable;
   }
 
@@ -135,7 +140,12 @@ export function withRefreshGrace<F extends AdapterFactory>(factory: F, options: 
  * reuse by someone who should not hold it, so its grant is revoked (oidc-provider only
  * answers `invalid_grant "client mismatch"` there).
  */
-export function revokeOnForeignReuse(provider: () => Provider, adapter: AdapterFactory): Middleware {
+export function revokeOnForeignReuse(
+  provider: () => Provider,
+  adapter: AdapterFactory,
+  /** told of each grant revoked so, for `refresh.reuse_detected` */
+  onReuse?: (ctx: Parameters<Middleware>[0], owner: { clientId?: string; accountId?: string }) => void,
+): Middleware {
   const refreshTokens = adapter('RefreshToken');
   return async function foreignRefreshReuse(ctx, next) {
     await next();
@@ -148,6 +158,9 @@ export function revokeOnForeignReuse(provider: () => Provider, adapter: AdapterF
     // the raw record (oidc-provider answers only "grant request is invalid" for a client mismatch)
     const stored = (await refreshTokens.find(value) ?? undefined) as (RefreshPayload & { clientId?: string }) | undefined;
     if (!stored?.grantId || stored.clientId === presenter) return;
-    if (stored.rotatedAt !== undefined || stored.consumed) await revokeOrphanedGrant(provider(), stored.grantId);
+    if (stored.rotatedAt !== undefined || stored.consumed) {
+      await revokeOrphanedGrant(provider(), stored.grantId);
+      onReuse?.(ctx, { clientId: stored.clientId, accountId: (stored as { accountId?: string }).accountId });
+    }
   };
 }

@@ -1,7 +1,7 @@
 /**
  * oidc-provider's unexpected failures (`server_error`, answered 500 with no detail) are
  * written to the library's logger, so a host sees why a request failed: the route, the
- * request id its proxy sent (`X-Request-Id`), and the error's name and message. Never the
+ * request id (`X-Request-Id`, lib/http/request-id.ts), and the error's name and message. Never the
  * request's parameters, headers or body, so no code, token or secret reaches the log.
  * Storage outages are not among them: they are 503s, logged by lib/storage/outage-log.ts.
  *
@@ -10,17 +10,21 @@
 import type Provider from 'oidc-provider';
 
 import type { Logger } from '../contracts.ts';
+import { isWellFormedRequestId, requestIdOf } from '../http/request-id.ts';
 
 interface ErrorContext {
   readonly method?: string;
   readonly path?: string;
   get?(header: string): string;
+  readonly res?: { getHeader(name: string): unknown };
   readonly oidc?: { readonly route?: string };
 }
 
 /** The log line of one provider `server_error`. */
 export function serverErrorLine(ctx: ErrorContext, error: unknown): string {
-  const requestId = ctx.get?.('x-request-id');
+  // the id the response carries (lib/http/request-id.ts); the request's own, if well-formed, when none was assigned
+  const sent = ctx.get?.('x-request-id');
+  const requestId = requestIdOf(ctx) ?? (isWellFormedRequestId(sent) ? sent : undefined);
   const where = `${ctx.method ?? '?'} ${ctx.path ?? '?'}${ctx.oidc?.route ? ` (${ctx.oidc.route})` : ''}`;
   const what = error instanceof Error ? `${error.name}: ${error.message}` : 'a non-Error value was thrown';
   return `platform-auth: oidc-provider answered server_error to ${where}${requestId ? ` [request ${requestId.slice(0, 128)}]` : ''}: ${what}`;

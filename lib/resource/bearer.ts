@@ -8,6 +8,8 @@
 import type Provider from 'oidc-provider';
 
 import { InsufficientScopeError, InvalidTokenError, TemporarilyUnavailableError } from '../errors.ts';
+import { noteRefusal } from '../events/refusals.ts';
+import type { RefusalDetail } from '../events/refusals.ts';
 import { clientAudience } from '../policies/audience.ts';
 import { revokeOrphanedGrant } from '../policies/deleted-clients.ts';
 import type { Audience } from '../scopes/catalogue.ts';
@@ -66,8 +68,17 @@ export function extractBearerToken(header: string | undefined): string | undefin
   if (header === undefined || header === '') return undefined;
   const match = BEARER.exec(header);
   if (match) return match[1];
-  if (SCHEME.test(header)) throw new InvalidTokenError('the bearer token is malformed');
-  throw new InvalidTokenError('only the Bearer authorization scheme is accepted');
+  if (SCHEME.test(header)) throw noteRefusal(new InvalidTokenError('the bearer token is malformed'), MALFORMED);
+  throw noteRefusal(new InvalidTokenError('only the Bearer authorization scheme is accepted'), MALFORMED);
+}
+
+const MALFORMED: RefusalDetail = Object.freeze({ reason: 'malformed' });
+const NO_TOKEN: RefusalDetail = Object.freeze({ reason: 'no_token' });
+
+/** Whose token was refused and why, for `access.refused` (lib/events/refusals.ts); refusals only. */
+function refusal(reason: RefusalDetail['reason'], at?: { clientId?: string; accountId?: string; extra?: unknown }): RefusalDetail {
+  const site = (at?.extra as { org_id?: unknown } | undefined)?.org_id;
+  return { reason, clientId: at?.clientId, accountId: at?.accountId, site: typeof site === 'string' ? site : undefined };
 }
 
 export class BearerVerifier {
@@ -91,30 +102,30 @@ export class BearerVerifier {
       if (!isStorageUnavailable(cause)) throw cause;
       throw new TemporarilyUnavailableError(undefined, { cause });
     }
-    if (!at || at.isExpired) throw new InvalidTokenError('the access token is invalid, expired or revoked');
+    if (!at || at.isExpired) throw noteRefusal(new InvalidTokenError('the access token is invalid, expired or revoked'), refusal(at ? 'expired' : 'unknown', at));
     // sender-constrained tokens need a proof this endpoint does not check
-    if (at.jkt || at['x5t#S256']) throw new InvalidTokenError('sender-constrained tokens are not accepted here');
+    if (at.jkt || at['x5t#S256']) throw noteRefusal(new InvalidTokenError('sender-constrained tokens are not accepted here'), refusal('other', at));
     const aud = Array.isArray(at.aud) ? at.aud : [at.aud];
     if (aud.length !== 1 || aud[0] !== this.#resource) {
-      throw new InvalidTokenError(`the access token is not meant for ${this.#resource}`);
+      throw noteRefusal(new InvalidTokenError(`the access token is not meant for ${this.#resource}`), refusal('other_audience', at));
     }
     if (!grant || grant.isExpired || grant.clientId !== at.clientId || grant.accountId !== at.accountId) {
-      throw new InvalidTokenError('the access token is invalid, expired or revoked');
+      throw noteRefusal(new InvalidTokenError('the access token is invalid, expired or revoked'), refusal('revoked', at));
     }
     if (!client) {
       // the client was deleted (lib/member-clients): its grant goes with it
       await revokeOrphanedGrant(this.#provider, at.grantId!);
-      throw new InvalidTokenError('the access token is invalid, expired or revoked');
+      throw noteRefusal(new InvalidTokenError('the access token is invalid, expired or revoked'), refusal('client_deleted', at));
     }
 
     const scopes = new ScopeSet(parseScope(at.scope));
     const audience = clientAudience(client);
     const required = options.scopes ?? [];
     if (options.audiences && !options.audiences.includes(audience)) {
-      throw new InsufficientScopeError(required.join(' '), `this endpoint is for ${options.audiences.join(' or ')} clients`);
+      throw noteRefusal(new InsufficientScopeError(required.join(' '), `this endpoint is for ${options.audiences.join(' or ')} clients`), refusal('wrong_client_type', at));
     }
     const missing = required.filter((s) => !scopes.has(s));
-    if (missing.length > 0) throw new InsufficientScopeError(required.join(' '));
+    if (missing.length > 0) throw noteRefusal(new InsufficientScopeError(required.join(' ')), refusal('missing_scope', at));
 
     const extra = (at.extra ?? {}) as { org_id?: unknown; roles?: unknown };
     return Object.freeze({
@@ -137,7 +148,7 @@ export class BearerVerifier {
     const token = extractBearerToken(header);
     if (token === undefined) {
       if (options.optional) return undefined;
-      throw new InvalidTokenError('an access token is required: send Authorization: Bearer <token>');
+      throw noteRefusal(new InvalidTokenError('an access token is required: send Authorization: Bearer <token>'), NO_TOKEN);
     }
     return this.verify(token, options);
   }

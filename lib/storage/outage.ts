@@ -24,7 +24,9 @@ import { StorageUnavailableError } from '../../adapters/types.ts';
 import { writeNoticePage } from '../pages/notice.ts';
 import type { Logger } from '../contracts.ts';
 import { TemporarilyUnavailableError } from '../errors.ts';
+import { diagnosticsOf } from '../events/diagnostics.ts';
 import { writeError } from '../http/error-response.ts';
+import { REQUEST_ID_HEADER } from '../http/request-id.ts';
 import { outageLog } from './outage-log.ts';
 import type { OutageLog } from './outage-log.ts';
 
@@ -77,9 +79,10 @@ function writeOutagePage(ctx: Context): void {
 /** Answers 503 `temporarily_unavailable`: JSON, or the page when the client prefers HTML. */
 export function answerStorageUnavailable(ctx: Context): void {
   // drop whatever a handler set before storage failed under it (a redirect, a cookie), as
-  // Koa's own error handling does; but keep the CORS answer, so a browser client can read the 503
+  // Koa's own error handling does; but keep the CORS answer, so a browser client can read the
+  // 503, and the request id
   ctx.res.getHeaderNames()
-    .filter((name) => !name.startsWith('access-control-') && name !== 'vary')
+    .filter((name) => !name.startsWith('access-control-') && name !== 'vary' && name !== REQUEST_ID_HEADER)
     .forEach((name) => ctx.remove(name));
   // the same test as oidc-provider's error handler: JSON unless HTML is preferred
   if (ctx.accepts('json', 'html') === 'html') writeOutagePage(ctx);
@@ -87,12 +90,19 @@ export function answerStorageUnavailable(ctx: Context): void {
   setRetryHeaders(ctx);
 }
 
+/** One request answered 503: the outage log, and the `storage.unavailable` event. */
+function refused(ctx: Context, log: OutageLog, reason: string | undefined): void {
+  log.refused(reason);
+  const diagnostics = diagnosticsOf(ctx);
+  if (diagnostics?.wants('storage.unavailable')) diagnostics.emit({ name: 'storage.unavailable', ...(reason === undefined ? {} : { reason }) }, ctx);
+}
+
 async function guard(ctx: Context, next: () => Promise<unknown>, log: OutageLog): Promise<boolean> {
   try {
     await next();
   } catch (error) {
     if (!isStorageUnavailable(error) || ctx.headerSent) throw error;
-    log.refused(reasonOf(error));
+    refused(ctx, log, reasonOf(error));
     answerStorageUnavailable(ctx);
     return true;
   }
@@ -106,7 +116,7 @@ export function storageOutageGuard(logger: Logger): Middleware {
     if (await guard(ctx, next, log)) return;
     // the provider answers for itself (ctx.respond false) and its guard has logged
     if (ctx.respond !== false && isOutageAnswer(ctx)) {
-      log.refused(undefined);
+      refused(ctx, log, undefined);
       setRetryHeaders(ctx);
     }
   };
@@ -120,7 +130,7 @@ export function providerStorageOutageGuard(logger: Logger): Middleware {
     // oidc-provider answers no 503 of its own: these are StorageUnavailableError, rendered
     // by its error handlers as JSON or through renderError as a "this link does not work" page
     if (ctx.status !== 503) return;
-    log.refused(undefined);
+    refused(ctx, log, undefined);
     if (ctx.response.is('html')) writeOutagePage(ctx);
     setRetryHeaders(ctx);
   };

@@ -6,6 +6,7 @@
  */
 import type { PlatformAuthError } from '../../errors.ts';
 import { InsufficientScopeError, InvalidTokenError } from '../../errors.ts';
+import { noteRefusal } from '../../events/refusals.ts';
 import type { BearerAuth } from '../../resource/bearer.ts';
 import { ToolAuthenticationRequiredError } from '../errors.ts';
 import type { McpToolAudience } from './types.ts';
@@ -15,6 +16,11 @@ export interface ToolAccess {
   readonly name: string;
   readonly audience: McpToolAudience;
   readonly scopes: readonly string[];
+}
+
+/** `error`, noted with who was refused and why, for `access.refused` (lib/events/refusals.ts). */
+function refused(caller: BearerAuth, error: PlatformAuthError, reason: 'wrong_client_type' | 'no_site' | 'missing_scope'): PlatformAuthError {
+  return noteRefusal(error, { reason, clientId: caller.clientId, accountId: caller.sub, site: caller.site });
 }
 
 /**
@@ -29,11 +35,11 @@ export function refuseCall(tool: ToolAccess, caller: BearerAuth | undefined): Pl
   const scope = tool.scopes.join(' ');
   if (!caller) return new ToolAuthenticationRequiredError(tool.name, scope);
   if (caller.audience !== tool.audience) {
-    return new InsufficientScopeError(scope, `the ${tool.name} tool is for ${tool.audience} clients; this token is from ${caller.audience === 'operator' ? 'an operator' : 'a member'} client`);
+    return refused(caller, new InsufficientScopeError(scope, `the ${tool.name} tool is for ${tool.audience} clients; this token is from ${caller.audience === 'operator' ? 'an operator' : 'a member'} client`), 'wrong_client_type');
   }
-  if (tool.audience === 'member' && !caller.site) return new InvalidTokenError('the access token names no site');
+  if (tool.audience === 'member' && !caller.site) return refused(caller, new InvalidTokenError('the access token names no site'), 'no_site');
   if (tool.scopes.some((s) => !caller.scopes.has(s))) {
-    return new InsufficientScopeError(scope, `the ${tool.name} tool requires the ${scope} scope`);
+    return refused(caller, new InsufficientScopeError(scope, `the ${tool.name} tool requires the ${scope} scope`), 'missing_scope');
   }
   return undefined;
 }

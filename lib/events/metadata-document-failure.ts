@@ -1,0 +1,94 @@
+/**
+ * Why a client ID metadata document could not be used, read from the error oidc-provider
+ * answered with (`invalid_client` "client_id metadata document fetch failed", with the fetch's
+ * error as its cause, or `invalid_client_metadata` for a document it refused).
+ *
+ * A fetch error that carries `reason` (one of {@link MetadataDocumentFailure}) is taken at its
+ * word: lib/cimd/fetch.ts can say precisely what it refused. Otherwise the reason is read from
+ * the error's shape: `ENOTFOUND` is DNS, a timeout or abort is a timeout, "special-use IP
+ * address" is oidc-provider's SSRF guard, "too large" is the size limit, a status is a status.
+ * Only fixed words go into the description, never the document or a header.
+ *
+ * @module
+ */
+import type { MetadataDocumentFailure } from './types.ts';
+
+interface Failure {
+  readonly reason: MetadataDocumentFailure;
+  readonly status?: number;
+  readonly description: string;
+}
+
+const REASONS: ReadonlySet<string> = new Set<MetadataDocumentFailure>([
+  'host_not_allowed', 'dns', 'refused_address', 'timeout', 'size', 'status', 'invalid_content', 'network',
+]);
+
+const DESCRIPTIONS: Readonly<Record<MetadataDocumentFailure, string>> = {
+  host_not_allowed: 'documents from this host are not accepted',
+  dns: 'the host name does not resolve',
+  refused_address: 'the host resolves to a private or special-use address',
+  timeout: 'the fetch timed out',
+  size: 'the document is too large',
+  status: 'the document URL did not answer 200',
+  invalid_content: 'the document is not valid client metadata',
+  network: 'the fetch failed',
+};
+
+interface ErrorLike {
+  readonly name?: unknown;
+  readonly message?: unknown;
+  readonly code?: unknown;
+  readonly reason?: unknown;
+  readonly cause?: unknown;
+  readonly error?: unknown;
+  readonly error_description?: unknown;
+  readonly error_detail?: unknown;
+}
+
+function* chain(error: unknown): Generator<ErrorLike> {
+  for (let e = error, depth = 0; e !== null && typeof e === 'object' && depth < 6; depth += 1) {
+    yield e as ErrorLike;
+    e = (e as ErrorLike).cause;
+  }
+}
+
+const fixed = (reason: MetadataDocumentFailure, status?: number): Failure => ({
+  reason,
+  ...(status === undefined ? {} : { status }),
+  description: status === undefined ? DESCRIPTIONS[reason] : `the document URL answered HTTP ${status}`,
+});
+
+/** Classifies the cause chain of a failed fetch. */
+function fromCause(error: unknown): Failure {
+  for (const e of chain(error)) {
+    if (typeof e.reason === 'string' && REASONS.has(e.reason)) return fixed(e.reason as MetadataDocumentFailure);
+    const message = typeof e.message === 'string' ? e.message : '';
+    const code = typeof e.code === 'string' ? e.code : '';
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME' || /getaddrinfo/.test(message)) return fixed('dns');
+    if (/special-use IP|private address|refused address/i.test(message)) return fixed('refused_address');
+    if (e.name === 'TimeoutError' || e.name === 'AbortError' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || /timed? ?out/i.test(message)) return fixed('timeout');
+    if (/too large/i.test(message)) return fixed('size');
+    const status = /(?:unexpected response status|cached failure: status) (\d{3})/.exec(message);
+    if (status) return fixed('status', Number(status[1]));
+    if (e.name === 'SyntaxError') return fixed('invalid_content');
+  }
+  return fixed('network');
+}
+
+/** The failure of a metadata document, or `undefined` when `error` is about something else. */
+export function metadataDocumentFailure(error: unknown): Failure | undefined {
+  const e = error as ErrorLike | undefined;
+  if (!e || typeof e !== 'object') return undefined;
+  const description = typeof e.error_description === 'string' ? e.error_description : '';
+  if (e.error === 'invalid_client_metadata' && description.startsWith('client_id metadata document')) {
+    return { reason: 'invalid_content', description };
+  }
+  if (e.error !== 'invalid_client' || !description.startsWith('client_id metadata document')) return undefined;
+  if (/not allowed/.test(description)) return fixed('host_not_allowed');
+  // lib/cimd/guard.ts: "client_id metadata document host is special-use …" / "resolves to a special-use address …"
+  if (/special-use|private address/i.test(description)) return fixed('refused_address');
+  const detail = typeof e.error_detail === 'string' ? e.error_detail : '';
+  const status = /unexpected response status (\d{3})/.exec(detail);
+  if (status) return fixed('status', Number(status[1]));
+  return fromCause(e.cause);
+}

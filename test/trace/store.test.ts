@@ -1,0 +1,95 @@
+/**
+ * The trace in storage: newest first, capped, with a lifetime; appends from several
+ * instances at once lose nothing (compare-and-set); an adapter without compare-and-set falls
+ * back to last-writer-wins, and one with a capped-list push uses it.
+ */
+import { createMemoryAdapter } from '../../adapters/memory.ts';
+import type { Adapter, AdapterFactory, AdapterPayload, CompareAndSet } from '../../adapters/types.ts';
+import type { TraceEntry } from '../../lib/trace/entry.ts';
+import { ClientTraceStore, TRACE_MODEL } from '../../lib/trace/store.ts';
+
+const entry = (n: number): TraceEntry => ({ at: new Date(1_700_000_000_000 + n).toISOString(), event: 'refresh.rotated', outcome: 'ok', summary: `#${n}` });
+const summaries = (entries: TraceEntry[]) => entries.map((e) => e.summary);
+
+let adapter: ReturnType<typeof createMemoryAdapter>;
+beforeEach(() => { adapter = createMemoryAdapter(); });
+afterEach(() => adapter.close());
+
+it('keeps the last entries per client, newest first', async () => {
+  const store = new ClientTraceStore({ adapter, entries: 3, ttlSeconds: 60 });
+  await store.append('app-a', [entry(1), entry(2)]);
+  await store.append('app-a', [entry(3), entry(4)]);
+  await store.append('app-b', [entry(5)]);
+  expect(summaries(await store.read('app-a'))).toEqual(['#4', '#3', '#2']);
+  expect(summaries(await store.read('app-b'))).toEqual(['#5']);
+  expect(await store.read('app-c')).toEqual([]);
+});
+
+it('writes the record with the trace lifetime, renewed by each append', async () => {
+  const calls: number[] = [];
+  const spying: AdapterFactory = (name) => {
+    const inner = adapter(name) as Adapter & CompareAndSet;
+    if (name !== TRACE_MODEL) return inner;
+    return {
+      find: (id: string) => inner.find(id),
+      upsert: (id: string, payload: AdapterPayload, expiresIn: number) => inner.upsert(id, payload, expiresIn),
+      compareAndSet: (id: string, expected: AdapterPayload | undefined, next: AdapterPayload | undefined, expiresIn?: number) => {
+        calls.push(expiresIn!);
+        return inner.compareAndSet(id, expected, next, expiresIn);
+      },
+    } as unknown as Adapter;
+  };
+  const store = new ClientTraceStore({ adapter: spying, entries: 5, ttlSeconds: 123 });
+  await store.append('app', [entry(1)]);
+  await store.append('app', [entry(2)]);
+  expect(calls).toEqual([123, 123]);
+});
+
+it('loses nothing when several instances append to one trace at once', async () => {
+  // each instance has one write of a client under way at a time (lib/trace/recorder.ts)
+  const stores = [1, 2, 3].map(() => new ClientTraceStore({ adapter, entries: 100, ttlSeconds: 60 }));
+  await Promise.all(stores.map(async (store, s) => {
+    for (let i = 0; i < 4; i += 1) await store.append('app', [entry(s * 10 + i)]);
+  }));
+  const kept = summaries(await stores[0]!.read('app'));
+  expect(kept).toHaveLength(12);
+  expect(new Set(kept).size).toBe(12);
+});
+
+it('falls back to upsert on an adapter without compare-and-set', async () => {
+  const plain: AdapterFactory = (name) => {
+    const inner = adapter(name);
+    return { upsert: inner.upsert.bind(inner), find: inner.find.bind(inner), destroy: inner.destroy.bind(inner) } as unknown as Adapter;
+  };
+  const store = new ClientTraceStore({ adapter: plain, entries: 2, ttlSeconds: 60 });
+  await store.append('app', [entry(1)]);
+  await store.append('app', [entry(2), entry(3)]);
+  expect(summaries(await store.read('app'))).toEqual(['#3', '#2']);
+});
+
+it('uses an adapter\'s capped-list push when it has one', async () => {
+  const lists = new Map<string, AdapterPayload[]>();
+  const pushes: unknown[][] = [];
+  const capped: AdapterFactory = () => ({
+    async pushCapped(id: string, items: AdapterPayload[], max: number, expiresIn: number) {
+      pushes.push([id, items.length, max, expiresIn]);
+      lists.set(id, [...[...items].reverse(), ...(lists.get(id) ?? [])].slice(0, max));
+    },
+    async readCapped(id: string) { return lists.get(id) ?? []; },
+  }) as unknown as Adapter;
+  const store = new ClientTraceStore({ adapter: capped, entries: 2, ttlSeconds: 60 });
+  await store.append('app', [entry(1), entry(2), entry(3)]);
+  expect(pushes).toEqual([['app', 3, 2, 60]]);
+  expect(summaries(await store.read('app'))).toEqual(['#3', '#2']);
+});
+
+it('lists the traced clients, each once with its latest entry, most recent first', async () => {
+  const stores = [1, 2].map(() => new ClientTraceStore({ adapter, entries: 5, ttlSeconds: 60 }));
+  const at = (n: number) => new Date(1_700_000_000_000 + n).toISOString();
+  await stores[0]!.touch([{ clientId: 'a', at: at(1), outcome: 'ok', summary: 'a1' }, { clientId: 'b', at: at(2), outcome: 'refused', summary: 'b2' }]);
+  await Promise.all([
+    stores[1]!.touch([{ clientId: 'a', at: at(3), outcome: 'refused', summary: 'a3' }]),
+    stores[0]!.touch([{ clientId: 'c', at: at(4), outcome: 'ok', summary: 'c4' }]),
+  ]);
+  expect((await stores[1]!.tracedClients()).map((c) => `${c.clientId} ${c.summary}`)).toEqual(['c c4', 'a a3', 'b b2']);
+});
