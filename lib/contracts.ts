@@ -57,12 +57,72 @@ export interface AccountStore {
   findById(id: string): Promise<Account | undefined>;
 }
 
+/**
+ * A sign-in the library is waiting for, as the host's sign-in sees it (`options.signIn`):
+ * passed to `signIn.session`, and returned by `auth.interactions.pendingSignIn(ctx)` for the
+ * host's own sign-in page.
+ */
+export interface SignInRequest {
+  /** the client the person is signing in to */
+  readonly clientId: string;
+  /** its name, as shown on the pages (for a self-registered client, its own claim) */
+  readonly clientName: string;
+  /** the site of a member client; `undefined` for operator clients (the operator picks one at consent) */
+  readonly site: string | undefined;
+  /**
+   * The client asked for a fresh sign-in (`prompt=login`): an existing session must not be
+   * used, the person must sign in now. `signIn.session` is not asked then, and
+   * `finishSignIn` refuses an `authTime` from before the request.
+   */
+  readonly fresh: boolean;
+  /** `max_age` of the request, in seconds: a session signed in longer ago than this does not count */
+  readonly maxAge: number | undefined;
+  /** `login_hint` of the request (usually an email), to prefill a form */
+  readonly loginHint: string | undefined;
+  /** `ui_locales` of the request, by preference */
+  readonly uiLocales: readonly string[];
+  /** the library's page for this sign-in: send the person here to start over */
+  readonly returnTo: string;
+}
+
+/** A sign-in the host vouches for. */
+export interface HostSignIn {
+  /** the account, as `accounts.findById` knows it */
+  readonly accountId: string;
+  /**
+   * When the person signed in (epoch seconds): the ID token's `auth_time`, checked against
+   * `max_age` and, for a fresh sign-in, against the start of the request.
+   * @default from `finishSignIn`: now; from `signIn.session`: unknown, so a request with
+   * `max_age` is not satisfied by the session (the person signs in), and `auth_time` is when
+   * the session was found
+   */
+  readonly authTime?: number;
+  /** authentication methods (`pwd`, `mfa`, …), the ID token's `amr` */
+  readonly amr?: readonly string[];
+  /** the ID token's `acr` */
+  readonly acr?: string;
+}
+
 export interface Site {
   readonly id: string;
   readonly name: string;
+  /**
+   * How the sign-in and consent pages look for this site's members. Checked on every page:
+   * an invalid value is ignored (and logged once), never written into the page.
+   * @default the library's look (`options.pages.brand`)
+   */
+  readonly branding?: SiteBranding;
 }
 
-/** The host's sites (schools); used to show a site's name. */
+/** A site's look on the library's pages. */
+export interface SiteBranding {
+  /** An `https:` URL of the site's logo, shown beside its name (the page's CSP allows its origin). */
+  readonly logoUrl?: string;
+  /** The accent colour (buttons, the name), `#rrggbb` or `#rgb` only; the text on it is black or white, whichever contrasts more. */
+  readonly accentColor?: string;
+}
+
+/** The host's sites (schools); used to show a site's name and brand. */
 export interface SiteStore {
   findById(id: string): Promise<Site | undefined>;
 }

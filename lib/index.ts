@@ -16,7 +16,7 @@
  */
 export { createPlatformAuth } from './platform-auth.ts';
 export type { PlatformAuth } from './platform-auth.ts';
-export type { ClientIdMetadataDocumentOptions, MemberClientOptions, MetadataDocumentFetch, PlatformAuthOptions, RegistrationOptions, ResolvedOptions, SignInThrottleOptions, StaticClient, TokenLifetimes, VendorIntegration } from './config/options.ts';
+export type { ClientIdMetadataDocumentOptions, MemberClientOptions, MetadataDocumentFetch, MetadataDocumentFetchBudget, PlatformAuthOptions, RegistrationOptions, RegistrationRateLimitOptions, ResolvedOptions, SignInThrottleOptions, StaticClient, TokenLifetimes, VendorIntegration } from './config/options.ts';
 // the contracts a host implements (lib/contracts.ts)
 export type {
   Account, AccountStore, CourseOutlineRecord, EnrolmentRecord, EventRecord, EventRegistrationRecord, Instant,
@@ -24,7 +24,30 @@ export type {
   OrderRecord, OrderStatus, OutlineLectureRecord, OutlineSectionRecord, PageRequest, PageResult, PublicCatalogueSource,
   PublicCourseRecord, RegistrationStatus, SignInContext, Site, SiteStore,
 } from './contracts.ts';
+// sign-in by the host, and the pages' look, languages and templates (README "Sign-in options", "Branding & languages")
+export type { HostSignIn, SignInRequest, SiteBranding } from './contracts.ts';
+export type { BrandOptions, HostSessionResolver, PagesOptions, SignInOptions } from './pages/options.ts';
+export type { InteractionsApi } from './pages/sign-in.ts';
+export { DEFAULT_TEMPLATES } from './pages/templates.ts';
+export type {
+  ClientTrust, ClientTrustKind, ClientView, ConsentPageData, LoginPageData, NoticePageData, PageTemplate, PageTemplates, SiteView, TemplateKit,
+} from './pages/templates.ts';
+export type { PageBrand } from './pages/branding.ts';
+export type { Locale, MessageKey } from './pages/messages/index.ts';
 export type { SignInAttempt, SignInThrottle } from './http/sign-in-throttle.ts';
+// diagnostics: events, the per-client trace, metrics (README "Events", "Trace", "Metrics")
+export { EVENT_NAMES } from './events/types.ts';
+export type {
+  AccessRefusalReason, EventBase, EventListener, EventName, MetadataDocumentFailure, PlatformAuthEvent, PlatformAuthEventMap,
+  ResourceEndpoint,
+} from './events/types.ts';
+export type { PlatformAuthEvents } from './events/hub.ts';
+export type { MetricsOptions, TraceOptions } from './events/options.ts';
+export type { TraceEntry } from './trace/entry.ts';
+export type { TracedClient } from './trace/store.ts';
+export type { TraceOutcome } from './trace/explain.ts';
+export { METRICS } from './metrics/instruments.ts';
+export type { ConnectedApp, ConnectedApps, ConnectedAppTarget, ConnectedGrant } from './connected-apps/manager.ts';
 export type {
   IssuedMemberClient, MemberClient, MemberClientInput, MemberClientManager,
 } from './member-clients/manager.ts';

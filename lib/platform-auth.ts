@@ -7,14 +7,22 @@ import { Router } from '@koa/router';
 import type { Middleware } from 'koa';
 import Provider from 'oidc-provider';
 
+import { createSignInFlow } from '../interactions/host-sign-in.ts';
 import { createInteractionRouter } from '../interactions/router.ts';
 import { createAccountApi } from './account-api/index.ts';
+import { createConnectedApps } from './connected-apps/manager.ts';
+import type { ConnectedApps } from './connected-apps/manager.ts';
 import { createDocsRouter } from './docs/index.ts';
+import { createProviderErrorRenderer } from './pages/error-page.ts';
+import { createPageRenderer } from './pages/renderer.ts';
+import type { InteractionsApi } from './pages/sign-in.ts';
 import { createMcpEndpoint } from './mcp/index.ts';
 import type { PlatformAuthOptions, ResolvedOptions } from './config/options.ts';
 import { validateOptions } from './config/validate.ts';
 import { ENDPOINTS } from './endpoints.ts';
-import { answeredBy, isServed, ownPathMatcher } from './served-endpoints.ts';
+import { createDiagnostics } from './events/index.ts';
+import type { PlatformAuthEvents, TraceEntry, TracedClient } from './events/index.ts';
+import { answeredBy, isServed, ownPathMatcher, servedEndpoints } from './served-endpoints.ts';
 import { bodyAlreadyRead, createMountOrderGuard } from './http/mount-order.ts';
 import { createSignInThrottle } from './http/sign-in-throttle.ts';
 import type { SignInThrottle } from './http/sign-in-throttle.ts';
@@ -24,6 +32,7 @@ import type { MemberClientManager } from './member-clients/manager.ts';
 import { buildConfiguration } from './provider/configuration.ts';
 import { dispatchToProvider } from './provider/dispatch.ts';
 import type { ProviderDispatch } from './provider/dispatch.ts';
+import { openRegistrationLimits } from './registration/open.ts';
 import { restrictedRegistration } from './registration/restricted.ts';
 import { applyAnswerRules } from './provider/answer-rules.ts';
 import { logProviderErrors } from './provider/error-log.ts';
@@ -33,11 +42,13 @@ import { cacheDiscovery } from './policies/host-pinning.ts';
 import { idTokenAnswerRules } from './policies/id-tokens.ts';
 import { noIdTokenOnRefresh } from './policies/refresh.ts';
 import { revokeOnForeignReuse } from './policies/refresh-grace.ts';
+import { withholdErrorRedirects } from './policies/redirect-trust.ts';
 import { BearerVerifier } from './resource/bearer.ts';
 import { protectedResourceMetadata, resourceMetadataUrl } from './resource/metadata.ts';
 import { catchBearerErrors, createBearerAuthenticator, createRequireBearer } from './resource/require-bearer.ts';
 import type { RequireBearerOptions } from './resource/require-bearer.ts';
-import { userinfoHandler } from './resource/userinfo.ts';
+import { readUserinfoForm, userinfoHandler } from './resource/userinfo.ts';
+import { GrantIndex, withGrantIndex } from './storage/grant-index.ts';
 import { providerStorageOutageGuard, storageOutageGuard } from './storage/outage.ts';
 
 export interface PlatformAuth {
@@ -68,10 +79,37 @@ export interface PlatformAuth {
   /** Member clients of a site, for the host's admin area ("Developers → OAuth applications"). */
   readonly memberClients: MemberClientManager;
   /**
+   * The apps a member has authorized, and revoking one with every token of it, for the
+   * host's own account pages (README "Connected apps").
+   */
+  readonly connectedApps: ConnectedApps;
+  /**
    * Sign-in throttling for the host's own sign-in forms, with the counters of the library's
    * sign-in page (`options.signInThrottle`; README "Sign-in throttling").
    */
   readonly signInThrottle: SignInThrottle;
+  /**
+   * For a host's own sign-in page (`options.signIn.loginUrl`): the sign-in waiting in this
+   * browser, and finishing or cancelling it (README "Sign-in options").
+   */
+  readonly interactions: InteractionsApi;
+  /**
+   * The library's events (README "Events"): `auth.events.on('access.refused', (event) => …)`,
+   * or `'*'` for all of them.
+   */
+  readonly events: PlatformAuthEvents;
+  /**
+   * The trace of any client (vendor, registered, metadata-document or member), newest first:
+   * its recent events in plain words with what to do (README "Trace"). For the platform's
+   * staff: guard the route that calls it. Site operators use `auth.memberClients.trace()`.
+   * `[]` with `trace: false`.
+   */
+  clientTrace(clientId: string): Promise<TraceEntry[]>;
+  /**
+   * The clients that have a trace, most recently traced first (the last 200), each with its
+   * latest entry: the list of a staff view. `[]` with `trace: false`.
+   */
+  tracedClients(): Promise<TracedClient[]>;
   /** Koa guard for host routes: `auth.requireBearer({ scopes: ['courses:read'] })`. */
   requireBearer(options?: RequireBearerOptions): Middleware;
   /** Stops timers and closes storage the library created. */
@@ -81,20 +119,36 @@ export interface PlatformAuth {
 export async function createPlatformAuth(input: PlatformAuthOptions): Promise<PlatformAuth> {
   const options = await validateOptions(input);
   warnAboutGeneratedSecrets(options);
+  // events, the per-client trace, metrics and request ids (lib/events/)
+  const diagnostics = createDiagnostics({ options, adapter: options.adapter, logger: options.logger, served: servedEndpoints(options) });
 
   const grantContexts = new GrantContextStore(options.adapter);
+  // grants by account and their last use (lib/storage/grant-index.ts), kept by the provider's own storage calls
+  const grantIndex = new GrantIndex(options.adapter, { grantSeconds: options.ttl.grant });
   // the configuration's hooks need the provider, which exists only once it is built from them
   const built: { provider?: Provider } = {};
   const current = () => built.provider!;
   const findClient = (id: string) => current().Client.find(id);
-  const provider = new Provider(options.issuer, buildConfiguration(options, { grantContexts, findClient, provider: current }));
+  const providerOptions = { ...options, adapter: withGrantIndex(options.adapter, grantIndex) };
+  const provider = new Provider(options.issuer, buildConfiguration(providerOptions, { grantContexts, findClient, provider: current }));
   built.provider = provider;
   provider.proxy = options.proxy;
   logProviderErrors(provider, options.logger);
+  diagnostics.attach(provider);
   provider.use(cacheDiscovery);
   provider.use(providerStorageOutageGuard(options.logger));
-  provider.use(revokeOnForeignReuse(current, options.adapter));
+  provider.use(revokeOnForeignReuse(current, options.adapter, diagnostics.foreignRefreshReuse));
   provider.use(applyAnswerRules([noIdTokenOnRefresh, registrationRefusalCode, ...idTokenAnswerRules(options.idTokens)]));
+  if (answeredBy('registration', options) === 'provider') {
+    // Variant B: body size and per-address rate, before the provider reads the body
+    provider.use(openRegistrationLimits({
+      adapter: options.adapter, rateLimit: options.registration.rateLimit, proxy: options.proxy, proxyHops: options.proxyHops,
+    }));
+  }
+  // RFC 9700 §4.11.2: no error redirect to a self-registered client before the user has acted
+  provider.use(withholdErrorRedirects(provider, {
+    configuredClients: new Set(options.clients.map((c) => c.client_id)), isReviewed: options.clientIdMetadataDocuments.isReviewed,
+  }, createProviderErrorRenderer(options.pages, options.logger)));
 
   const metadataUrl = resourceMetadataUrl(options.baseUrl);
   const bearer = new BearerVerifier(provider, options.baseUrl);
@@ -113,7 +167,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   resourceRouter.get(ENDPOINTS.protectedResourceMetadata.path, metadataCors, serveMetadata);
   resourceRouter.options(ENDPOINTS.protectedResourceMetadata.path, metadataCors);
   const userinfoCors = openCors(OPEN_CORS.userinfo);
-  const userinfo = [userinfoCors, catchBearerErrors(metadataUrl), requireBearer(), userinfoHandler(options.accounts)];
+  const userinfo = [userinfoCors, catchBearerErrors(metadataUrl), readUserinfoForm(), requireBearer(), userinfoHandler(options.accounts)];
   resourceRouter.get(ENDPOINTS.userinfo.path, ...userinfo);
   resourceRouter.post(ENDPOINTS.userinfo.path, ...userinfo);
   resourceRouter.options(ENDPOINTS.userinfo.path, userinfoCors);
@@ -123,11 +177,22 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     adapter: options.adapter,
     betaEnabled: options.betaEnabled,
     siteExists: async (site) => (await options.sites.findById(site)) !== undefined,
+    readTrace: diagnostics.readTrace,
   });
+  const connectedApps = createConnectedApps({ provider, index: grantIndex, grantContexts, sites: options.sites });
   const signInThrottle = createSignInThrottle({
     adapter: options.adapter, settings: options.signInThrottle, proxy: options.proxy, proxyHops: options.proxyHops,
   });
-  const interactions = createInteractionRouter({ provider, options, grantContexts, signInThrottle });
+  const signIn = createSignInFlow({ provider, options });
+  const interactions = createInteractionRouter({
+    provider, options, grantContexts, signInThrottle, signIn,
+    pages: createPageRenderer(options.pages, options.logger),
+    trust: {
+      staticClients: new Set(options.clients.map((c) => c.client_id)),
+      vendors: new Set(options.registration.vendors.values()),
+      isReviewed: options.clientIdMetadataDocuments.isReviewed,
+    },
+  });
 
   const accountApi = isServed('accountApi', options) && options.memberData && createAccountApi({ // `&& options.memberData` decides nothing (isServed did); it narrows `dataSource` for TypeScript
     bearer,
@@ -151,7 +216,8 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     : undefined;
   const docs = createDocsRouter({ options });
 
-  const middleware = Object.freeze({
+  // each piece gives a request its id and the diagnostics, also when mounted on its own
+  const middleware = diagnostics.observeEach({
     resource: resourceRouter.routes() as Middleware,
     interactions: interactions.routes() as Middleware,
     registration: answeredBy('registration', options) === 'platform'
@@ -178,7 +244,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   const providerDispatch = middleware.provider as ProviderDispatch;
   const ownsPath = ownPathMatcher(options);
   const refuseMisMounted = createMountOrderGuard(options.logger);
-  const routes: Middleware = function platformAuth(ctx, next) {
+  const routes: Middleware = diagnostics.observed(function platformAuth(ctx, next) {
     if (bodyAlreadyRead(ctx) && ownsPath(ctx.path)) {
       refuseMisMounted(ctx);
       return Promise.resolve();
@@ -188,7 +254,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     if (middleware.mcp && ctx.path === ENDPOINTS.mcp.path) return guard!(ctx, () => middleware.mcp!(ctx, next));
     const run = (i: number): Promise<void> => (i < chain.length ? Promise.resolve(chain[i]!(ctx, () => run(i + 1))) : next());
     return run(0);
-  };
+  });
 
   return Object.freeze({
     provider,
@@ -197,9 +263,15 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     routes: () => routes,
     middleware,
     memberClients,
+    connectedApps,
     signInThrottle,
+    interactions: signIn.api,
     requireBearer,
+    events: diagnostics.events,
+    clientTrace: (clientId: string) => diagnostics.readTrace(clientId),
+    tracedClients: () => diagnostics.tracedClients(),
     async close() {
+      await diagnostics.close();
       const adapter = options.adapter as { close?: () => Promise<void> };
       if (options.ownsAdapter && typeof adapter.close === 'function') await adapter.close();
     },

@@ -65,7 +65,8 @@ export function memberCallScenario(revision: McpRevision): Scenario {
       + 'Koa: "hello", body unread. Checked once before timing (200 with a result); errors: non-200, a JSON-RPC or tool '
       + 'error, or an answer without the 20-of-27 page.',
     async prepare(server) {
-      const isOurs = server.target.id === ours.id;
+      // ours, or ours with some options changed (bench/scenarios/mcp-member-call-diagnostics.ts)
+      const isOurs = server.target.id === ours.id || server.target.id.startsWith(`${ours.id}-`);
       const isKoa = server.target.id === koaHello.id;
       const tokens = isOurs ? await memberTokens(server, 8) : undefined;
       if (!isKoa) {

@@ -57,3 +57,26 @@ export const oursNoGrace: ServerTarget = {
 };
 
 export const buildOursNoGrace: BuildServer = buildOursWith({ refreshTokenGrace: 0 });
+
+/** Ours with sign-in throttling off (`signInThrottle: false`), for what the throttle costs a login. */
+export const oursNoThrottle: ServerTarget = {
+  id: 'ours-no-throttle',
+  label: 'platform-auth, signInThrottle: false',
+  module: import.meta.url,
+  export: 'buildOursNoThrottle',
+};
+
+export const buildOursNoThrottle: BuildServer = buildOursWith({ signInThrottle: false });
+
+/**
+ * Ours with diagnostics off (`events: false`: no event is built, so nothing is traced,
+ * counted or logged from events), for what events, the trace and metrics cost.
+ */
+export const oursNoDiagnostics: ServerTarget = {
+  id: 'ours-no-diagnostics',
+  label: 'platform-auth, events: false',
+  module: import.meta.url,
+  export: 'buildOursNoDiagnostics',
+};
+
+export const buildOursNoDiagnostics: BuildServer = buildOursWith({ events: false });

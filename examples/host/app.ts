@@ -6,9 +6,11 @@ import { randomBytes } from 'node:crypto';
 import Koa from 'koa';
 
 import { createPlatformAuth } from '../../lib/index.ts';
-import type { PlatformAuth, PlatformAuthOptions } from '../../lib/index.ts';
+import type { PlatformAuth, PlatformAuthOptions, SiteStore } from '../../lib/index.ts';
 import { adminApi } from './admin-api.ts';
 import { adminPage } from './admin-page.ts';
+import { connectedAppsPage } from './connected-apps.ts';
+import { HOST_SIGN_IN_PATH, createHostSessions, hostSession, hostSignInPage } from './host-sign-in.ts';
 import { demoMcpOptions } from './mcp-tools.ts';
 import { createDemoMemberData } from './member-data.ts';
 import {
@@ -21,11 +23,17 @@ export interface DemoOptions {
   /** @default a random secret, printed at start-up */
   operatorSecret?: string;
   /**
-   * Signs the admin page's session cookie; never the operator client's secret, which the
-   * demo prints.
+   * Signs the session cookies of the admin area and of "Connected apps" (a key of its own
+   * derived for each); never the operator client's secret, which the demo prints.
    * @default a random key for this process
    */
   adminSecret?: string;
+  /**
+   * Who signs people in: `library`, the library's page (a member signed in at the host's
+   * `/sign-in` goes straight to consent); `host`, the host's own `/sign-in` page always.
+   * @default 'library'
+   */
+  signIn?: 'library' | 'host';
   /** anything else to pass to createPlatformAuth (tests turn features on and off here) */
   auth?: Partial<PlatformAuthOptions>;
 }
@@ -42,7 +50,9 @@ export async function buildApp(options: DemoOptions = {}): Promise<DemoApp> {
   const baseUrl = options.baseUrl ?? 'http://localhost:3000';
   const operatorSecret = options.operatorSecret ?? randomBytes(24).toString('base64url');
   const accounts = createAccountStore();
-  const sites = createSiteStore();
+  const sites = withDemoBranding(createSiteStore());
+  // the host's own sign-in session (host-sign-in.ts), read by the library through signIn.session
+  const hostSessions = createHostSessions(options.adminSecret ?? randomBytes(32).toString('base64url'));
   const auth = await createPlatformAuth({
     baseUrl,
     accounts,
@@ -52,18 +62,22 @@ export async function buildApp(options: DemoOptions = {}): Promise<DemoApp> {
     registration: { variant: 'restricted', vendors: [{ clientId: VENDOR_CLIENT_ID }] },
     memberClients: { betaEnabled: [...BETA_SITES] },
     mcp: demoMcpOptions({ accounts }),
+    signIn: { session: hostSession(hostSessions), ...(options.signIn === 'host' ? { loginUrl: HOST_SIGN_IN_PATH } : {}) },
     ...options.auth,
   });
 
   const app = new Koa();
   app.use(auth.routes());
+  app.use(hostSignInPage({ auth, accounts, sessions: hostSessions }));
   app.use(adminApi(auth));
-  app.use(adminPage({ auth, accounts, sites, secret: options.adminSecret ?? randomBytes(32).toString('base64url') }));
+  const pageSecret = options.adminSecret ?? randomBytes(32).toString('base64url');
+  app.use(adminPage({ auth, accounts, sites, secret: pageSecret }));
+  app.use(connectedAppsPage({ auth, accounts, secret: pageSecret }));
   app.use(async function demoPages(ctx, next) {
     if (ctx.method !== 'GET') return next();
     if (ctx.path === '/') {
       ctx.type = 'text/plain';
-      ctx.body = `platform-auth demo host\n\nDiscovery: ${baseUrl}/.well-known/openid-configuration\nResource metadata: ${baseUrl}/.well-known/oauth-protected-resource\n`;
+      ctx.body = `platform-auth demo host\n\nDiscovery: ${baseUrl}/.well-known/openid-configuration\nResource metadata: ${baseUrl}/.well-known/oauth-protected-resource\nSchool admin (OAuth applications): ${baseUrl}/admin\nYour connected apps: ${baseUrl}/connected-apps\n`;
       return;
     }
     if (ctx.path === '/demo/callback') {
@@ -80,4 +94,14 @@ export async function buildApp(options: DemoOptions = {}): Promise<DemoApp> {
   });
 
   return { app, auth, baseUrl, operatorSecret, close: () => auth.close() };
+}
+
+/** Demo School's look on the sign-in and consent pages (`Site.branding`); a real host keeps it with the site. */
+function withDemoBranding(sites: SiteStore): SiteStore {
+  return {
+    async findById(id) {
+      const site = await sites.findById(id);
+      return site?.id === 'demo-school' ? { ...site, branding: { accentColor: '#0f766e' } } : site;
+    },
+  };
 }

@@ -19,8 +19,12 @@ import type { DEFAULT_TTL } from '../constants.ts';
 import type {
   AccountStore, Logger, MemberDataSource, SiteStore,
 } from '../contracts.ts';
+import type { FetchBudgetSettings } from '../cimd/budget.ts';
 import type { DocsOptions, ResolvedDocsOptions } from '../docs/options.ts';
+import type { MetricsOptions, ResolvedMetricsOptions, ResolvedTraceOptions, TraceOptions } from '../events/options.ts';
 import type { McpOptions, ResolvedMcpOptions } from '../mcp/options.ts';
+import type { PagesOptions, ResolvedPagesOptions, ResolvedSignInOptions, SignInOptions } from '../pages/options.ts';
+import type { RegistrationRateSettings } from '../policies/registration-limits.ts';
 import type { SignInThrottleSettings } from '../policies/sign-in-throttle.ts';
 import type { Audience } from '../scopes/catalogue.ts';
 
@@ -34,6 +38,7 @@ export const OPTION_DEFAULTS = Object.freeze({
   clients: Object.freeze([]) as readonly StaticClient[],
   client: Object.freeze({ audience: 'operator' as Audience }),
   idTokens: true,
+  events: true,
   operatorRoles: Object.freeze(['owner', 'admin']) as readonly string[],
   introspectionClients: Object.freeze([]) as readonly string[],
   proxy: false,
@@ -51,8 +56,30 @@ export const OPTION_DEFAULTS = Object.freeze({
   registration: Object.freeze({
     variant: 'restricted' as NonNullable<RegistrationOptions['variant']>,
     vendors: Object.freeze([]) as readonly VendorIntegration[],
+    // a burst of 30 registrations per address, then one every 2 minutes: a person registers
+    // a client once per installation, and a staff room behind one NAT stays well inside it
+    rateLimit: Object.freeze({
+      perIp: Object.freeze({ min: 1, max: 100_000, default: 30 }),
+      windowSeconds: Object.freeze({ min: 1, max: 86_400, default: 3600, unit: 'seconds' }),
+    }),
+    // longer than a grant (14 days), so a client used every other week never expires
+    unusedClientExpiry: Object.freeze({ min: 1, max: 365 * 86_400, default: 30 * 86_400, unit: 'seconds' }),
   }),
-  clientIdMetadataDocuments: Object.freeze({ allowedHosts: Object.freeze([]) as readonly string[] }),
+  clientIdMetadataDocuments: Object.freeze({
+    allowedHosts: Object.freeze([]) as readonly string[],
+    fetchBudget: Object.freeze({
+      // distinct documents on one host are few (usually one per client); one a second at most
+      // also caps what this service sends to any host, so it cannot be turned on a third party
+      perHost: Object.freeze({ min: 1, max: 100_000, default: 60 }),
+      // a fetch happens only when no instance has the document cached: people behind one
+      // address (a school network) or a developer trying documents stay well under it, a
+      // scan of hosts or ports does not
+      perCaller: Object.freeze({ min: 1, max: 100_000, default: 30 }),
+      windowSeconds: Object.freeze({ min: 1, max: 86_400, default: 60, unit: 'seconds' }),
+    }),
+    // oidc-provider's lower bound for caching a document
+    failureCacheSeconds: Object.freeze({ min: 1, max: 3600, default: 30, unit: 'seconds' }),
+  }),
 });
 
 /** A client known at start-up: oidc-provider client metadata plus its audience. */
@@ -95,9 +122,43 @@ export interface RegistrationOptions {
    * @default {@link OPTION_DEFAULTS}.registration.vendors
    */
   vendors?: VendorIntegration[];
+  /**
+   * Variant B: registrations per client address (IPv6: per /64, found as `proxy` and
+   * `proxyHops` say), shared by every instance through the adapter; the excess is answered
+   * 429 `temporarily_unavailable` with `Retry-After`. `false` turns it off. Ignored with
+   * `restricted`, which registers nothing.
+   */
+  rateLimit?: RegistrationRateLimitOptions | false;
+  /**
+   * Variant B: seconds after which a client that registered itself and has had no grant
+   * created or used since (a consent, a token issued) is deleted, its record reclaimed by the
+   * storage's own expiry. `false`: registered clients never expire. Static, vendor, member and
+   * metadata-document clients never expire this way. Ignored with `restricted`.
+   * @default {@link OPTION_DEFAULTS}.registration.unusedClientExpiry.default
+   */
+  unusedClientExpiry?: number | false;
 }
 
-/** What a client ID metadata document fetch gets; the SSRF-safe `dispatcher` is set. */
+/**
+ * The registration rate of one client address (lib/policies/registration-limits.ts): `perIp`
+ * registrations at once, then one every `windowSeconds / perIp` seconds (a bucket of `perIp`,
+ * refilled at `perIp` per `windowSeconds`). Every request the limit lets through counts,
+ * whether its metadata is then accepted or not.
+ */
+export interface RegistrationRateLimitOptions {
+  /**
+   * Registrations one address may make at once (the size of its bucket).
+   * @default {@link OPTION_DEFAULTS}.registration.rateLimit.perIp.default
+   */
+  perIp?: number;
+  /**
+   * Seconds in which an address's used-up bucket fills again.
+   * @default {@link OPTION_DEFAULTS}.registration.rateLimit.windowSeconds.default
+   */
+  windowSeconds?: number;
+}
+
+/** What a client ID metadata document fetch gets: oidc-provider's `init` (method, headers, its timeout `signal`). */
 export type MetadataDocumentFetch = (url: string, init: RequestInit & { dispatcher?: unknown }) => Promise<Response>;
 
 /** Client ID Metadata Documents: `client_id` as an https URL of the client's metadata. */
@@ -120,11 +181,49 @@ export interface ClientIdMetadataDocumentOptions {
    */
   reviewed?: string[] | ((clientId: string) => boolean | Promise<boolean>);
   /**
-   * Replaces the fetch that loads documents. **Tests only**: the replacement is handed
-   * oidc-provider's SSRF-protected dispatcher and may ignore it, so production refuses it.
-   * @default oidc-provider's fetch (SSRF-protected, with its timeout and the document size limit)
+   * Replaces the request that loads documents. **Tests only**: the replacement takes over
+   * resolving and connecting, so it bypasses the check of the addresses a host resolves to
+   * (names and literal addresses are still refused, and the budget still applies);
+   * production refuses it.
+   * @default the library's request: special-use addresses refused before connecting, the connection pinned to the checked address, oidc-provider's timeout and the document size limit
    */
   fetch?: MetadataDocumentFetch;
+  /**
+   * Fetch budgets, shared by every instance through the adapter: within each window, at
+   * most `perHost` documents fetched from one host (any port) and at most `perCaller` fetches
+   * triggered by one client address (IPv6: per /64; see `proxy` and `proxyHops` for how the
+   * address is found). A document served from the cache costs nothing. Over budget, the
+   * request that names the client is answered 429 `temporarily_unavailable` with
+   * `Retry-After`. `false` turns the budgets off.
+   */
+  fetchBudget?: MetadataDocumentFetchBudget | false;
+  /**
+   * Seconds a failed fetch (network error, non-200 answer, oversized body) is remembered for
+   * its URL, and a host refused for the special-use address it resolved to is remembered for
+   * the host: asked again within that time, the remembered failure is the answer, without a
+   * lookup, a connection or a charge to the budget.
+   * @default {@link OPTION_DEFAULTS}.clientIdMetadataDocuments.failureCacheSeconds.default
+   */
+  failureCacheSeconds?: number;
+}
+
+/** `options.clientIdMetadataDocuments.fetchBudget`. */
+export interface MetadataDocumentFetchBudget {
+  /**
+   * Documents fetched from one host (name or IP address, any port) per window.
+   * @default {@link OPTION_DEFAULTS}.clientIdMetadataDocuments.fetchBudget.perHost.default
+   */
+  perHost?: number;
+  /**
+   * Document fetches triggered by one client address per window.
+   * @default {@link OPTION_DEFAULTS}.clientIdMetadataDocuments.fetchBudget.perCaller.default
+   */
+  perCaller?: number;
+  /**
+   * The window, in seconds; a new one begins with the first fetch after it ends.
+   * @default {@link OPTION_DEFAULTS}.clientIdMetadataDocuments.fetchBudget.windowSeconds.default
+   */
+  windowSeconds?: number;
 }
 
 /** The member clients a site operator creates ("Developers → OAuth applications"). */
@@ -330,12 +429,42 @@ export interface PlatformAuthOptions {
   mcp?: McpOptions | false;
   /** `/openapi.json` and `/auth.md`. */
   docs?: DocsOptions;
+  /**
+   * Who signs people in: the library's email + password page (the default), the host's own
+   * session (`session`), the host's own sign-in page (`loginUrl`), or both.
+   */
+  signIn?: SignInOptions;
+  /** The library's pages: their look when no site brands them, their languages, their templates. */
+  pages?: PagesOptions;
+  /**
+   * Diagnostics: the events of `auth.events`, and through them the trace, the metrics and
+   * the event log lines. `false` builds no event at all (no listener is called, nothing is
+   * traced, recorded or logged from events), the baseline to measure their cost against;
+   * `trace` and `metrics` must then be left out. Request ids (`X-Request-Id`) stay on.
+   * @default {@link OPTION_DEFAULTS}.events
+   */
+  events?: boolean;
+  /**
+   * The per-client trace: each client's last events in plain words with what to do, shared
+   * by every instance through the adapter (`auth.memberClients.trace()`, `auth.clientTrace()`);
+   * `false` turns it off.
+   */
+  trace?: TraceOptions | false;
+  /**
+   * OpenTelemetry metrics (counters and a latency histogram; README "Metrics"), a no-op until
+   * the host installs an SDK; `false` turns them off.
+   */
+  metrics?: MetricsOptions | false;
 }
 
 export interface ResolvedRegistration {
   readonly variant: 'restricted' | 'open';
   /** normalised name → client id */
   readonly vendors: ReadonlyMap<string, string>;
+  /** `false`: off, or restricted registration */
+  readonly rateLimit: RegistrationRateSettings | false;
+  /** seconds; `false`: never, or restricted registration */
+  readonly unusedClientExpiry: number | false;
 }
 
 export interface ResolvedClientIdMetadataDocuments {
@@ -344,6 +473,9 @@ export interface ResolvedClientIdMetadataDocuments {
   readonly allowedHosts: ReadonlySet<string> | null;
   readonly isReviewed: (clientId: string) => Promise<boolean>;
   readonly fetch: MetadataDocumentFetch | undefined;
+  /** `false`: off */
+  readonly fetchBudget: FetchBudgetSettings | false;
+  readonly failureCacheSeconds: number;
 }
 
 export interface ResolvedOptions {
@@ -374,6 +506,14 @@ export interface ResolvedOptions {
   readonly betaEnabled: (siteId: string) => Promise<boolean>;
   readonly mcp: ResolvedMcpOptions;
   readonly docs: ResolvedDocsOptions;
+  readonly signIn: ResolvedSignInOptions;
+  readonly pages: ResolvedPagesOptions;
+  /** `options.events`: `false` builds no event */
+  readonly events: boolean;
+  /** `false`: off */
+  readonly trace: ResolvedTraceOptions | false;
+  /** `false`: off */
+  readonly metrics: ResolvedMetricsOptions | false;
   /** keys of the generated development secrets, for the start-up banner */
   readonly generated: readonly ('jwks' | 'cookieKeys')[];
 }

@@ -9,7 +9,9 @@ import type { JWK, JWKS } from 'oidc-provider';
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import { resolveAccountApiOptions } from '../account-api/options.ts';
 import { resolveDocsOptions } from '../docs/options.ts';
+import { resolveDiagnosticsOptions } from '../events/options.ts';
 import { resolveMcpOptions } from '../mcp/options.ts';
+import { resolvePagesOptions, resolveSignInOptions } from '../pages/options.ts';
 import { normaliseClientName } from '../registration/vendor-names.ts';
 import { DEFAULT_TTL, PROTOCOL, isLoopbackHost } from '../constants.ts';
 import {
@@ -18,11 +20,14 @@ import {
 import type { SigningJwk } from '../keys/secrets.ts';
 import { IDENTITY_SCOPES, isKnownScope, scopesForAudience } from '../scopes/catalogue.ts';
 import type { Logger } from '../contracts.ts';
+import type { RegistrationRateSettings } from '../policies/registration-limits.ts';
 import type { SignInThrottleSettings } from '../policies/sign-in-throttle.ts';
+import { specialUseHostOf } from '../policies/special-use-addresses.ts';
+import type { FetchBudgetSettings } from '../cimd/budget.ts';
 import { checkBoolean, checkFunction, checkInteger, checkKnownKeys, checkObject, checkStringList, fail, mustBe, show, unknownKey } from './check.ts';
 import { OPTION_DEFAULTS } from './options.ts';
 import type {
-  ClientIdMetadataDocumentOptions, MetadataDocumentFetch, PlatformAuthOptions, RegistrationOptions,
+  ClientIdMetadataDocumentOptions, MetadataDocumentFetch, MetadataDocumentFetchBudget, PlatformAuthOptions, RegistrationOptions, RegistrationRateLimitOptions,
   ResolvedClientIdMetadataDocuments, ResolvedOptions, ResolvedRegistration, SignInThrottleOptions, StaticClient, TokenLifetimes,
 } from './options.ts';
 
@@ -148,7 +153,28 @@ function checkRegistration(value: PlatformAuthOptions['registration'], clients: 
       vendors.set(key, vendor.clientId);
     }
   });
-  return { variant, vendors };
+  // checked in both variants; restricted registration stores nothing, so both are off there
+  const rateLimit = checkRegistrationRateLimit(given.rateLimit);
+  const unusedClientExpiry = checkUnusedClientExpiry(given.unusedClientExpiry);
+  const open = variant === 'open';
+  return { variant, vendors, rateLimit: open && rateLimit, unusedClientExpiry: open && unusedClientExpiry };
+}
+
+function checkRegistrationRateLimit(value: unknown): RegistrationRateSettings | false {
+  const name = 'options.registration.rateLimit';
+  if (value === false) return false;
+  const given = checkObject<RegistrationRateLimitOptions>(name, value, 'false or an object like { perIp, windowSeconds }') ?? {};
+  const ranges = OPTION_DEFAULTS.registration.rateLimit;
+  checkKnownKeys(name, given, Object.keys(ranges));
+  return Object.freeze({
+    perIp: checkInteger(`${name}.perIp`, given.perIp, ranges.perIp),
+    windowSeconds: checkInteger(`${name}.windowSeconds`, given.windowSeconds, ranges.windowSeconds),
+  });
+}
+
+function checkUnusedClientExpiry(value: unknown): number | false {
+  if (value === false) return false;
+  return checkInteger('options.registration.unusedClientExpiry', value, OPTION_DEFAULTS.registration.unusedClientExpiry);
 }
 
 function checkHost(name: string, host: unknown): string {
@@ -159,6 +185,19 @@ function checkHost(name: string, host: unknown): string {
   return url.host;
 }
 
+function checkFetchBudget(value: unknown): FetchBudgetSettings | false {
+  const name = 'options.clientIdMetadataDocuments.fetchBudget';
+  if (value === false) return false;
+  const given = checkObject<MetadataDocumentFetchBudget>(name, value, 'false or an object like { perHost, perCaller, windowSeconds }') ?? {};
+  const ranges = OPTION_DEFAULTS.clientIdMetadataDocuments.fetchBudget;
+  checkKnownKeys(name, given, Object.keys(ranges));
+  return Object.freeze({
+    perHost: checkInteger(`${name}.perHost`, given.perHost, ranges.perHost),
+    perCaller: checkInteger(`${name}.perCaller`, given.perCaller, ranges.perCaller),
+    windowSeconds: checkInteger(`${name}.windowSeconds`, given.windowSeconds, ranges.windowSeconds),
+  });
+}
+
 function checkMetadataDocuments(
   value: PlatformAuthOptions['clientIdMetadataDocuments'], open: boolean, production: boolean,
 ): ResolvedClientIdMetadataDocuments {
@@ -167,6 +206,12 @@ function checkMetadataDocuments(
   const given = checkBoolean(`${name}.enabled`, v.enabled, undefined, 'a boolean');
   if (v.allowedHosts !== undefined && !Array.isArray(v.allowedHosts)) mustBe(`${name}.allowedHosts`, 'an array of host names', v.allowedHosts);
   const hosts = new Set((v.allowedHosts ?? OPTION_DEFAULTS.clientIdMetadataDocuments.allowedHosts).map((h) => checkHost(`${name}.allowedHosts`, h)));
+  for (const host of hosts) {
+    const special = specialUseHostOf(URL.parse(`https://${host}`)!.hostname);
+    if (special !== undefined) {
+      fail(`${name}.allowedHosts: ${show(host)} is a special-use address or name (${special}); documents are never fetched from one, so list public hosts only`);
+    }
+  }
   const enabled = given ?? (open || hosts.size > 0);
   if (enabled && !open && hosts.size === 0) {
     fail(`${name}: with restricted registration, documents are accepted only from allowedHosts; list the hosts or set enabled: false`);
@@ -184,7 +229,14 @@ function checkMetadataDocuments(
   if (fetch !== undefined && production) {
     fail(`${name}.fetch is for tests only (it may bypass the SSRF protection of document fetches); remove it in production`);
   }
-  return { enabled, allowedHosts: open ? null : hosts, isReviewed, fetch };
+  return {
+    enabled,
+    allowedHosts: open ? null : hosts,
+    isReviewed,
+    fetch,
+    fetchBudget: checkFetchBudget(v.fetchBudget),
+    failureCacheSeconds: checkInteger(`${name}.failureCacheSeconds`, v.failureCacheSeconds, OPTION_DEFAULTS.clientIdMetadataDocuments.failureCacheSeconds),
+  };
 }
 
 function checkSignInThrottle(value: unknown): SignInThrottleSettings | false {
@@ -218,7 +270,7 @@ function checkBeta(value: unknown): (siteId: string) => Promise<boolean> {
 const OPTION_NAMES = [
   'baseUrl', 'accounts', 'sites', 'clients', 'adapter', 'jwks', 'cookieKeys', 'idTokens', 'operatorRoles', 'ttl',
   'refreshTokenGrace', 'introspectionClients', 'proxy', 'proxyHops', 'signInThrottle', 'production', 'logger', 'memberData', 'accountApi', 'registration',
-  'clientIdMetadataDocuments', 'memberClients', 'mcp', 'docs',
+  'clientIdMetadataDocuments', 'memberClients', 'mcp', 'docs', 'events', 'trace', 'metrics', 'signIn', 'pages',
 ] as const satisfies readonly (keyof PlatformAuthOptions)[];
 const everyOptionListed: Exclude<keyof PlatformAuthOptions, (typeof OPTION_NAMES)[number]> extends never ? true : never = true;
 
@@ -291,6 +343,9 @@ export async function validateOptions(input: PlatformAuthOptions): Promise<Resol
     betaEnabled: checkBeta(input.memberClients?.betaEnabled),
     mcp: resolveMcpOptions(input.mcp),
     docs: resolveDocsOptions(input.docs),
+    signIn: resolveSignInOptions(input.signIn, baseUrl),
+    pages: resolvePagesOptions(input.pages),
+    ...resolveDiagnosticsOptions(input, OPTION_DEFAULTS.events),
     generated,
   });
 }

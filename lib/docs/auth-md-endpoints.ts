@@ -12,10 +12,11 @@ import type { EndpointId } from '../endpoints.ts';
 import {
   AUTHORIZATION_CODE_GRANT, CONFIDENTIAL_CLIENT_AUTH_METHOD, MCP_REVISIONS, PROTOCOL, PUBLIC_CLIENT_AUTH_METHOD, REFRESH_TOKEN_GRANT,
 } from '../constants.ts';
-import { code, codeList, fence, table } from './markdown.ts';
+import { andList, bytes, code, codeList, duration, fence, table } from './markdown.ts';
 import { authorizeParameters, tokenGrants } from './protocol.ts';
 import { endpointUrl, templatePath } from './surface.ts';
 import { isServed, servedEndpoints } from '../served-endpoints.ts';
+import { HTTPS_ONLY_METADATA, REGISTRATION_LIMITS } from '../policies/registration-limits.ts';
 
 type Row = (options: ResolvedOptions) => readonly [request: string, response: string];
 
@@ -149,6 +150,29 @@ function resourceSection(options: ResolvedOptions): string {
   return parts.join('\n\n');
 }
 
+/** Seconds as `duration()` writes them, or to the millisecond when they are not whole. */
+function seconds(value: number): string {
+  return Number.isInteger(value) ? duration(value) : `${Number(value.toFixed(3))} seconds`;
+}
+
+/** Variant B's limits (lib/policies/registration-limits.ts), from its constants and the resolved options. */
+function openRegistrationLimits(options: ResolvedOptions): string {
+  const { rateLimit, unusedClientExpiry } = options.registration;
+  const limits = REGISTRATION_LIMITS;
+  const rate = rateLimit
+    ? `up to ${rateLimit.perIp} registrations per client address at once, then one every ${seconds(rateLimit.windowSeconds / rateLimit.perIp)}; beyond that \`429\` \`temporarily_unavailable\` with \`Retry-After\` (the seconds until the next one is accepted)`
+    : 'no rate limit per client address';
+  const expiry = unusedClientExpiry
+    ? `A registered client with no grant created or used for ${duration(unusedClientExpiry)} is deleted.`
+    : 'Registered clients do not expire.';
+  return [
+    `Limits: ${rate}.`,
+    `Metadata outside these limits is refused with \`invalid_client_metadata\`: \`client_name\` at most ${limits.clientNameLength} characters; at most ${limits.redirectUris} \`redirect_uris\`, each at most ${limits.uriLength} characters; ${andList(HTTPS_ONLY_METADATA.map(code))} https only, each at most ${limits.uriLength} characters; the client as stored (its metadata as JSON) at most ${bytes(limits.metadataBytes)}.`,
+    `A request body over ${bytes(limits.bodyBytes)} is answered \`413\`.`,
+    expiry,
+  ].join(' ');
+}
+
 function registrationSection(options: ResolvedOptions): string {
   const url = endpointUrl(options, 'registration');
   const heading = `### Registration (\`POST ${ENDPOINTS.registration.path}\`)`;
@@ -181,6 +205,7 @@ function registrationSection(options: ResolvedOptions): string {
     ].join('\n'),
     fence('sh', `curl -X POST ${url} -H 'Content-Type: application/json' -d '${JSON.stringify(example)}'`),
     'Refusals: `invalid_client_metadata` or `invalid_redirect_uri` (400).',
+    openRegistrationLimits(options),
   ].join('\n\n');
 }
 

@@ -14,9 +14,9 @@ import { protectedResourceMetadata } from '../resource/metadata.ts';
 import { SCOPES } from '../scopes/catalogue.ts';
 import { endpointsSection } from './auth-md-endpoints.ts';
 import { summariseSchema } from './graphql-fields.ts';
-import { bullets, bytes, code, codeList, duration, durationWithSeconds, numbered, table } from './markdown.ts';
+import { andList, bullets, bytes, code, codeList, duration, durationWithSeconds, numbered, perPeriod, table } from './markdown.ts';
 import type { ResolvedAuthMdOptions } from './options.ts';
-import { claimsByScope, oauthErrors } from './protocol.ts';
+import { claimsByScope, documentFetchBudget, oauthErrors } from './protocol.ts';
 import { endpointUrl } from './surface.ts';
 import { isServed } from '../served-endpoints.ts';
 import { UNREVIEWED_DOCUMENT_SCOPES } from '../policies/metadata-documents.ts';
@@ -88,7 +88,17 @@ function metadataDocumentRule(options: ResolvedOptions): string {
     : `only from these hosts: ${codeList([...cimd.allowedHosts])}; a \`client_id\` URL on any other host is rejected`;
   const unreviewed = [...UNREVIEWED_DOCUMENT_SCOPES];
   const identity = unreviewed.filter((s) => SCOPES.find((d) => d.name === s)?.access === 'identity');
-  return `Client ID Metadata Documents: **on**, ${hosts}. The \`client_id\` is the https URL of a JSON document whose \`client_id\` equals that URL. Its \`redirect_uris\` must be under the document host or be a loopback address. Such clients act for site operators. While unreviewed by a site operator a client may request read scopes (\`*:read\`) and identity scopes (${codeList(identity)}) only.`;
+  return `Client ID Metadata Documents: **on**, ${hosts}. The \`client_id\` is the https URL of a JSON document whose \`client_id\` equals that URL. Its \`redirect_uris\` must be under the document host or be a loopback address. Such clients act for site operators. While unreviewed by a site operator a client may request read scopes (\`*:read\`) and identity scopes (${codeList(identity)}) only. ${documentFetching(options)}`;
+}
+
+/** How this server fetches a document (lib/cimd/guard.ts): what a publisher needs to know when a fetch is refused. */
+function documentFetching(options: ResolvedOptions): string {
+  const budget = documentFetchBudget(options);
+  return [
+    'This server fetches the document from public hosts only: a name reserved for local use (`localhost`, `*.local`, `*.home.arpa`, `*.internal`, a single label), or a host that is or resolves to a special-use address (loopback, private, link-local, documentation and the other IANA special-purpose ranges), is refused with `invalid_client` and nothing is sent to it.',
+    ...(budget ? [`At most ${budget.perHost} documents are fetched from one host and at most ${budget.perCaller} fetches are triggered by one client address per ${perPeriod(budget.windowSeconds)}; a document already cached costs nothing. Over budget, the request that names the client is answered \`429\` \`temporarily_unavailable\` with \`Retry-After\` (an error page at the authorization endpoint, never a redirect).`] : []),
+    `A failed fetch (network error, non-200 answer, oversized document) is remembered for ${duration(options.clientIdMetadataDocuments.failureCacheSeconds)}: a retry within that time gets the same error.`,
+  ].join(' ');
 }
 
 function clientIdentity(options: ResolvedOptions): string {
@@ -218,6 +228,11 @@ function limitsSection(options: ResolvedOptions, md: ResolvedAuthMdOptions): str
     ['Sign-in and consent page', `${durationWithSeconds(ttl.interaction)} to complete`],
     ...(options.clientIdMetadataDocuments.enabled ? [['Unreviewed Client ID Metadata Document clients', 'read and identity scopes only']] : []),
   ];
+  const fetchBudget = documentFetchBudget(options);
+  if (fetchBudget) {
+    rows.push(['Client ID Metadata Document fetches', `at most ${fetchBudget.perHost} per host and ${fetchBudget.perCaller} per client address per ${perPeriod(fetchBudget.windowSeconds)} (a cached document costs nothing); `
+      + 'beyond, `429` `temporarily_unavailable` with `Retry-After`']);
+  }
   if (isServed('accountApi', options)) {
     rows.push(
       ['Account API page size (`first`)', `default ${Math.min(DEFAULT_PAGE_SIZE, accountApi.maxPageSize)}, maximum ${accountApi.maxPageSize}; a larger \`first\` is refused (\`BAD_USER_INPUT\`), not trimmed`],
@@ -234,7 +249,12 @@ function limitsSection(options: ResolvedOptions, md: ResolvedAuthMdOptions): str
       + `each further attempt waits 1 s, 2 s, 4 s, … after the last, up to ${duration(throttle.maxDelaySeconds)}; earlier ones get `
       + `\`429\` with \`Retry-After\`. Forgotten ${duration(throttle.windowSeconds)} after the last failure`]);
   }
-  rows.push(['Rate limits', md.rateLimits ?? (throttle ? 'none applied by this server beyond sign-in attempts' : 'none applied by this server')]);
+  const limited = [
+    ...(throttle ? ['sign-in attempts'] : []),
+    ...(options.registration.rateLimit ? ['registrations (see Endpoints, Registration)'] : []),
+    ...(fetchBudget ? ['Client ID Metadata Document fetches'] : []),
+  ];
+  rows.push(['Rate limits', md.rateLimits ?? (limited.length ? `none applied by this server beyond ${andList(limited)}` : 'none applied by this server')]);
   rows.push(...md.limits.map((l) => [l.item, l.value]));
   return `## 8. Limits
 

@@ -52,6 +52,12 @@ export function duration(seconds: number): string {
   return `${seconds} second${seconds === 1 ? '' : 's'}`;
 }
 
+/** A period after "per": `60` → `minute`, `120` → `2 minutes`, `90` → `90 seconds`. */
+export function perPeriod(seconds: number): string {
+  const human = duration(seconds);
+  return human.startsWith('1 ') ? human.slice(2) : human;
+}
+
 /** `1 hour (3600 seconds)`, or just `60 seconds`. */
 export function durationWithSeconds(seconds: number): string {
   const human = duration(seconds);

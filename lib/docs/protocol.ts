@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { FetchBudgetSettings } from '../cimd/budget.ts';
 import { SCOPE_CLAIMS } from '../claims.ts';
 import type { ResolvedOptions } from '../config/options.ts';
 import {
@@ -119,30 +120,58 @@ function error(code: string, status: number | undefined, condition: string, chal
   return Object.freeze({ code, status, condition, challenge });
 }
 
+/** markdown: when a Client ID Metadata Document is answered `invalid_client` (400). */
+export const DOCUMENT_NOT_FETCHED = 'a Client ID Metadata Document that is not fetched: its host is not permitted, is named for local use or is or resolves to a special-use address, or the fetch failed (network error, non-200 answer, oversized document)';
+
+/** markdown: when a fetched Client ID Metadata Document is answered `invalid_client_metadata` (400). */
+export const DOCUMENT_REFUSED = 'a Client ID Metadata Document whose content is refused (its `client_id` is not its URL, a redirect URI on another host, a shared-secret auth method, …)';
+
+/**
+ * The metadata-document fetch budgets in force (lib/cimd/guard.ts), or `undefined` when
+ * documents are off or `fetchBudget` is `false`: both documents state them from here.
+ */
+export function documentFetchBudget(options: ResolvedOptions): FetchBudgetSettings | undefined {
+  const cimd = options.clientIdMetadataDocuments;
+  return cimd.enabled && cimd.fetchBudget ? cimd.fetchBudget : undefined;
+}
+
+/** What is answered 429 `temporarily_unavailable` with `Retry-After` in this deployment: rate limits, not outages. */
+function rateLimited(options: ResolvedOptions): string[] {
+  return [
+    ...(options.registration.variant === 'open' && options.registration.rateLimit ? ['too many registrations from one client address'] : []),
+    ...(documentFetchBudget(options) ? ['too many Client ID Metadata Document fetches from one host or for one client address (at the authorization endpoint an error page, not a redirect)'] : []),
+  ];
+}
+
 /** Every error code a client of this deployment can meet (RFC 6749 §5.2 bodies). */
 export function oauthErrors(options: ResolvedOptions): ErrorDoc[] {
   const open = options.registration.variant === 'open';
+  const documents = options.clientIdMetadataDocuments.enabled;
+  const limited = rateLimited(options);
   return [
     error('invalid_request', 400, 'malformed request: a missing, repeated or invalid parameter, a body that is not the expected form or JSON'),
-    error('invalid_client', 401, `client not recognized or failing authentication (wrong secret, or HTTP Basic instead of ${code(CONFIDENTIAL_CLIENT_AUTH_METHOD)})`
-      + (options.clientIdMetadataDocuments.enabled ? '; also a Client ID Metadata Document that cannot be used (host not permitted, invalid document), shown as an error page at the authorization endpoint' : '')),
+    error('invalid_client', 401, `client not recognized or failing authentication (wrong secret, or HTTP Basic instead of ${code(CONFIDENTIAL_CLIENT_AUTH_METHOD)})`),
+    // oidc-provider answers a document it cannot use with 400 (lib/cimd/guard.ts, lib/policies/metadata-documents.ts)
+    ...(documents ? [error('invalid_client', 400, `${DOCUMENT_NOT_FETCHED}; at the authorization endpoint an error page`)] : []),
     error('invalid_grant', 400, 'invalid grant: the code or refresh token is unknown, expired, already used or issued to another client, or `redirect_uri`/`code_verifier` do not match'),
     error('unsupported_grant_type', 400, `a \`grant_type\` other than ${andList(PROTOCOL.grantTypes.map(code))}`),
     error('invalid_scope', 400, 'a scope that is unknown or not allowed for the client, e.g. `account:read` requested by an operator client; at the authorization endpoint an error redirect with `state` and `iss`'),
     error('invalid_target', 400, `a \`resource\` other than \`${options.baseUrl}\``),
     error('access_denied', undefined, 'the user denied consent, or has no role at the site of a member client (an error redirect to the client)'),
-    error('invalid_client_metadata', 400, open
+    error('invalid_client_metadata', 400, (open
       ? `registration metadata this server does not accept (e.g. an auth method other than ${PROTOCOL.tokenEndpointAuthMethods.map(code).join('/')}, a response type other than ${PROTOCOL.responseTypes.map(code).join('/')}, a body that is not a JSON object)`
-      : 'registration with a `client_name` that matches no known vendor platform, or without one'),
+      : 'registration with a `client_name` that matches no known vendor platform, or without one')
+      + (documents ? `; also ${DOCUMENT_REFUSED}, at the authorization endpoint an error page` : '')),
     ...(open ? [error('invalid_redirect_uri', 400, 'registration with a redirect URI that is neither https nor a loopback address')] : []),
     error('invalid_token', 401, 'access token missing (where required), malformed, unknown, expired, revoked or bound to another origin', true),
     error('insufficient_scope', 403, 'a valid token lacking a required scope or of the wrong audience; the challenge names the `scope` needed', true),
+    ...(limited.length ? [error('temporarily_unavailable', 429, `${limited.join('; ')}; retry after the \`Retry-After\` seconds`)] : []),
     error('temporarily_unavailable', 503, 'storage is unreachable; retry after the `Retry-After` seconds'),
     error('server_error', 500, 'an unexpected fault; no detail is given'),
   ];
 }
 
-/** The codes, for the `error` property of the error schema. */
+/** The codes, for the `error` property of the error schema; a code answered with two statuses is named once. */
 export function errorCodes(options: ResolvedOptions): string[] {
-  return oauthErrors(options).map((e) => e.code);
+  return [...new Set(oauthErrors(options).map((e) => e.code))];
 }

@@ -7,30 +7,38 @@
  * @module
  */
 import type Provider from 'oidc-provider';
+import { interactionPolicy } from 'oidc-provider';
 import type { Client, Configuration } from 'oidc-provider';
 
 import { createDocumentFetch } from '../cimd/fetch.ts';
+import { createFetchGuard } from '../cimd/guard.ts';
 import { SCOPE_CLAIMS } from '../claims.ts';
 import type { ResolvedOptions } from '../config/options.ts';
 import { ENDPOINTS, providerRoutes } from '../endpoints.ts';
 import type { GrantContextStore } from '../grant-context.ts';
-import { renderProviderError } from '../pages/error-page.ts';
+import { createProviderErrorRenderer } from '../pages/error-page.ts';
 import { codeFlowSettings, featuresOff } from '../policies/code-flow.ts';
 import { withCodeReplay } from '../policies/code-replay.ts';
 import { discoveryAdditions } from '../policies/discovery.ts';
 import { idTokenSettings } from '../policies/id-tokens.ts';
 import { EXTRA_CLIENT_METADATA, validateClientMetadata } from '../policies/client-metadata.ts';
+import { checkRegistrationLimits } from '../policies/registration-limits.ts';
 import { allowClientOrigin } from '../policies/cors.ts';
 import { providerTtl } from '../policies/lifetimes.ts';
 import { DOCUMENT_BODY_LIMIT, DOCUMENT_CACHE_SECONDS, metadataDocumentFeature } from '../policies/metadata-documents.ts';
 import { expiresWithSession, issueRefreshToken, rotateRefreshToken } from '../policies/refresh.ts';
 import { withRefreshGrace } from '../policies/refresh-grace.ts';
+import { markServedInGrace } from '../events/grace.ts';
 import { resourceIndicatorsFeature } from '../policies/resource-indicator.ts';
+import { hostSessionCheck } from '../policies/host-session.ts';
+import type { HostSessionLookup } from '../policies/host-session.ts';
 import { scopeAllowance } from '../policies/scope-allowance.ts';
+import { scopeRequiredCheck } from '../policies/scope-required.ts';
 import { createExtraTokenClaims, createFindAccount } from '../policies/token-claims.ts';
 import { introspectionAllowed, revocationAllowed } from '../policies/token-access.ts';
 import { SCOPE_NAMES } from '../scopes/catalogue.ts';
 import { answeredBy } from '../served-endpoints.ts';
+import { withClientExpiry } from '../storage/client-expiry.ts';
 
 export interface ConfigurationDeps {
   readonly grantContexts: GrantContextStore;
@@ -45,9 +53,19 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
   const cimd = options.clientIdMetadataDocuments;
   const claimsDeps = { accounts: options.accounts, grantContexts: deps.grantContexts, findClient: deps.findClient };
   const introspection = { introspectionClients: options.introspectionClients, findClient: deps.findClient, provider: deps.provider };
+  const documents = createDocumentFetch({
+    adapter: options.adapter, fetch: cimd.fetch, bodyLimit: DOCUMENT_BODY_LIMIT, cacheDuration: DOCUMENT_CACHE_SECONDS,
+    failureSeconds: cimd.failureCacheSeconds,
+  });
+  const guardFetch = createFetchGuard({
+    adapter: options.adapter, budget: cimd.fetchBudget, documents, proxy: options.proxy, proxyHops: options.proxyHops,
+  });
 
   return {
-    adapter: withCodeReplay(withRefreshGrace(options.adapter, { graceSeconds: options.refreshTokenGrace }), { grantSeconds: ttl.grant }),
+    adapter: withClientExpiry(
+      withCodeReplay(withRefreshGrace(options.adapter, { graceSeconds: options.refreshTokenGrace, onGraceUsed: markServedInGrace }), { grantSeconds: ttl.grant }),
+      { unusedSeconds: options.registration.unusedClientExpiry },
+    ),
     clients: options.clients.map((c) => ({ ...c })),
     ...codeFlowSettings(),
     scopes: [...SCOPE_NAMES],
@@ -56,18 +74,16 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
     cookies: { keys: [...options.cookieKeys] },
     jwks: options.jwks,
     routes: providerRoutes(),
-    discovery: discoveryAdditions(baseUrl),
+    discovery: { ...discoveryAdditions(baseUrl), ui_locales_supported: [...options.pages.locales] },
     // token, revocation, introspection: which pages of another origin may call them as a client
     clientBasedCORS: (_ctx, origin, client) => allowClientOrigin(origin, client),
-    fetch: createDocumentFetch({
-      adapter: options.adapter, fetch: cimd.fetch, bodyLimit: DOCUMENT_BODY_LIMIT, cacheDuration: DOCUMENT_CACHE_SECONDS,
-    }) as Configuration['fetch'],
+    fetch: documents as Configuration['fetch'],
     fetchResponseBodyLimits: { 'client_id metadata document': DOCUMENT_BODY_LIMIT },
     features: {
       ...featuresOff(),
       // Variant B: RFC 7591 registration of operator clients (rules in lib/policies/client-metadata.ts)
       registration: { enabled: answeredBy('registration', options) === 'provider', initialAccessToken: false, issueRegistrationAccessToken: false },
-      clientIdMetadataDocument: metadataDocumentFeature(cimd),
+      clientIdMetadataDocument: metadataDocumentFeature(cimd, guardFetch),
       revocation: { enabled: true, allowedPolicy: (_ctx, client, token) => revocationAllowed(client, token) },
       introspection: { enabled: true, allowedPolicy: (_ctx, client, token) => introspectionAllowed(introspection, client, token) },
       resourceIndicators: resourceIndicatorsFeature({
@@ -80,11 +96,26 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
     rotateRefreshToken,
     expiresWithSession,
     ttl: providerTtl(ttl),
-    interactions: { url: (_ctx, interaction) => ENDPOINTS.interaction.path.replace(':uid', interaction.uid) },
+    interactions: {
+      policy: interactionRules(options),
+      url: (_ctx, interaction) => ENDPOINTS.interaction.path.replace(':uid', interaction.uid),
+    },
     extraClientMetadata: {
       properties: [...EXTRA_CLIENT_METADATA],
-      validator: (ctx, key, value, metadata) => validateClientMetadata(ctx, key, value, metadata as Record<string, unknown>),
+      validator: (ctx, key, value, metadata) => {
+        checkRegistrationLimits(ctx, key, metadata as Record<string, unknown>);
+        validateClientMetadata(ctx, key, value, metadata as Record<string, unknown>);
+      },
     },
-    renderError: renderProviderError,
+    renderError: createProviderErrorRenderer(options.pages, options.logger),
   };
+}
+
+/** oidc-provider's prompts, plus the library's rules: no request without scope; the session follows the host's. */
+function interactionRules(options: ResolvedOptions) {
+  const policy = interactionPolicy.base();
+  const login = policy.get('login')!;
+  login.checks.add(scopeRequiredCheck((client) => scopeAllowance(client, options.clientIdMetadataDocuments)), 0);
+  if (options.signIn.session) login.checks.add(hostSessionCheck(options.signIn.session as unknown as HostSessionLookup));
+  return policy;
 }

@@ -10,6 +10,7 @@ import { OPTION_DEFAULTS } from '../../lib/config/options.ts';
 import type { PlatformAuthOptions } from '../../lib/config/options.ts';
 import { DEFAULT_TTL } from '../../lib/constants.ts';
 import { MCP_DEFAULTS, MCP_RANGES } from '../../lib/mcp/options.ts';
+import { PAGES_DEFAULTS } from '../../lib/pages/options.ts';
 import {
   checkReadme, collectOptions, END_MARKER, formatValue, OUT_OF_DATE, README_PATH, renderTable, replaceTable, START_MARKER,
 } from '../../scripts/options-table.ts';
@@ -52,12 +53,13 @@ describe('the generated rows', () => {
     const top: (keyof PlatformAuthOptions)[] = [
       'baseUrl', 'accounts', 'sites', 'clients', 'adapter', 'jwks', 'cookieKeys', 'idTokens', 'operatorRoles', 'ttl',
       'refreshTokenGrace', 'introspectionClients', 'proxy', 'proxyHops', 'signInThrottle', 'production', 'logger', 'memberData', 'accountApi',
-      'registration', 'clientIdMetadataDocuments', 'memberClients', 'mcp', 'docs',
+      'registration', 'clientIdMetadataDocuments', 'memberClients', 'mcp', 'docs', 'signIn', 'pages', 'events', 'trace', 'metrics',
     ];
     expect(rows.filter((r) => !r.path.includes('.')).map((r) => r.path).sort()).toEqual([...top].sort());
     expect(new Set(rows.map((r) => r.path)).size).toBe(rows.length);
     for (const path of ['ttl.grant', 'accountApi.maxCost', 'registration.variant', 'clientIdMetadataDocuments.reviewed',
-      'memberClients.betaEnabled', 'mcp.maxIdleServers', 'docs.openapi.extend', 'docs.authMd.limits']) {
+      'memberClients.betaEnabled', 'mcp.maxIdleServers', 'docs.openapi.extend', 'docs.authMd.limits',
+      'signIn.session', 'signIn.loginUrl', 'pages.brand.accentColor', 'pages.locales', 'pages.templates']) {
       expect(byPath(path)).toBeDefined();
     }
   });
@@ -69,6 +71,8 @@ describe('the generated rows', () => {
     expect(byPath('accountApi.maxBodyBytes')!.default).toBe(`\`${ACCOUNT_API_RANGES.maxBodyBytes.default}\``);
     expect(byPath('mcp.maxPageSize')!.default).toBe(`\`${MCP_RANGES.maxPageSize.default}\``);
     expect(byPath('mcp.serverInfo')!.default).toBe(`\`${formatValue(MCP_DEFAULTS.serverInfo)}\``);
+    expect(byPath('pages.brand.accentColor')!.default).toBe(`\`${formatValue(PAGES_DEFAULTS.brand.accentColor)}\``);
+    expect(byPath('pages.locales')!.default).toBe(`\`${formatValue(PAGES_DEFAULTS.locales)}\``);
   });
 
   it('keep prose defaults, mark required options, and carry type and TSDoc', () => {

@@ -8,9 +8,12 @@ import { ACCOUNT_API_ACCESS } from '../../account-api/index.ts';
 import type { ResolvedOptions } from '../../config/options.ts';
 import { CONFIDENTIAL_CLIENT_AUTH_METHOD, PUBLIC_CLIENT_AUTH_METHOD } from '../../constants.ts';
 import { ENDPOINTS } from '../../endpoints.ts';
+import { REGISTRATION_LIMITS } from '../../policies/registration-limits.ts';
+import { USERINFO_FORM_LIMIT } from '../../resource/userinfo.ts';
 import type { EndpointId, HttpMethod } from '../../endpoints.ts';
 import { bearerOperation } from '../bearer-route.ts';
-import { authorizeParameters } from '../protocol.ts';
+import { duration, perPeriod } from '../markdown.ts';
+import { authorizeParameters, DOCUMENT_NOT_FETCHED, DOCUMENT_REFUSED, documentFetchBudget } from '../protocol.ts';
 import { endpointUrl, templatePath } from '../surface.ts';
 import { jsonContent, ref } from './helpers.ts';
 import type { OpenApiMethod, OpenApiOperation, OpenApiPaths } from './types.ts';
@@ -33,6 +36,38 @@ const CACHE_CONTROL = { 'Cache-Control': ref('headers', 'Cache-Control') };
 const oauthError = ref('responses', 'OAuthError');
 const unavailable = ref('responses', 'TemporarilyUnavailable');
 const htmlPage = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
+
+/** 429 `temporarily_unavailable` with `Retry-After`: a rate limit (a 503 is a storage outage). */
+function tooMany(description: string, content: Record<string, unknown> = jsonContent(ref('schemas', 'OAuthError'))): Record<string, unknown> {
+  return {
+    description: `\`temporarily_unavailable\`: ${description}; retry after the \`Retry-After\` seconds`,
+    headers: { 'Retry-After': ref('headers', 'Retry-After') },
+    content,
+  };
+}
+
+/**
+ * The 400 of an endpoint that names a client: the RFC 6749 §5.2 error, which with Client ID
+ * Metadata Documents on also answers a document this server does not fetch or refuses.
+ */
+function clientRequestError(options: ResolvedOptions): Record<string, unknown> {
+  if (!options.clientIdMetadataDocuments.enabled) return oauthError;
+  return {
+    description: `RFC 6749 §5.2 error; \`invalid_client\` also for ${DOCUMENT_NOT_FETCHED}, \`invalid_client_metadata\` for ${DOCUMENT_REFUSED}`,
+    content: jsonContent(ref('schemas', 'OAuthError')),
+  };
+}
+
+/**
+ * The 429 of an endpoint that names a client, when a Client ID Metadata Document would be
+ * fetched over the fetch budget (lib/cimd/guard.ts); none when documents are off or unbudgeted.
+ */
+function documentFetchLimit(options: ResolvedOptions, page = false): Record<string, unknown> {
+  const budget = documentFetchBudget(options);
+  if (!budget) return {};
+  const why = `the \`client_id\` is a Client ID Metadata Document that is not cached, and fetching it is over the budget (${budget.perHost} fetches per host, ${budget.perCaller} per client address, per ${perPeriod(budget.windowSeconds)})`;
+  return { 429: page ? tooMany(`${why}; an error page, never a redirect`, { 'text/html': { schema: { type: 'string' } } }) : tooMany(why) };
+}
 
 function form(schema: string): Record<string, unknown> {
   return { required: true, content: { 'application/x-www-form-urlencoded': { schema: ref('schemas', schema) } } };
@@ -80,46 +115,67 @@ const DESCRIBE: Record<EndpointId, Describe> = {
           description: 'A redirect: to the sign-in and consent pages first; finally to `redirect_uri` with `code`, `state` and `iss` (RFC 9207), or with `error`, `error_description`, `state` and `iss`.',
           headers: { Location: { schema: { type: 'string', format: 'uri' } } },
         },
-        400: htmlPage('an error page, when the client or `redirect_uri` cannot be trusted with a redirect'),
+        400: htmlPage(`an error page, when the client or \`redirect_uri\` cannot be trusted with a redirect${options.clientIdMetadataDocuments.enabled
+          ? ` (also \`invalid_client\` for ${DOCUMENT_NOT_FETCHED}, \`invalid_client_metadata\` for ${DOCUMENT_REFUSED})`
+          : ''}`),
+        ...documentFetchLimit(options, true),
       },
     },
   }),
-  token: () => ({
+  token: (options) => ({
     post: {
       tags: [TAGS.oauth.name],
       description: `Client authentication: public clients send \`client_id\` only (\`${PUBLIC_CLIENT_AUTH_METHOD}\`); confidential clients add \`client_secret\` in the form (\`${CONFIDENTIAL_CLIENT_AUTH_METHOD}\`). HTTP Basic is refused.`,
       requestBody: form('TokenRequest'),
       responses: {
         200: { description: 'tokens', headers: CACHE_CONTROL, content: jsonContent(ref('schemas', 'TokenResponse')) },
-        400: oauthError,
+        400: clientRequestError(options),
         401: ref('responses', 'InvalidClient'),
+        ...documentFetchLimit(options),
         503: unavailable,
       },
     },
   }),
   userinfo: () => {
-    const operation = () => bearerOperation({ scopes: ['openid'] }, {
-      tags: [TAGS.oauth.name],
-      responses: { 200: { description: 'the claims the token\'s scopes release', content: jsonContent(ref('schemas', 'UserInfo')) } },
+    // RFC 6750 §2: the token comes in the Authorization header only (lib/resource/require-bearer.ts)
+    const sentTwice = (where: string) => ({
+      description: `\`invalid_request\`: the access token is sent more than one way (two \`Authorization\` headers, or the header and an \`access_token\` in ${where})`,
+      content: jsonContent(ref('schemas', 'OAuthError')),
     });
-    return { get: operation(), post: operation() };
+    const operation = (post: boolean) => bearerOperation({ scopes: ['openid'] }, {
+      tags: [TAGS.oauth.name],
+      responses: {
+        200: { description: 'the claims the token\'s scopes release', content: jsonContent(ref('schemas', 'UserInfo')) },
+        400: sentTwice(post ? 'the query or the form body' : 'the query'),
+        // lib/resource/userinfo.ts reads a form body up to this size, to refuse a token sent in it too
+        ...(post ? { 413: { description: `\`invalid_request\`: the form body is over ${USERINFO_FORM_LIMIT} bytes`, content: jsonContent(ref('schemas', 'OAuthError')) } } : {}),
+      },
+    });
+    return { get: operation(false), post: operation(true) };
   },
-  revocation: () => ({
+  revocation: (options) => ({
     post: {
       tags: [TAGS.oauth.name],
       description: 'RFC 7009. A client revokes only its own tokens; revoking a refresh token ends the grant.',
       requestBody: form('RevocationRequest'),
-      responses: { 200: { description: 'revoked, or the token was already unknown' }, 400: oauthError, 401: ref('responses', 'InvalidClient'), 503: unavailable },
+      responses: {
+        200: { description: 'revoked, or the token was already unknown' },
+        400: clientRequestError(options),
+        401: ref('responses', 'InvalidClient'),
+        ...documentFetchLimit(options),
+        503: unavailable,
+      },
     },
   }),
-  introspection: () => ({
+  introspection: (options) => ({
     post: {
       tags: [TAGS.oauth.name],
       requestBody: form('IntrospectionRequest'),
       responses: {
         200: { description: 'the token\'s state', content: jsonContent(ref('schemas', 'IntrospectionResponse')) },
-        400: oauthError,
+        400: clientRequestError(options),
         401: ref('responses', 'InvalidClient'),
+        ...documentFetchLimit(options),
         503: unavailable,
       },
     },
@@ -149,6 +205,11 @@ const DESCRIBE: Record<EndpointId, Describe> = {
         responses: {
           201: { description: 'the registered client', headers: CACHE_CONTROL, content: jsonContent(ref('schemas', 'ClientRegistrationResponse')) },
           400: { description: '`invalid_client_metadata` or `invalid_redirect_uri`', content: jsonContent(ref('schemas', 'OAuthError')) },
+          // lib/registration/open.ts, before the body is read
+          413: { description: `\`invalid_request\`: the \`Content-Length\` is over ${REGISTRATION_LIMITS.bodyBytes} bytes`, content: jsonContent(ref('schemas', 'OAuthError')) },
+          ...(options.registration.rateLimit
+            ? { 429: tooMany(`too many registrations from this client address (${options.registration.rateLimit.perIp} at once, the bucket refilled over ${duration(options.registration.rateLimit.windowSeconds)})`) }
+            : {}),
           503: unavailable,
         },
       },

@@ -22,6 +22,11 @@ declare global {
   const adminRouter: Router;
   /** the host's own data access */
   function listCourses(site: string | undefined): Promise<readonly { slug: string; title: string }[]>;
+  /** the host's own sign-in and session (README "Sign-in options") */
+  function readMySession(ctx: Koa.Context): { accountId: string; signedInAt: number } | undefined;
+  function checkPasswordAndMfa(ctx: Koa.Context): Promise<{ id: string } | undefined>;
+  function showLoginPage(ctx: Koa.Context, error: string): void;
+  function startMySession(ctx: Koa.Context, accountId: string): void;
 }
 
 export {};
