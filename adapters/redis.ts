@@ -65,7 +65,7 @@ import type { Cluster } from 'ioredis';
 import { errors } from 'oidc-provider';
 
 import { GRANTABLE_MODELS, StorageUnavailableError } from './types.ts';
-import type { Adapter, AdapterPayload, ClosableAdapterFactory, CompareAndSet } from './types.ts';
+import type { Adapter, AdapterPayload, ClosableAdapterFactory, CompareAndSet, PutRecords, RecordWrite } from './types.ts';
 
 /** What the options of {@link RedisAdapterOptions} are when left out (written once). */
 export const REDIS_ADAPTER_DEFAULTS = Object.freeze({ keyPrefix: 'platform-auth:' });
@@ -206,6 +206,16 @@ if ARGV[4] == '1' then indexGrant(KEYS[#KEYS], KEYS[1], ttl) end
 return 1
 `;
 
+// Several records in one script (single Redis only). KEYS the records; ARGV, per record, its
+// JSON then its TTL in seconds or ''. Their indexes are not touched (see PutRecords).
+const PUT_RECORDS_LUA = `
+for i = 1, #KEYS do
+  local value, ttl = ARGV[2 * i - 1], ARGV[2 * i]
+  if ttl == '' then redis.call('SET', KEYS[i], value) else redis.call('SET', KEYS[i], value, 'EX', ttl) end
+end
+return #KEYS
+`;
+
 // A token and the grant it names in one round trip (single Redis only; the grant key is
 // derived from the record, so it cannot be declared up front — allowed outside a Cluster).
 // KEYS[1] the record; ARGV[1] the key prefix. Returns {record} or {record, grant or false}.
@@ -284,6 +294,7 @@ interface Scripts {
   platformAuthCompareAndSet(key: string, expected: string, next: string, ttl: number | ''): Promise<number>;
   platformAuthUpsert(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
   platformAuthFindWithGrant(key: string, prefix: string): Promise<[record?: string, grant?: string | null]>;
+  platformAuthPutRecords(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
 }
 
 type Client = (Redis | Cluster) & Scripts;
@@ -307,6 +318,7 @@ class RedisStore {
     // the number of keys is the first argument: a record has zero to three indexes
     client.defineCommand('platformAuthUpsert', { lua: UPSERT_LUA });
     client.defineCommand('platformAuthFindWithGrant', { numberOfKeys: 1, lua: FIND_WITH_GRANT_LUA });
+    client.defineCommand('platformAuthPutRecords', { lua: PUT_RECORDS_LUA });
     this.client = client as Client;
     this.#owned = owned;
     this.prefix = prefix;
@@ -433,6 +445,29 @@ class RedisStore {
   }
 
   /** Deletes the grant's records (but `keepKey`), its index and its Grant record. */
+  /** {@link PutRecords.putRecords}: one script on a single Redis, one SET per record on a Cluster. */
+  async putRecords(writes: readonly RecordWrite[]): Promise<void> {
+    const keys: string[] = [];
+    const args: (string | number)[] = [];
+    const expired: RecordWrite[] = [];
+    for (const write of writes) {
+      const ttl = ttlOf(write.expiresIn);
+      // already expired: written as a deletion, as upsert does
+      if (ttl !== undefined && ttl < 1) {
+        expired.push(write);
+        continue;
+      }
+      const key = this.recordKey(write.model, write.id);
+      this.forget(key);
+      keys.push(key);
+      args.push(JSON.stringify(write.payload), ttl ?? '');
+    }
+    const writing = keys.length === 0 ? undefined : this.isCluster
+      ? this.run(keys.map((key, i): Command => withTtl(['set', key, args[2 * i] as string], args[2 * i + 1] === '' ? undefined : args[2 * i + 1] as number)))
+      : this.call((client) => client.platformAuthPutRecords(keys.length, ...keys, ...args));
+    await Promise.all([writing, ...expired.map((write) => this.run([['del', this.recordKey(write.model, write.id)]]))]);
+  }
+
   async revokeGrant(grantId: string, keepKey?: string): Promise<void> {
     const indexKey = this.grantIndexKey(grantId);
     const grantKey = this.recordKey('Grant', grantId);
@@ -630,7 +665,7 @@ function reportConnection(client: Redis, logger: ConnectionLogger, closing: () =
  * await adapter.close();
  * ```
  */
-export function createRedisAdapter(options: RedisAdapterOptions): ClosableAdapterFactory {
+export function createRedisAdapter(options: RedisAdapterOptions): ClosableAdapterFactory & PutRecords {
   const { client, url, keyPrefix = REDIS_ADAPTER_DEFAULTS.keyPrefix } = options;
   if ((client === undefined) === (url === undefined)) {
     throw new TypeError('createRedisAdapter: pass exactly one of `client` or `url`');
@@ -656,7 +691,9 @@ export function createRedisAdapter(options: RedisAdapterOptions): ClosableAdapte
     reportConnection(owned, options.logger ?? console, () => owner.closing);
   }
   const factory = (modelName: string) => new RedisAdapter(modelName, store);
+  const putRecords: PutRecords['putRecords'] = (writes) => store.putRecords(writes);
   return Object.assign(factory, {
+    putRecords,
     async close() {
       await store.close();
     },

@@ -46,6 +46,26 @@ export interface CompareAndSet {
   compareAndSet(id: string, expected: AdapterPayload | undefined, next: AdapterPayload | undefined, expiresIn?: number): Promise<boolean>;
 }
 
+/** One record of {@link PutRecords.putRecords}. */
+export interface RecordWrite {
+  readonly model: string;
+  readonly id: string;
+  readonly payload: AdapterPayload;
+  /** seconds; the record does not expire when left out */
+  readonly expiresIn?: number;
+}
+
+/**
+ * The optional write of several records, of any models, in one step (one command on a
+ * single Redis). For records whose indexes are already in place or that have none: a
+ * record rewritten under the same id keeps its `uid`, `userCode` and grant index entries
+ * from its first write, and none are added here. The refresh-token grace writes its two
+ * records of a rotation with it (lib/policies/refresh-grace.ts).
+ */
+export interface PutRecords {
+  putRecords(writes: readonly RecordWrite[]): Promise<void>;
+}
+
 /** Storage that can also be shut down (timers, connections). */
 export interface ClosableAdapterFactory extends AdapterFactory {
   close(): Promise<void>;

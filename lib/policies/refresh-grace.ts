@@ -22,7 +22,7 @@
  * Across instances and on a Redis Cluster this holds because every fact is in storage: the
  * mark on the token and one small record per used generation (`RefreshTokenUse`, keyed by
  * grant and generation, so writing it is idempotent and needs no read-modify-write). Both
- * writes of a rotation go out together; whichever of them is lost to a fault, a retry within
+ * writes of a rotation go out together (as one script on a single Redis, `PutRecords`); whichever of them is lost to a fault, a retry within
  * the grace is still served and a retry after it is still refused.
  *
  * @module
@@ -30,7 +30,7 @@
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 
-import type { Adapter, AdapterFactory, AdapterPayload } from '../../adapters/types.ts';
+import type { Adapter, AdapterFactory, AdapterPayload, PutRecords, RecordWrite } from '../../adapters/types.ts';
 import { decorateModel, DelegatingAdapter } from '../storage/model-decorator.ts';
 import { revokeOrphanedGrant } from './deleted-clients.ts';
 
@@ -69,12 +69,15 @@ class GraceRefreshTokens extends DelegatingAdapter {
   readonly #grace: number;
   readonly #now: () => number;
   readonly #onGraceUsed: (() => void) | undefined;
+  /** the storage's write of several records in one step, when it has one */
+  readonly #putRecords: PutRecords['putRecords'] | undefined;
   /** what find() read, for the consume() of the same request that follows it */
   readonly #recent = new Map<string, RefreshPayload>();
 
-  constructor(inner: Adapter, uses: Adapter, options: RefreshGraceOptions) {
+  constructor(inner: Adapter, uses: Adapter, options: RefreshGraceOptions, putRecords?: PutRecords['putRecords']) {
     super(inner);
     this.#uses = uses;
+    this.#putRecords = putRecords;
     this.#grace = options.graceSeconds;
     this.#now = options.now ?? epoch;
     this.#onGraceUsed = options.onGraceUsed;
@@ -101,16 +104,22 @@ class GraceRefreshTokens extends DelegatingAdapter {
     if (!payload) return;
     const now = this.#now();
     const ttl = typeof payload.exp === 'number' ? Math.max(payload.exp - now, 1) : undefined;
-    const writes: Promise<void>[] = [];
+    const writes: RecordWrite[] = [];
     if (payload.rotatedAt === undefined) {
+      // the same record under the same id: its grant index entry is already in place
       const { consumed: _consumed, ...record } = payload;
-      writes.push(this.inner.upsert(id, { ...record, rotatedAt: now }, ttl));
+      writes.push({ model: 'RefreshToken', id, payload: { ...record, rotatedAt: now }, ...(ttl === undefined ? {} : { expiresIn: ttl }) });
     }
     if (payload.grantId !== undefined) {
       const generation = generationOf(payload);
-      writes.push(this.#uses.upsert(useId(payload.grantId, generation), { grantId: payload.grantId, generation }, ttl));
+      writes.push({ model: REFRESH_USE_MODEL, id: useId(payload.grantId, generation), payload: { grantId: payload.grantId, generation }, ...(ttl === undefined ? {} : { expiresIn: ttl }) });
     }
-    await Promise.all(writes);
+    // one command on a single Redis; otherwise the two writes go out together
+    if (this.#putRecords && writes.length > 0) {
+      await this.#putRecords(writes);
+      return;
+    }
+    await Promise.all(writes.map((w) => (w.model === REFRESH_USE_MODEL ? this.#uses : this.inner).upsert(w.id, w.payload, w.expiresIn as number)));
   }
 
   override destroy(id: string): Promise<void> {
@@ -132,7 +141,9 @@ class GraceRefreshTokens extends DelegatingAdapter {
 export function withRefreshGrace<F extends AdapterFactory>(factory: F, options: RefreshGraceOptions): F {
   if (options.graceSeconds <= 0) return factory;
   const uses = factory(REFRESH_USE_MODEL);
-  return decorateModel(factory, 'RefreshToken', (inner) => new GraceRefreshTokens(inner, uses, options));
+  const { putRecords } = factory as Partial<PutRecords>;
+  const put = typeof putRecords === 'function' ? putRecords.bind(factory) : undefined;
+  return decorateModel(factory, 'RefreshToken', (inner) => new GraceRefreshTokens(inner, uses, options, put));
 }
 
 /**
