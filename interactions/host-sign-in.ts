@@ -25,6 +25,7 @@ import type { ResolvedOptions } from '../lib/config/options.ts';
 import type { HostSignIn, SignInRequest } from '../lib/contracts.ts';
 import { ENDPOINTS } from '../lib/endpoints.ts';
 import { InvalidRequestError } from '../lib/errors.ts';
+import { diagnosticsOf } from '../lib/events/diagnostics.ts';
 import type { InteractionsApi } from '../lib/pages/sign-in.ts';
 import { memberClientSite } from '../lib/policies/audience.ts';
 import type { OidcClient } from './client-view.ts';
@@ -165,6 +166,12 @@ export function createSignInFlow({ provider, options }: SignInFlowDeps): SignInF
     async cancelSignIn(ctx) {
       const found = await waiting(ctx);
       if (!found) throw new InvalidRequestError(NOTHING_WAITING);
+      // the host's page reports its own sign-in failures; the library reports the outcome
+      const diagnostics = diagnosticsOf(ctx);
+      if (diagnostics?.wants('consent.denied')) {
+        const site = memberClientSite(found.client);
+        diagnostics.emit({ name: 'consent.denied', reason: 'user', clientId: found.client.clientId, ...(site ? { site } : {}) }, ctx);
+      }
       return conclude(ctx, found.interaction, { error: 'access_denied', error_description: 'the user cancelled the sign-in' });
     },
   };

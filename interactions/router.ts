@@ -9,6 +9,11 @@
  *   POST /oauth/interaction/:uid/abort    Cancel (sign-in) or Deny (consent): the client
  *                                         receives access_denied, with state and iss
  *
+ * The events of what happens here are emitted here, where it is decided: `signin.failed`,
+ * `signin.throttled` and `consent.denied` (`signin.succeeded` and `consent.granted` come from
+ * oidc-provider when the browser resumes; lib/events/provider-events.ts). None carries the
+ * email or the password.
+ *
  * @module
  */
 import { bodyParser } from '@koa/bodyparser';
@@ -21,6 +26,8 @@ import { errors } from 'oidc-provider';
 import type { ResolvedOptions } from '../lib/config/options.ts';
 import type { Account, Site } from '../lib/contracts.ts';
 import { ENDPOINTS } from '../lib/endpoints.ts';
+import { diagnosticsOf } from '../lib/events/diagnostics.ts';
+import type { ConsentDeniedEvent, SignInFailedEvent } from '../lib/events/types.ts';
 import type { GrantContextStore } from '../lib/grant-context.ts';
 import type { SignInThrottle } from '../lib/http/sign-in-throttle.ts';
 import { CsrfTokens } from '../lib/pages/csrf.ts';
@@ -57,6 +64,30 @@ export interface InteractionRouterDeps {
 type NoticeName = 'expired' | 'unknownClient' | 'formExpired' | 'alreadySignedIn' | 'nothingToConfirm';
 
 const siteView = (site: Site): SiteView => ({ id: site.id, name: site.name });
+
+/** The client and site of an interaction's events (the account only where the event names one). */
+function subject(state: InteractionState): { clientId: string; site?: string } {
+  const site = state.site?.id ?? memberClientSite(state.client);
+  return site ? { clientId: state.client.clientId, site } : { clientId: state.client.clientId };
+}
+
+// Each emission asks `wants` first, so that with events off nothing is built (lib/events/diagnostics.ts).
+
+function signInFailed(ctx: RouterContext, state: InteractionState, reason: SignInFailedEvent['reason']): void {
+  const diagnostics = diagnosticsOf(ctx);
+  if (diagnostics?.wants('signin.failed')) diagnostics.emit({ name: 'signin.failed', reason, ...subject(state) }, ctx);
+}
+
+function signInThrottled(ctx: RouterContext, state: InteractionState, retryAfter: number): void {
+  const diagnostics = diagnosticsOf(ctx);
+  if (diagnostics?.wants('signin.throttled')) diagnostics.emit({ name: 'signin.throttled', retryAfter, ...subject(state) }, ctx);
+}
+
+function consentDenied(ctx: RouterContext, state: InteractionState, reason: ConsentDeniedEvent['reason'], accountId: string | undefined): void {
+  const diagnostics = diagnosticsOf(ctx);
+  if (!diagnostics?.wants('consent.denied')) return;
+  diagnostics.emit({ name: 'consent.denied', reason, ...subject(state), ...(accountId ? { accountId } : {}) }, ctx);
+}
 
 /** The wait on the throttled page, coarse on purpose: the same for every email at a given moment. */
 function waitWords(page: PageResponse, seconds: number): string {
@@ -153,6 +184,8 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
     const uid = interaction.uid;
     const eligibility = checkEligibility(client, account, options.operatorRoles);
     if (!eligibility.allowed) {
+      // reported when refused, not when the person leaves the page (most just close it)
+      consentDenied(ctx, state, 'ineligible', account.id);
       const { text } = state.page.translator;
       return state.page.notice(403, {
         title: text('refusal.title'),
@@ -204,18 +237,25 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
     const password = typeof body.password === 'string' ? body.password : '';
     const incorrect = () => showLogin(state, 401, { email, error: state.page.translator.text('login.incorrect') });
     // an empty field is no guess: nothing to throttle, nothing to check
-    if (!email || !password) return incorrect();
+    if (!email || !password) {
+      signInFailed(ctx, state, 'incomplete');
+      return incorrect();
+    }
     // throttled before the host's password check, the same way whether or not the account exists
     const who = signInThrottle.context(ctx);
     const attempt = await signInThrottle.attempt(email, who);
     if (!attempt.allowed) {
+      signInThrottled(ctx, state, attempt.retryAfter);
       const { text } = state.page.translator;
       state.page.notice(429, { title: text('notice.throttled.title'), message: text('notice.throttled.message', { wait: waitWords(state.page, attempt.retryAfter) }) });
       ctx.set('Retry-After', String(attempt.retryAfter));
       return;
     }
     const account = await options.accounts.authenticate(email, password, who);
-    if (!account) return incorrect();
+    if (!account) {
+      signInFailed(ctx, state, 'credentials');
+      return incorrect();
+    }
     await attempt.succeeded();
     await finish(ctx, await loginResult(provider, state.interaction, { accountId: account.id }));
   });
@@ -227,7 +267,11 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
     const account = await accountOf(interaction);
     if (!account) return finish(ctx, { error: 'login_required', error_description: 'the signed-in account no longer exists' });
     const eligibility = checkEligibility(client, account, options.operatorRoles);
-    if (!eligibility.allowed) return finish(ctx, { error: 'access_denied', error_description: 'the account may not authorize this client' });
+    if (!eligibility.allowed) {
+      // the account lost its role between the page and the answer
+      consentDenied(ctx, state, 'ineligible', account.id);
+      return finish(ctx, { error: 'access_denied', error_description: 'the account may not authorize this client' });
+    }
     const body = ctx.request.body as Record<string, unknown>;
     const site = eligibility.sites.length === 1 ? eligibility.sites[0]! : String(body.org_id ?? '');
     if (!eligibility.sites.includes(site)) return showConsent(ctx, state, account, 400);
@@ -252,8 +296,14 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
 
   // Cancel on the sign-in page, Deny on the consent page, "Return to the application" on a refusal
   router.post('/:uid/abort', forms, loadInteraction, checkCsrf, async function abortInteraction(ctx) {
-    const { interaction } = ctx.state.interaction as InteractionState;
-    const what = interaction.prompt.name === 'login' ? 'the user cancelled the sign-in' : 'the user denied the request';
+    const state = ctx.state.interaction as InteractionState;
+    const { interaction, client } = state;
+    const signingIn = interaction.prompt.name === 'login';
+    const account = signingIn ? undefined : await accountOf(interaction);
+    // leaving the refusal page: the refusal was reported when it was shown
+    const refused = account !== undefined && !checkEligibility(client, account, options.operatorRoles).allowed;
+    if (!refused) consentDenied(ctx, state, 'user', account?.id);
+    const what = signingIn ? 'the user cancelled the sign-in' : 'the user denied the request';
     await finish(ctx, { error: 'access_denied', error_description: what });
   });
 

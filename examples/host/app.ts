@@ -77,7 +77,7 @@ export async function buildApp(options: DemoOptions = {}): Promise<DemoApp> {
     if (ctx.method !== 'GET') return next();
     if (ctx.path === '/') {
       ctx.type = 'text/plain';
-      ctx.body = `platform-auth demo host\n\nDiscovery: ${baseUrl}/.well-known/openid-configuration\nResource metadata: ${baseUrl}/.well-known/oauth-protected-resource\nSchool admin (OAuth applications): ${baseUrl}/admin\nYour connected apps: ${baseUrl}/connected-apps\n`;
+      ctx.body = `platform-auth demo host\n\nDiscovery: ${baseUrl}/.well-known/openid-configuration\nResource metadata: ${baseUrl}/.well-known/oauth-protected-resource\nSchool admin (OAuth applications, their activity): ${baseUrl}/admin\nPlatform staff (every client's activity; the demo admin is staff): ${baseUrl}/admin/staff\nYour connected apps: ${baseUrl}/connected-apps\n`;
       return;
     }
     if (ctx.path === '/demo/callback') {

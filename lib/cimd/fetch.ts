@@ -12,10 +12,22 @@
  * request, and a host refused for its address is remembered as refused for as long, whatever
  * document on it is asked for next.
  *
+ * Events: a document fetched from its host (not one answered from the cache) is
+ * `metadata_document.fetched`, for the request whose client lookup fetched it (oidc-provider's
+ * `Provider.ctx`). A failure is reported by lib/events/provider-events.ts from the error
+ * oidc-provider answers with; a failure answered from the cache carries the `reason` the
+ * fetch's own failure had (lib/events/metadata-document-failure.ts), so a host that does not
+ * resolve is `dns` on the second request too, not a vague `network`.
+ *
  * @module
  */
+import Provider from 'oidc-provider';
+
 import type { Adapter, AdapterFactory } from '../../adapters/types.ts';
 import type { MetadataDocumentFetch } from '../config/options.ts';
+import { diagnosticsOf } from '../events/diagnostics.ts';
+import { fetchFailureOf } from '../events/metadata-document-failure.ts';
+import type { MetadataDocumentFailure } from '../events/types.ts';
 import {
   SpecialUseAddressError, createPinnedRequest, pinAddress, rememberingResolver, systemResolver,
 } from './pinned-request.ts';
@@ -53,6 +65,8 @@ interface CachedDocument {
   /** the body, or absent for a cached failure */
   body?: string;
   failure?: string;
+  /** why the fetch failed, for a cached failure */
+  reason?: MetadataDocumentFailure;
   storedAt: number;
   maxAge: number;
 }
@@ -69,24 +83,39 @@ export function cacheSeconds(response: Response, { min, max }: { min: number; ma
   return Math.max(min, Math.min(max, seconds ?? min));
 }
 
+const tooLarge = () => Object.assign(new Error('response too large'), { reason: 'size' satisfies MetadataDocumentFailure });
+
 async function readLimited(response: Response, limit: number): Promise<Buffer> {
   const declared = Number.parseInt(response.headers.get('content-length') ?? '', 10);
   if (declared > limit) {
     await response.body?.cancel();
-    throw new Error('response too large');
+    throw tooLarge();
   }
   const chunks: Buffer[] = [];
   let received = 0;
   if (!response.body) return Buffer.alloc(0);
+  // leaving the loop cancels the stream (`cancel()` itself would throw: the loop holds its lock)
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
     received += chunk.length;
-    if (received > limit) {
-      await response.body?.cancel();
-      throw new Error('response too large');
-    }
+    if (received > limit) break;
     chunks.push(Buffer.from(chunk));
   }
+  if (received > limit) throw tooLarge();
   return Buffer.concat(chunks);
+}
+
+/** The error of a failure answered from the cache: the fetch's reason, its status in the message. */
+function cachedFailure(cached: CachedDocument): Error {
+  const error = new Error(`cached failure: ${cached.failure ?? 'fetch failed'}`);
+  // "status 404" is read from the message, with its number; the other reasons are said outright
+  return cached.reason === undefined || cached.reason === 'status' ? error : Object.assign(error, { reason: cached.reason });
+}
+
+/** Reports a document fetched from its host, for the request that needed it. */
+function fetched(url: string): void {
+  const ctx = Provider.ctx;
+  const diagnostics = diagnosticsOf(ctx);
+  if (diagnostics?.wants('metadata_document.fetched')) diagnostics.emit({ name: 'metadata_document.fetched', clientId: url }, ctx);
 }
 
 /** The cache key of a refused host; never a URL's (those begin with `https://`). */
@@ -119,7 +148,7 @@ export function createDocumentFetch(options: DocumentCacheOptions): DocumentFetc
 
     const cached = await find(url);
     if (cached) {
-      if (cached.body === undefined) throw new Error(`cached failure: ${cached.failure ?? 'fetch failed'}`);
+      if (cached.body === undefined) throw cachedFailure(cached);
       const left = Math.max(0, cached.maxAge - Math.floor((Date.now() - cached.storedAt) / 1000));
       return new Response(cached.body, {
         status: 200,
@@ -131,25 +160,26 @@ export function createDocumentFetch(options: DocumentCacheOptions): DocumentFetc
     try {
       response = await request(url, init);
     } catch (err) {
-      await remember(url, { failure: 'fetch failed', maxAge: failFor });
+      await remember(url, { failure: 'fetch failed', reason: fetchFailureOf(err).reason, maxAge: failFor });
       if (err instanceof SpecialUseAddressError) await remember(hostKey(err.hostname), { failure: err.summary, maxAge: failFor });
       throw err;
     }
     if (response.status !== 200) {
       await response.body?.cancel();
-      await remember(url, { failure: `status ${response.status}`, maxAge: failFor });
+      await remember(url, { failure: `status ${response.status}`, reason: 'status', maxAge: failFor });
       return new Response(null, { status: response.status });
     }
     let body: Buffer;
     try {
       body = await readLimited(response, options.bodyLimit);
     } catch (err) {
-      await remember(url, { failure: 'response too large or interrupted', maxAge: failFor });
+      await remember(url, { failure: 'response too large or interrupted', reason: fetchFailureOf(err).reason, maxAge: failFor });
       throw err;
     }
     const maxAge = cacheSeconds(response, options.cacheDuration);
     const text = body.toString('utf8');
     await remember(url, { body: text, maxAge });
+    fetched(url);
     return new Response(text, {
       status: 200,
       headers: { 'content-type': response.headers.get('content-type') ?? 'application/json', 'cache-control': `max-age=${maxAge}` },

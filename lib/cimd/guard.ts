@@ -71,7 +71,11 @@ export function specialUseRefusal(summary: string, cause: Error): Error {
   );
 }
 
-/** 429 `temporarily_unavailable`, never redirected; the caller sets `Retry-After`. */
+/**
+ * 429 `temporarily_unavailable`, never redirected; the caller sets `Retry-After`. Its
+ * description's start ("too many client_id metadata document fetches") is what makes it a
+ * `metadata_document.failed` event with reason `over_budget` (lib/events/metadata-document-failure.ts).
+ */
 export function overBudget(exhausted: 'host' | 'caller', retryAfter: number): Error {
   const who = exhausted === 'host' ? 'from this host' : 'for this client address';
   const err = new errors.TemporarilyUnavailable(

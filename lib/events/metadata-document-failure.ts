@@ -1,7 +1,8 @@
 /**
  * Why a client ID metadata document could not be used, read from the error oidc-provider
  * answered with (`invalid_client` "client_id metadata document fetch failed", with the fetch's
- * error as its cause, or `invalid_client_metadata` for a document it refused).
+ * error as its cause, `invalid_client_metadata` for a document it refused, or the fetch
+ * budget's 429 `temporarily_unavailable`, lib/cimd/guard.ts).
  *
  * A fetch error that carries `reason` (one of {@link MetadataDocumentFailure}) is taken at its
  * word: lib/cimd/fetch.ts can say precisely what it refused. Otherwise the reason is read from
@@ -20,7 +21,7 @@ interface Failure {
 }
 
 const REASONS: ReadonlySet<string> = new Set<MetadataDocumentFailure>([
-  'host_not_allowed', 'dns', 'refused_address', 'timeout', 'size', 'status', 'invalid_content', 'network',
+  'host_not_allowed', 'dns', 'refused_address', 'timeout', 'size', 'status', 'invalid_content', 'network', 'over_budget',
 ]);
 
 const DESCRIPTIONS: Readonly<Record<MetadataDocumentFailure, string>> = {
@@ -32,6 +33,7 @@ const DESCRIPTIONS: Readonly<Record<MetadataDocumentFailure, string>> = {
   status: 'the document URL did not answer 200',
   invalid_content: 'the document is not valid client metadata',
   network: 'the fetch failed',
+  over_budget: 'too many document fetches lately; not fetched now',
 };
 
 interface ErrorLike {
@@ -58,8 +60,11 @@ const fixed = (reason: MetadataDocumentFailure, status?: number): Failure => ({
   description: status === undefined ? DESCRIPTIONS[reason] : `the document URL answered HTTP ${status}`,
 });
 
-/** Classifies the cause chain of a failed fetch. */
-function fromCause(error: unknown): Failure {
+/**
+ * Classifies the cause chain of a failed fetch; lib/cimd/fetch.ts keeps the reason with a
+ * failure it caches, so a failure answered from the cache is reported as the fetch's was.
+ */
+export function fetchFailureOf(error: unknown): Failure {
   for (const e of chain(error)) {
     if (typeof e.reason === 'string' && REASONS.has(e.reason)) return fixed(e.reason as MetadataDocumentFailure);
     const message = typeof e.message === 'string' ? e.message : '';
@@ -80,6 +85,10 @@ export function metadataDocumentFailure(error: unknown): Failure | undefined {
   const e = error as ErrorLike | undefined;
   if (!e || typeof e !== 'object') return undefined;
   const description = typeof e.error_description === 'string' ? e.error_description : '';
+  // lib/cimd/guard.ts `overBudget`: 429, "too many client_id metadata document fetches …"
+  if (e.error === 'temporarily_unavailable' && description.startsWith('too many client_id metadata document fetches')) {
+    return { reason: 'over_budget', description };
+  }
   if (e.error === 'invalid_client_metadata' && description.startsWith('client_id metadata document')) {
     return { reason: 'invalid_content', description };
   }
@@ -90,5 +99,5 @@ export function metadataDocumentFailure(error: unknown): Failure | undefined {
   const detail = typeof e.error_detail === 'string' ? e.error_detail : '';
   const status = /unexpected response status (\d{3})/.exec(detail);
   if (status) return fixed('status', Number(status[1]));
-  return fromCause(e.cause);
+  return fetchFailureOf(e.cause);
 }

@@ -6,7 +6,7 @@
  * | --- | --- |
  * | `interaction.ended` (the browser is back from the sign-in or consent page) | `signin.succeeded`, `consent.granted` |
  * | `authorization.success` | `code.issued` |
- * | `authorization.error` | `authorization.failed`, `consent.denied`, `metadata_document.failed` |
+ * | `authorization.error` | `authorization.failed`, `metadata_document.failed` (`consent.denied` is emitted by the pages) |
  * | `grant.success` | `code.redeemed`, `refresh.rotated`, `refresh.grace_used` |
  * | `grant.error` | `token.failed`, `refresh.reuse_detected`, `code.replayed`, `metadata_document.failed` |
  * | `access_token.destroyed`, `refresh_token.destroyed` (at the revocation endpoint) | `token.revoked` |
@@ -130,7 +130,9 @@ export function deriveProviderEvents(provider: Provider, deps: ProviderEventDeps
     const result = ctx.oidc?.result;
     const login = result?.login as { accountId?: string } | undefined;
     const accountId = login?.accountId ?? ctx.oidc?.session?.accountId;
-    if (login) emit({ name: 'signin.succeeded', ...who(ctx, accountId) }, ctx);
+    // a consent's result repeats the sign-in of the interaction before it (interactions/router.ts
+    // merges it, `mergeWithLastSubmission`), which was reported when that interaction ended
+    if (login && !result?.consent) emit({ name: 'signin.succeeded', ...who(ctx, accountId) }, ctx);
     if (result?.consent) emit({ name: 'consent.granted', ...who(ctx, accountId) }, ctx);
   });
 
@@ -149,11 +151,9 @@ export function deriveProviderEvents(provider: Provider, deps: ProviderEventDeps
     const code = error.error ?? 'server_error';
     const description = error.error_description ?? '';
     const interaction = ctx.oidc?.entities?.Interaction?.result;
-    if (code === 'access_denied' && ctx.oidc?.route === 'resume' && interaction?.error === 'access_denied') {
-      const reason = /may not authorize/i.test(String(interaction.error_description)) ? 'ineligible' : /denied/i.test(String(interaction.error_description)) ? 'user' : 'other';
-      emit({ name: 'consent.denied', reason, ...who(ctx, ctx.oidc?.session?.accountId) }, ctx);
-      return;
-    }
+    // the person's Cancel or Deny, or a refusal: `consent.denied` was emitted where it was
+    // decided (interactions/router.ts, interactions/host-sign-in.ts), not read from words here
+    if (code === 'access_denied' && ctx.oidc?.route === 'resume' && interaction?.error === 'access_denied') return;
     const mismatch = code === 'invalid_redirect_uri' ? {
       ...(text(ctx.oidc?.params?.redirect_uri) ? { redirectUri: text(ctx.oidc?.params?.redirect_uri)!.slice(0, MAX_URI) } : {}),
       registeredRedirectUris: (ctx.oidc?.client?.redirectUris ?? []).slice(0, MAX_REGISTERED),

@@ -59,10 +59,13 @@ export type AccessRefusalReason =
  * Why a client ID metadata document could not be used: `host_not_allowed` (not an allowed
  * host), `dns` (the name does not resolve), `refused_address` (it resolves to an address that
  * may not be fetched), `timeout`, `size` (too large), `status` (not 200), `invalid_content`
- * (not JSON, or metadata this server does not accept), `network` (another fetch failure).
+ * (not JSON, or metadata this server does not accept), `network` (another fetch failure),
+ * `over_budget` (not fetched now: too many document fetches from its host or by the caller's
+ * address lately; answered 429 with `Retry-After`).
  */
 export type MetadataDocumentFailure =
-  | 'host_not_allowed' | 'dns' | 'refused_address' | 'timeout' | 'size' | 'status' | 'invalid_content' | 'network';
+  | 'host_not_allowed' | 'dns' | 'refused_address' | 'timeout' | 'size' | 'status' | 'invalid_content' | 'network'
+  | 'over_budget';
 
 export interface SignInSucceededEvent extends EventBase {
   readonly name: 'signin.succeeded';

@@ -60,7 +60,7 @@ export const METRICS = Object.freeze({
   metadataDocumentFailures: {
     name: 'platform_auth.metadata_documents.failures',
     unit: '{fetch}',
-    description: 'Client ID metadata documents that could not be used, by reason (host_not_allowed, dns, refused_address, timeout, size, status, invalid_content, network).',
+    description: 'Client ID metadata documents that could not be used, by reason (host_not_allowed, dns, refused_address, timeout, size, status, invalid_content, network, over_budget).',
     attributes: ['reason'],
   },
   storageUnavailable: {

@@ -12,6 +12,9 @@
  * - a registration over the client address's rate (`options.registration.rateLimit`): 429
  *   `temporarily_unavailable` with `Retry-After`.
  *
+ * Both refusals are `registration.refused` events (oidc-provider's `registration_create.error`,
+ * which reports its own refusals, never sees them).
+ *
  * The client's address is read as the sign-in throttle reads it (`options.proxy`,
  * `options.proxyHops`; lib/policies/sign-in-throttle.ts), never from the host app's `ctx.ip`.
  *
@@ -22,6 +25,7 @@ import type { Context, Middleware, Next } from 'koa';
 import type { AdapterFactory } from '../../adapters/types.ts';
 import { ENDPOINTS } from '../endpoints.ts';
 import { InvalidRequestError, PlatformAuthError } from '../errors.ts';
+import { diagnosticsOf } from '../events/diagnostics.ts';
 import { writeError } from '../http/error-response.ts';
 import { REGISTRATION_LIMITS, RegistrationRateLimiter } from '../policies/registration-limits.ts';
 import type { RegistrationRateSettings } from '../policies/registration-limits.ts';
@@ -47,6 +51,11 @@ function tooManyRegistrations(retryAfter: number): PlatformAuthError {
   return new PlatformAuthError('temporarily_unavailable', 429, `too many registrations from this address; retry in ${retryAfter} seconds`);
 }
 
+function refused(ctx: Context, error: string, description: string): void {
+  const diagnostics = diagnosticsOf(ctx);
+  if (diagnostics?.wants('registration.refused')) diagnostics.emit({ name: 'registration.refused', error, description }, ctx);
+}
+
 export function openRegistrationLimits({ adapter, rateLimit, proxy, proxyHops }: OpenRegistrationDeps): Middleware {
   const path = ENDPOINTS.registration.path;
   const limiter = new RegistrationRateLimiter(adapter, rateLimit);
@@ -55,13 +64,17 @@ export function openRegistrationLimits({ adapter, rateLimit, proxy, proxyHops }:
     if (ctx.method !== 'POST' || ctx.path !== path) return next();
     const length = ctx.request.length;
     if (length !== undefined && length > REGISTRATION_LIMITS.bodyBytes) {
-      writeError(ctx, new InvalidRequestError(`the request body must be at most ${REGISTRATION_LIMITS.bodyBytes} bytes`, { status: 413 }));
+      const description = `the request body must be at most ${REGISTRATION_LIMITS.bodyBytes} bytes`;
+      refused(ctx, 'invalid_request', description);
+      writeError(ctx, new InvalidRequestError(description, { status: 413 }));
       return;
     }
     const address = clientAddress({ socketAddress: ctx.req.socket.remoteAddress, forwardedFor: ctx.get('x-forwarded-for'), proxy, hops: proxyHops });
     const admission = await limiter.attempt(address);
     if (!admission.allowed) {
-      writeError(ctx, tooManyRegistrations(admission.retryAfter), { headers: { 'Retry-After': String(admission.retryAfter) } });
+      const tooMany = tooManyRegistrations(admission.retryAfter);
+      refused(ctx, tooMany.code, tooMany.description);
+      writeError(ctx, tooMany, { headers: { 'Retry-After': String(admission.retryAfter) } });
       return;
     }
     await next();

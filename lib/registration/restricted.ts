@@ -5,6 +5,10 @@
  * (spec §4, Registration). oidc-provider's own registration stays disabled in this variant.
  * Browser clients may call it from any origin (lib/policies/cors.ts).
  *
+ * Events: `registration.accepted` with the vendor's client id, or `registration.refused`
+ * with the error and its description (no client id: there is none); oidc-provider's
+ * `registration_create.*`, which Variant B's events come from, never fire here.
+ *
  * @module
  */
 import { bodyParser } from '@koa/bodyparser';
@@ -13,12 +17,19 @@ import type Provider from 'oidc-provider';
 
 import { ENDPOINTS } from '../endpoints.ts';
 import { InvalidClientMetadataError, InvalidRequestError } from '../errors.ts';
+import { diagnosticsOf } from '../events/diagnostics.ts';
 import { writeError } from '../http/error-response.ts';
 import { OPEN_CORS, openCors } from '../policies/cors.ts';
 import { publicClientMetadata } from './public-metadata.ts';
 import { normaliseClientName } from './vendor-names.ts';
 
+function refused(ctx: Context, error: string, description: string): void {
+  const diagnostics = diagnosticsOf(ctx);
+  if (diagnostics?.wants('registration.refused')) diagnostics.emit({ name: 'registration.refused', error, description }, ctx);
+}
+
 function refuse(ctx: Context, description: string): void {
+  refused(ctx, 'invalid_client_metadata', description);
   writeError(ctx, new InvalidClientMetadataError(description));
 }
 
@@ -42,6 +53,7 @@ export function restrictedRegistration(provider: Provider, vendors: ReadonlyMap<
       await json(ctx, async () => {});
     } catch (err) {
       if ((err as { status?: number }).status === 413) {
+        refused(ctx, 'invalid_request', 'the request body is too large');
         writeError(ctx, new InvalidRequestError('the request body is too large', { status: 413 }));
         return;
       }
@@ -64,6 +76,8 @@ export function restrictedRegistration(provider: Provider, vendors: ReadonlyMap<
       refuse(ctx, 'client_name does not match a known vendor platform; open dynamic registration is not offered by this server');
       return;
     }
+    const diagnostics = diagnosticsOf(ctx);
+    if (diagnostics?.wants('registration.accepted')) diagnostics.emit({ name: 'registration.accepted', clientId: client.clientId }, ctx);
     ctx.status = 201;
     ctx.set('Cache-Control', 'no-store');
     ctx.body = publicClientMetadata(client.metadata() as Record<string, unknown>);

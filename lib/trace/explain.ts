@@ -200,6 +200,8 @@ function metadataDocumentFailed(event: PlatformAuthEventMap['metadata_document.f
       return fix(`The metadata document URL answered HTTP ${event.status ?? '(unknown status)'} instead of 200.`, 'Serve the document at exactly the client_id URL, with status 200 and no redirect.');
     case 'invalid_content':
       return fix(`The metadata document cannot be used: ${cut(event.description)}.`, 'Serve a JSON object whose client_id is exactly its URL, with https URLs and no client secret.');
+    case 'over_budget':
+      return fix(`The metadata document was not fetched this time: ${cut(event.description)}.`, 'Wait for the time given, then try again; each document is fetched once and then cached, so many distinct document URLs on one host, or many from one address, use up the budget.');
     default:
       return fix(`The metadata document could not be fetched from ${host}: ${cut(event.description)}.`, 'Check that the client_id URL is reachable over https.');
   }

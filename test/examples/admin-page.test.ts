@@ -272,7 +272,7 @@ describe('the life of an application made on the page', () => {
 
     const list = await admin.page(appsPath('demo-school'));
     const pub = row(list.html, publicId)!;
-    expect(pub).toContain('<td>Desktop Buddy</td>');
+    expect(pub).toContain('<span class="app-name">Desktop Buddy</span>');
     expect(pub).toContain('<td>public</td>');
     expect(pub).toContain('<code>http://127.0.0.1/callback</code>');
     for (const scope of MEMBER_SCOPE.split(' ')) expect(pub).toContain(`<code>${scope}</code>`);

@@ -18,11 +18,15 @@ export const SIGN_IN_ACTION = '/admin/sign-in';
 export const SIGN_OUT_ACTION = '/admin/sign-out';
 /** the member page of the demo (examples/host/connected-apps.ts) */
 export const CONNECTED_APPS_HOME = '/connected-apps';
+/** the platform staff's view of every client's trace (./staff.ts) */
+export const STAFF_HOME = '/admin/staff';
 
 /** Who is signed in, for the header's sign-out form. */
 export interface HeaderView {
   readonly email: string;
   readonly csrf: string;
+  /** platform staff: the header links to the staff view */
+  readonly staff?: boolean;
 }
 
 /** What differs between the areas that share this shell. */
@@ -104,6 +108,34 @@ ul.apps>li:first-child{border-top:0;padding-top:0}
 ul.apps h2{margin:0 0 2px}
 ul.apps .meta{font-size:.9rem;margin:0 0 10px}
 ul.scopes{margin:0;padding-left:1.1em}
+.badge{display:inline-block;font-size:.8rem;font-weight:600;line-height:1.3;padding:1px 8px;border-radius:999px;border:1px solid}
+.badge.ok{background:#ecfdf5;color:#065f46;border-color:#6ee7b7}
+.badge.refused{background:#fffbeb;color:#92400e;border-color:#fcd34d}
+.badge.error{background:#fef2f2;color:#991b1b;border-color:#fca5a5}
+time{color:#4b5563;font-size:.85rem}
+.latest{font-size:.85rem;margin:4px 0 0}
+.latest-summary{color:#374151;overflow-wrap:anywhere}
+.app-name{font-weight:600}
+ol.trace{list-style:none;padding:0;margin:0}
+ol.trace>li{padding:12px 0 12px 12px;border-top:1px solid #e5e7eb;border-left:4px solid #d1d5db}
+ol.trace>li:first-child{border-top:0}
+ol.trace>li.refused{border-left-color:#d97706}
+ol.trace>li.error{border-left-color:#b91c1c}
+ol.trace>li.ok{border-left-color:#059669}
+ol.trace p{margin:0 0 4px;overflow-wrap:anywhere}
+.entry-head{display:flex;flex-wrap:wrap;align-items:center;gap:4px 10px}
+.summary{color:#1f2937}
+.action{color:#1f2937}
+.meta{font-size:.8rem;color:#4b5563}
+.meta code{font-size:.75rem}
+.empty{font-style:italic}
+ol.steps{padding-left:1.3em;margin:0 0 12px}
+ol.steps>li{margin:0 0 12px}
+ol.steps p{margin:0 0 6px}
+.long{overflow-wrap:anywhere;word-break:break-all;font-size:.85rem}
+pre.cmd{margin:0;padding:10px 12px;background:#f3f4f6;border-radius:8px;white-space:pre-wrap;overflow-wrap:anywhere;word-break:break-all}
+pre.cmd code{background:none;padding:0;font-size:.8rem;color:#1f2937}
+ul.plain{list-style:none;margin:0;padding:0}
 .visually-hidden{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
 @media (max-width:720px){
   main{margin:16px auto;padding:0 8px}
@@ -122,8 +154,9 @@ export function layout(title: string, nonce: string, body: Html, header?: Header
   const account = header
     ? html`<form method="post" action="${shell.signOutAction}"><input type="hidden" name="csrf" value="${header.csrf}"><span>${header.email}</span><button class="secondary" type="submit">Sign out</button></form>`
     : '';
-  const links = shell.links.length > 0
-    ? html`<nav aria-label="Other pages">${shell.links.map((l) => html`<a href="${l.href}">${l.label}</a>`)}${account}</nav>`
+  const all = header?.staff ? [...shell.links, { href: STAFF_HOME, label: 'All clients (staff)' }] : shell.links;
+  const links = all.length > 0
+    ? html`<nav aria-label="Other pages">${all.map((l) => html`<a href="${l.href}">${l.label}</a>`)}${account}</nav>`
     : account;
   return `<!doctype html>
 <html lang="en">

@@ -3,14 +3,18 @@
  *
  *   GET  /admin                                    sign-in form, or the site (picker)
  *   POST /admin/sign-in | /admin/sign-out          sign-in throttled by auth.signInThrottle
- *   GET  /admin/sites/:site/apps                   the site's member clients and a create form
+ *   GET  /admin/sites/:site/apps                   the site's member clients (each with its latest
+ *                                                  activity) and a create form
+ *   GET  /admin/sites/:site/apps/:clientId         one client: its recent activity (its trace,
+ *                                                  newest first) and a connection test
  *   POST /admin/sites/:site/apps                   create
  *   POST /admin/sites/:site/apps/:clientId/rotate  new secret (confidential clients)
  *   POST /admin/sites/:site/apps/:clientId/delete
  *
  * Every POST checks the CSRF token bound to the session before anything else, then that
  * the account operates the site in the path; only then is `auth.memberClients` called,
- * which scopes each call to that site on its own as well.
+ * which scopes each call to that site on its own as well. The staff view of every client's
+ * activity (/admin/staff) is ./staff.ts.
  *
  * @module
  */
@@ -19,14 +23,15 @@ import type { Context } from 'koa';
 
 import type { Account, AccountStore, PlatformAuth, SiteStore } from '../../../lib/index.ts';
 import { MemberClientError, findScope, scopesForAudience } from '../../../lib/index.ts';
-import type { IssuedMemberClient } from '../../../lib/index.ts';
+import type { IssuedMemberClient, TraceEntry } from '../../../lib/index.ts';
 import { operatorSites } from '../../../lib/index.ts';
 import { field, readForm } from './form.ts';
 import { ADMIN_HOME } from './layout.ts';
 import type { HeaderView } from './layout.ts';
 import { PageError } from './page-error.ts';
 import type { AdminSession, AdminSessions } from './session.ts';
-import { appsPage, appsPath, noticePage, signInPage, sitePickerPage } from './views.ts';
+import { addStaffRoutes, isStaff } from './staff.ts';
+import { appPage, appsPage, appsPath, noticePage, signInPage, sitePickerPage } from './views.ts';
 import type { AppsView, CreateFormValues, SiteView } from './views.ts';
 
 export interface AdminRouteDeps {
@@ -72,7 +77,8 @@ export function createAdminRouter({ auth, accounts, sites, sessions }: AdminRout
     if (!session?.accountId) return undefined;
     const account = await accounts.findById(session.accountId);
     if (!account) return undefined;
-    return { session, account, sites: await operatedSites(account), header: { email: account.email, csrf: sessions.csrfToken(session) } };
+    const header: HeaderView = { email: account.email, csrf: sessions.csrfToken(session), ...(isStaff(account) ? { staff: true } : {}) };
+    return { session, account, sites: await operatedSites(account), header };
   }
 
   function siteOf(op: Operator, siteId: string): SiteView {
@@ -98,6 +104,12 @@ export function createAdminRouter({ auth, accounts, sites, sessions }: AdminRout
     issued?: IssuedMemberClient & { rotated: boolean };
   } = {}): Promise<void> {
     const [clients, beta] = await Promise.all([auth.memberClients.list(site.id), auth.options.betaEnabled(site.id)]);
+    // one trace read per application (a school has a handful); one deleted meanwhile has none
+    const traces = await Promise.all(clients.map((c) => auth.memberClients.trace(site.id, c.clientId).catch((err: unknown) => {
+      if (err instanceof MemberClientError) return [] as TraceEntry[];
+      throw err;
+    })));
+    const latest = new Map(clients.flatMap((c, i) => (traces[i]![0] ? [[c.clientId, traces[i]![0]] as const] : [])));
     ctx.status = extra.status ?? 200;
     ctx.body = appsPage({
       site,
@@ -105,6 +117,7 @@ export function createAdminRouter({ auth, accounts, sites, sessions }: AdminRout
       otherSites: op.sites.length > 1,
       beta,
       clients,
+      latest,
       eligibleScopes,
       form: extra.form ?? DEFAULT_FORM,
       ...(extra.error ? { error: extra.error } : {}),
@@ -185,6 +198,25 @@ export function createAdminRouter({ auth, accounts, sites, sessions }: AdminRout
     const site = siteOf(op, ctx.params.site!);
     await renderApps(ctx, op, site, ctx.query.deleted === '1' ? { notice: 'The application was deleted. Its tokens no longer work.' } : {});
   });
+
+  router.get('/admin/sites/:site/apps/:clientId', async function showApp(ctx) {
+    const op = await signedIn(sessions.read(ctx));
+    if (!op) return redirect(ctx, ADMIN_HOME);
+    const site = siteOf(op, ctx.params.site!);
+    let client;
+    try {
+      client = await auth.memberClients.get(site.id, ctx.params.clientId!);
+    } catch (err) {
+      if (err instanceof MemberClientError && err.status === 404) {
+        throw new PageError(404, 'No such application', `${site.name} has no OAuth application with this client ID (it may have been deleted).`, op.header);
+      }
+      throw err;
+    }
+    const trace = await auth.memberClients.trace(site.id, client.clientId);
+    ctx.body = appPage({ site, header: op.header, client, trace, baseUrl: auth.options.baseUrl }, nonceOf(ctx));
+  });
+
+  addStaffRoutes(router, { auth, nonceOf, signedIn: (ctx) => signedIn(sessions.read(ctx)) });
 
   router.post('/admin/sites/:site/apps', async function createApp(ctx) {
     const { op, form } = await authorizePost(ctx);

@@ -5,9 +5,10 @@
  * @module
  */
 import { html } from '../../../lib/index.ts';
-import type { MemberClient } from '../../../lib/index.ts';
+import type { MemberClient, TraceEntry } from '../../../lib/index.ts';
 import { ADMIN_HOME, ADMIN_SHELL, SIGN_IN_ACTION, layout, stackedLabels } from './layout.ts';
 import type { HeaderView } from './layout.ts';
+import { memberConnectionTest, outcomeBadge, timeOf, traceList } from './trace-views.ts';
 
 export interface SiteView {
   readonly id: string;
@@ -15,8 +16,10 @@ export interface SiteView {
 }
 
 export const appsPath = (site: string) => `/admin/sites/${encodeURIComponent(site)}/apps`;
+/** An application's own page: its recent activity and the connection test. */
+export const appPath = (site: string, clientId: string) => `${appsPath(site)}/${encodeURIComponent(clientId)}`;
 export const clientPath = (site: string, clientId: string, action: 'rotate' | 'delete') =>
-  `${appsPath(site)}/${encodeURIComponent(clientId)}/${action}`;
+  `${appPath(site, clientId)}/${action}`;
 
 export function signInPage(view: { csrf: string; email?: string; error?: string }, nonce: string): string {
   return layout('Sign in', nonce, html`
@@ -74,6 +77,8 @@ export interface AppsView {
   readonly otherSites: boolean;
   readonly beta: boolean;
   readonly clients: readonly MemberClient[];
+  /** each client's latest trace entry, when it has one */
+  readonly latest: ReadonlyMap<string, TraceEntry>;
   readonly eligibleScopes: readonly ScopeChoice[];
   readonly form: CreateFormValues;
   readonly error?: string;
@@ -84,6 +89,8 @@ export interface AppsView {
 
 const APP_COLUMNS = ['Name', 'Client ID', 'Type', 'Scopes', 'Redirect URIs', 'Actions'] as const;
 const APP_TABLE_STYLE = `@media (max-width:720px){${stackedLabels('apps', APP_COLUMNS)}}`;
+/** the latest activity's summary in the list, cut; the application's page has it whole */
+const LATEST_CHARS = 160;
 
 function issuedPanel(issued: NonNullable<AppsView['issued']>) {
   const { client, clientSecret, rotated } = issued;
@@ -100,10 +107,19 @@ ${clientSecret
 </section>`;
 }
 
-function clientRow(site: string, csrf: string, c: MemberClient) {
+/** The latest entry of a client's trace under its name, and the way to the whole of it. */
+function latestLine(site: string, c: MemberClient, latest: TraceEntry | undefined) {
+  const summary = latest && (latest.summary.length > LATEST_CHARS ? `${latest.summary.slice(0, LATEST_CHARS - 1)}…` : latest.summary);
+  return html`<p class="latest">${latest
+    ? html`${outcomeBadge(latest.outcome)} ${timeOf(latest.at)}<br><span class="latest-summary">${summary}</span>`
+    : 'No activity yet.'}</p>
+<p class="latest"><a href="${appPath(site, c.clientId)}">Activity and connection test<span class="visually-hidden"> of ${c.name}</span></a></p>`;
+}
+
+function clientRow(site: string, csrf: string, c: MemberClient, latest: TraceEntry | undefined) {
   return html`
 <tr>
-<td>${c.name}</td>
+<td><span class="app-name">${c.name}</span>${latestLine(site, c, latest)}</td>
 <td><code>${c.clientId}</code></td>
 <td>${c.type}</td>
 <td><ul>${c.scopes.map((s) => html`<li><code>${s}</code></li>`)}</ul></td>
@@ -173,11 +189,46 @@ ${view.issued ? issuedPanel(view.issued) : ''}
 ${view.clients.length === 0 ? html`<p>No OAuth applications yet.</p>` : html`
 <table class="stack apps">
 <thead><tr>${APP_COLUMNS.map((label) => html`<th scope="col">${label}</th>`)}</tr></thead>
-<tbody>${view.clients.map((c) => clientRow(site.id, header.csrf, c))}</tbody>
+<tbody>${view.clients.map((c) => clientRow(site.id, header.csrf, c, view.latest.get(c.clientId)))}</tbody>
 </table>`}
 </section>
 ${view.beta ? html`<section>
 <h2>New application</h2>
 ${createForm(view)}
 </section>` : ''}`, header, ADMIN_SHELL, APP_TABLE_STYLE);
+}
+
+export interface AppView {
+  readonly site: SiteView;
+  readonly header: HeaderView;
+  readonly client: MemberClient;
+  /** newest first */
+  readonly trace: readonly TraceEntry[];
+  /** the issuer, for the connection test's URLs */
+  readonly baseUrl: string;
+}
+
+/** One application: what it is, a connection test, and its recent activity, newest first. */
+export function appPage(view: AppView, nonce: string): string {
+  const { site, client, header } = view;
+  return layout(`${client.name} · OAuth applications · ${site.name}`, nonce, html`
+<section>
+<p class="crumbs">Developers → <a href="${appsPath(site.id)}">OAuth applications</a> → ${client.name}</p>
+<h1>${client.name}</h1>
+<dl>
+<dt>Client ID</dt><dd><code>${client.clientId}</code></dd>
+<dt>Type</dt><dd>${client.type}</dd>
+<dt>Redirect URIs</dt><dd><ul class="plain">${client.redirectUris.map((u) => html`<li><code>${u}</code></li>`)}</ul></dd>
+<dt>Scopes</dt><dd><ul class="plain">${client.scopes.map((s) => html`<li><code>${s}</code></li>`)}</ul></dd>
+</dl>
+</section>
+<section aria-labelledby="activity">
+<h2 id="activity">Recent activity</h2>
+<p>What happened when this application connected, newest first, with what to do when something failed. Quote the request id to support.</p>
+${traceList(view.trace, html`No activity yet. Run the connection test below, then reload this page.`)}
+</section>
+<section aria-labelledby="test">
+<h2 id="test">Test the connection</h2>
+${memberConnectionTest(view.baseUrl, client)}
+</section>`, header, ADMIN_SHELL);
 }
