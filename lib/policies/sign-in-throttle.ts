@@ -189,6 +189,8 @@ type ComparingAdapter = Adapter & Partial<CompareAndSet>;
 const ALLOWED: SignInAttempt = Object.freeze({ allowed: true, succeeded: async () => {} });
 /** compare-and-set attempts before a key's update gives up (only under heavy contention) */
 const MAX_TRIES = 8;
+/** keys whose last written value one process remembers (oldest dropped first) */
+const MAX_WRITTEN = 10_000;
 
 function asRecord(payload: AdapterPayload | undefined): ThrottleRecord | undefined {
   const failures = payload?.failures;
@@ -208,6 +210,13 @@ export class SignInThrottler {
   readonly #now: () => number;
   /** key → the update of it under way in this process */
   readonly #queues = new Map<string, Promise<unknown>>();
+  /**
+   * key → what this process last wrote there (`undefined`: deleted), the expected value of
+   * its next compare-and-set: an account signing in again here costs one write per update,
+   * not a read and a write. A stale entry (another instance wrote, the record expired) only
+   * makes that compare-and-set fail, and the key is read again.
+   */
+  readonly #written = new Map<string, AdapterPayload | undefined>();
 
   constructor(adapter: AdapterFactory, settings: SignInThrottleSettings | false, now: () => number = Date.now) {
     this.enabled = settings !== false;
@@ -227,17 +236,21 @@ export class SignInThrottler {
     if (!this.enabled) return ALLOWED;
     const account = hashed('account', normaliseEmail(email));
     const address = hashed('ip', addressKeyOf(ip));
-    const onAccount = await this.#reserve(account, this.#account);
-    if (!onAccount.allowed) return onAccount;
-    const onAddress = await this.#reserve(address, this.#ip);
-    if (!onAddress.allowed) {
-      await this.#release(account, this.#account);
-      return onAddress;
+    // both counted at once; one refused gives the other its attempt back
+    const [onAccount, onAddress] = await Promise.all([this.#reserve(account, this.#account), this.#reserve(address, this.#ip)]);
+    const refusal = !onAccount.allowed ? onAccount : !onAddress.allowed ? onAddress : undefined;
+    if (refusal) {
+      await Promise.all([
+        onAccount.allowed ? this.#release(account, this.#account) : undefined,
+        onAddress.allowed ? this.#release(address, this.#ip) : undefined,
+      ]);
+      return refusal;
     }
     return {
       allowed: true,
       succeeded: async () => {
-        await Promise.all([this.#store!.destroy(account), this.#release(address, this.#ip)]);
+        // the account's failures are forgotten; the address gets its attempt back
+        await Promise.all([this.#update(account, this.#account, () => undefined), this.#release(address, this.#ip)]);
       },
     };
   }
@@ -274,20 +287,28 @@ export class SignInThrottler {
 
   async #apply(key: string, budget: ThrottleBudget, change: (record: ThrottleRecord | undefined, now: number) => ThrottleRecord | undefined): Promise<boolean> {
     const store = this.#store!;
+    const written = this.#written;
+    const comparing = typeof store.compareAndSet === 'function';
     for (let tries = 0; tries < MAX_TRIES; tries += 1) {
-      const stored = await store.find(key) ?? undefined;
+      // what this process wrote last, if it wrote the key at all (see #written)
+      const stored = comparing && written.has(key) ? written.get(key) : await store.find(key) ?? undefined;
       const record = asRecord(stored);
       const next = change(record, this.#now());
       if (next === record) return true;
       const payload = next ? { failures: next.failures, last: next.last } : undefined;
       const expiresIn = next ? lifetimeOf(next, budget) : undefined;
-      if (typeof store.compareAndSet !== 'function') {
+      if (!comparing) {
         if (payload) await store.upsert(key, payload, expiresIn!);
         else await store.destroy(key);
         return true;
       }
-      // false: another instance changed the key in between; read it again
-      if (await store.compareAndSet(key, stored, payload, expiresIn)) return true;
+      written.delete(key);
+      // false: another instance changed the key in between (or it expired); read it again
+      if (await store.compareAndSet!(key, stored, payload, expiresIn)) {
+        if (written.size >= MAX_WRITTEN) written.delete(written.keys().next().value!);
+        written.set(key, payload);
+        return true;
+      }
     }
     return false;
   }

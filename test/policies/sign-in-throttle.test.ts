@@ -171,3 +171,51 @@ describe('compareAndSet under racing instances', () => {
     expect(results.filter((r) => r.allowed)).toHaveLength(5);
   });
 });
+
+describe('what a sign-in costs the storage', () => {
+  /** the memory adapter's SignInThrottle model, counting its calls */
+  function counting() {
+    const inner = createMemoryAdapter();
+    const calls: string[] = [];
+    const factory = ((model: string) => {
+      const adapter = inner(model) as ReturnType<typeof inner> & { compareAndSet: (...a: unknown[]) => Promise<boolean> };
+      if (model !== SIGN_IN_THROTTLE_MODEL) return adapter;
+      return new Proxy(adapter, {
+        get(target, name, receiver) {
+          const value = Reflect.get(target, name, receiver) as unknown;
+          if (typeof value !== 'function') return value;
+          return (...args: unknown[]) => {
+            calls.push(String(name));
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        },
+      });
+    }) as AdapterFactory;
+    return { factory, calls, inner };
+  }
+
+  it('a returning account costs one compare-and-set per update and no read, once this process wrote the keys', async () => {
+    const { factory, calls } = counting();
+    const throttler = new SignInThrottler(factory, SETTINGS);
+    const first = await throttler.attempt('ada@example.com', '10.0.3.1');
+    if (first.allowed) await first.succeeded();
+    calls.length = 0;
+    const again = await throttler.attempt('ada@example.com', '10.0.3.1');
+    expect(again.allowed).toBe(true);
+    if (again.allowed) await again.succeeded();
+    // two reservations, then forgetting the account and giving the address its attempt back
+    expect(calls).toEqual(['compareAndSet', 'compareAndSet', 'compareAndSet', 'compareAndSet']);
+  });
+
+  it('reads the key again when another instance changed it since this one wrote it', async () => {
+    const { factory } = counting();
+    const here = new SignInThrottler(factory, SETTINGS);
+    const there = new SignInThrottler(factory, SETTINGS);
+    const warm = await here.attempt('ada@example.com', '10.0.4.1');
+    if (warm.allowed) await warm.succeeded();
+    // five failures counted on the other instance: this one's remembered "absent" is stale
+    for (let i = 0; i < 5; i += 1) expect((await there.attempt('ada@example.com', `10.0.5.${i}`)).allowed).toBe(true);
+    const refused = await here.attempt('ada@example.com', '10.0.4.1');
+    expect(refused.allowed).toBe(false);
+  });
+});
