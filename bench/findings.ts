@@ -73,6 +73,25 @@ export interface Finding {
  * Quoted next to a miss only when the run under test is on the same commit: a cause
  * measured on older code may since have been removed (bench/lib/targets.ts).
  */
+const REFRESH_THIS_ROUND = '(2026-11-24 03:35-04:03 UTC: the bench run on adfaa1f and a profiled rerun on 50b4ad4, the same '
+  + 'refresh code; load average 0.5 at the start, nothing else running) ours vs bare oidc-provider: memory 0.744 (CPU-cost '
+  + '0.751), Redis 0.824 (0.837), down from 0.91 and 0.90 on eb3f867; Redis vs memory 0.765 (0.810 by CPU). Profile of the '
+  + 'memory rerun (ours 1,450 vs bare 952 µs CPU per refresh), extra per refresh by function: GC +63 µs; structuredClone '
+  + '+44 µs (adapters/memory.ts copies every record it writes and reads: the grace mark and use record, the grant\'s last '
+  + 'use for Connected apps, the refresh token read by the grace wrapper); socket writev +30 µs; promise hooks +30 µs; '
+  + 'lib/policies/refresh-grace.ts consume +12 µs; lib/events emit and trace entry ~15 µs. The ES256 id_token signature '
+  + '(~80 µs) is the same on both. Each rule added this round (grant last use, client expiry, redirect trust, diagnostics) '
+  + 'adds a little to every refresh and no single one explains the gap; diagnostics on vs off in the same run were 1.04 '
+  + '(memory) and 1.03 (Redis), so not them. Next: a memory adapter that stores records frozen instead of cloning them '
+  + 'twice, and one provider middleware instead of the six that each wrap the token endpoint.';
+
+const LOGIN_THROTTLE = '(2026-11-24 04:00 UTC, HEAD e1a5716, nothing else running) ours with the throttle at its defaults '
+  + 'against signInThrottle: false on memory: 0.947 by throughput (pairs 0.83-1.01, 3 of 6 reached 0.95), CPU-cost 0.961; '
+  + 'the run before 0.935 (0.949) on memory and 1.026 (1.012) on Redis. Profile of ours in that run: the throttle\'s own '
+  + 'code (lib/policies/sign-in-throttle.ts #apply and attempt, lib/http/sign-in-throttle.ts, the SHA-256 key hashes) is '
+  + '2.1% of the server\'s busy time, i.e. the cost is within the 5% and the throughput miss is the run\'s noise. A '
+  + 'returning account costs four compare-and-sets and no reads (cd957a5).';
+
 export const FINDINGS: Readonly<Record<string, Finding>> = {
   'mcp-tools-list/ratio': { commit: '4d0abb3', note: MCP_MODERN },
   'mcp-member-call/ratio': { commit: '4d0abb3', note: MCP_MODERN },
@@ -80,7 +99,9 @@ export const FINDINGS: Readonly<Record<string, Finding>> = {
   'discovery/rss': { commit: 'ad51695', note: RESIDENT_MEMORY },
   'introspection/rss': { commit: 'ad51695', note: RESIDENT_MEMORY },
   'refresh-grace/ratio': { commit: '4d0abb3', note: REFRESH_GRACE },
-  'refresh/redis-vs-memory': { commit: '4d0abb3', note: '(2026-11-24 00:56 UTC, HEAD 4d0abb3 with the same uncommitted sign-in throttle work as the refresh-grace note, load 2-4 with a jest run on one core) 0.41 by '
+  'refresh/ratio': { commit: '50b4ad4', note: REFRESH_THIS_ROUND },
+  'login-throttle/ratio/memory': { commit: 'e1a5716', note: LOGIN_THROTTLE },
+  'refresh/redis-vs-memory': { commit: '50b4ad4', note: REFRESH_THIS_ROUND + ' Before this round\'s Redis changes (one script per write, token and grant read together, the rotation in one script): (2026-11-24 00:56 UTC, HEAD 4d0abb3 with the same uncommitted sign-in throttle work as the refresh-grace note, load 2-4 with a jest run on one core) 0.41 by '
     + 'throughput, 0.59 by server CPU (631 vs 1,077 µs per refresh); ours vs bare oidc-provider on the same Redis 1.06 '
     + '(CPU-cost 0.92), so the gap is the storage, not our layer. In the profile of ours on Redis of the same hour '
     + '(refresh-grace run): writeUtf8String 14.8% self, ioredis 7.2%, RedisStore #attempt 15% inclusive, GC 13%. '
