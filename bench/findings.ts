@@ -73,8 +73,8 @@ export interface Finding {
  * Quoted next to a miss only when the run under test is on the same commit: a cause
  * measured on older code may since have been removed (bench/lib/targets.ts).
  */
-const REFRESH_THIS_ROUND = '(2026-11-24 03:35-04:03 UTC: the bench run (results history 2026-11-24T03-35-17) and a profiled rerun, both on 50b4ad4'
-  + 's code; load average 0.5 at the start, nothing else running) ours vs bare oidc-provider: memory 0.744 (CPU-cost '
+const REFRESH_THIS_ROUND = '(2026-11-24 03:35-04:03 UTC: the bench run (results history 2026-11-24T03-35-17) and a profiled rerun, both on 50b4ad4; '
+  + 'load average 0.5 at the start, nothing else running) ours vs bare oidc-provider: memory 0.744 (CPU-cost '
   + '0.751), Redis 0.824 (0.837), down from 0.91 and 0.90 on eb3f867; Redis vs memory 0.765 (0.810 by CPU). Profile of the '
   + 'memory rerun (ours 1,450 vs bare 952 µs CPU per refresh), extra per refresh by function: GC +63 µs; structuredClone '
   + '+44 µs (adapters/memory.ts copies every record it writes and reads: the grace mark and use record, the grant\'s last '
