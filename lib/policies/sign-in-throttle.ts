@@ -250,7 +250,7 @@ export class SignInThrottler {
       allowed: true,
       succeeded: async () => {
         // the account's failures are forgotten; the address gets its attempt back
-        await Promise.all([this.#update(account, this.#account, () => undefined), this.#release(address, this.#ip)]);
+        await Promise.all([this.#forget(account), this.#release(address, this.#ip)]);
       },
     };
   }
@@ -275,8 +275,38 @@ export class SignInThrottler {
    * where the adapter can. False when the key kept changing between read and write.
    */
   #update(key: string, budget: ThrottleBudget, change: (record: ThrottleRecord | undefined, now: number) => ThrottleRecord | undefined): Promise<boolean> {
+    return this.#serialised(key, () => this.#apply(key, budget, change));
+  }
+
+  /**
+   * Deletes the key whatever it holds (a success forgets the account's failures, also those
+   * other instances counted meanwhile): one compare-and-set when this process knows what is
+   * there, else an unconditional delete, so contention can never leave the account counted.
+   * Not queued behind this process's pending updates of the key: the sign-in is over, and
+   * an update racing it only finds its compare-and-set failed and reads the key again.
+   */
+  async #forget(key: string): Promise<void> {
+    const store = this.#store!;
+    const written = this.#written;
+    const known = typeof store.compareAndSet === 'function' && written.has(key);
+    const expected = written.get(key);
+    written.delete(key);
+    if (!known || !await store.compareAndSet!(key, expected, undefined)) await store.destroy(key);
+    // absent now; a guess only ever saves a read (a compare-and-set checks it)
+    if (typeof store.compareAndSet === 'function') this.#remember(key, undefined);
+  }
+
+  #remember(key: string, payload: AdapterPayload | undefined): void {
+    const written = this.#written;
+    written.delete(key);
+    if (written.size >= MAX_WRITTEN) written.delete(written.keys().next().value!);
+    written.set(key, payload);
+  }
+
+  /** Runs `operation` after every earlier update of `key` in this process. */
+  #serialised<T>(key: string, operation: () => Promise<T>): Promise<T> {
     const previous = this.#queues.get(key) ?? Promise.resolve();
-    const run = previous.catch(() => {}).then(() => this.#apply(key, budget, change));
+    const run = previous.catch(() => {}).then(operation);
     const tail = run.catch(() => {});
     this.#queues.set(key, tail);
     void tail.then(() => {
@@ -290,11 +320,20 @@ export class SignInThrottler {
     const written = this.#written;
     const comparing = typeof store.compareAndSet === 'function';
     for (let tries = 0; tries < MAX_TRIES; tries += 1) {
-      // what this process wrote last, if it wrote the key at all (see #written)
-      const stored = comparing && written.has(key) ? written.get(key) : await store.find(key) ?? undefined;
+      // what this process wrote last, if it wrote the key at all (see #written); a stale
+      // guess is not a try lost to contention
+      const guessed = comparing && written.has(key);
+      if (guessed) tries -= 1;
+      const stored = guessed ? written.get(key) : await store.find(key) ?? undefined;
       const record = asRecord(stored);
       const next = change(record, this.#now());
-      if (next === record) return true;
+      if (next === record) {
+        // nothing to write: only a value read from storage may decide that (a refusal on a
+        // stale guess would keep refusing an account another instance has since forgotten)
+        if (!guessed) return true;
+        written.delete(key);
+        continue;
+      }
       const payload = next ? { failures: next.failures, last: next.last } : undefined;
       const expiresIn = next ? lifetimeOf(next, budget) : undefined;
       if (!comparing) {
@@ -305,8 +344,7 @@ export class SignInThrottler {
       written.delete(key);
       // false: another instance changed the key in between (or it expired); read it again
       if (await store.compareAndSet!(key, stored, payload, expiresIn)) {
-        if (written.size >= MAX_WRITTEN) written.delete(written.keys().next().value!);
-        written.set(key, payload);
+        this.#remember(key, payload);
         return true;
       }
     }

@@ -219,3 +219,33 @@ describe('what a sign-in costs the storage', () => {
     expect(refused.allowed).toBe(false);
   });
 });
+
+describe('what one instance remembers never outlives what another did', () => {
+  it('a refusal is decided on a read: an account forgotten by another instance is not refused on a stale memory', async () => {
+    const adapter = createMemoryAdapter();
+    let now = 1_000_000;
+    const clock = () => now;
+    const here = new SignInThrottler(adapter, SETTINGS, clock);
+    const there = new SignInThrottler(adapter, SETTINGS, clock);
+    // five failures here (never succeeded), the sixth is refused here
+    for (let i = 0; i < 5; i += 1) expect((await here.attempt('ada@example.com', `10.0.6.${i}`)).allowed).toBe(true);
+    expect((await here.attempt('ada@example.com', '10.0.6.9')).allowed).toBe(false);
+    // the wait passes; a success on the other instance forgets the account
+    now += 2_000;
+    const elsewhere = await there.attempt('ada@example.com', '10.0.7.1');
+    expect(elsewhere.allowed).toBe(true);
+    if (elsewhere.allowed) await elsewhere.succeeded();
+    expect((await here.attempt('ada@example.com', '10.0.6.1')).allowed).toBe(true);
+  });
+
+  it('a success forgets the account even while another instance keeps changing it', async () => {
+    const adapter = createMemoryAdapter();
+    const a = new SignInThrottler(adapter, SETTINGS);
+    const b = new SignInThrottler(adapter, SETTINGS);
+    const attempts = await Promise.all(Array.from({ length: 4 }, (_, i) => (i % 2 ? a : b).attempt('bo@example.com', `10.0.8.${i}`)));
+    await Promise.all(attempts.map((attempt) => (attempt.allowed ? attempt.succeeded() : undefined)));
+    expect(await adapter(SIGN_IN_THROTTLE_MODEL).find('x')).toBeUndefined();
+    // nothing left counted: five more failures are free again
+    for (let i = 0; i < 5; i += 1) expect((await a.attempt('bo@example.com', `10.0.9.${i}`)).allowed).toBe(true);
+  });
+});
