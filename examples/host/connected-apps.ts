@@ -25,6 +25,7 @@ import { CONNECTED_APPS_HOME } from './admin/layout.ts';
 import type { HeaderView } from './admin/layout.ts';
 import { PageError } from './admin/page-error.ts';
 import { AdminSessions } from './admin/session.ts';
+import { checkPassword } from './password-check.ts';
 import type { AdminSession, SessionArea } from './admin/session.ts';
 import {
   MEMBER_SIGN_IN_ACTION, MEMBER_SIGN_OUT_ACTION, REVOKE_ACTION, appsListPage, memberNoticePage, memberSignInPage,
@@ -95,16 +96,10 @@ function createRouter({ auth, accounts, sessions }: Omit<ConnectedAppsPageDeps, 
       ctx.body = memberSignInPage({ csrf: sessions.csrfToken(session), email, error: 'The email or password is incorrect.' }, nonceOf(ctx));
     };
     if (!email || !password) return incorrect();
-    const who = auth.signInThrottle.context(ctx);
-    const attempt = await auth.signInThrottle.attempt(email, who);
-    if (!attempt.allowed) {
-      ctx.set('Retry-After', String(attempt.retryAfter));
-      const { title, message } = auth.signInThrottle.notice(attempt.retryAfter);
-      throw new PageError(429, title, message);
-    }
-    const account = await accounts.authenticate(email, password, who);
-    if (!account) return incorrect();
-    await attempt.succeeded();
+    const checked = await checkPassword(auth, accounts, ctx, email, password);
+    if (checked.outcome === 'throttled') throw new PageError(429, checked.title, checked.message);
+    if (checked.outcome === 'incorrect') return incorrect();
+    const { account } = checked;
     sessions.start(ctx, account.id);
     seeOther(ctx, CONNECTED_APPS_HOME);
   });

@@ -25,6 +25,7 @@ import { createNonce, html, page, setPageHeaders } from '../../lib/index.ts';
 import type { AccountStore, HostSessionResolver, PlatformAuth, SignInRequest } from '../../lib/index.ts';
 import { AdminSessions, SESSION_SECONDS } from './admin/session.ts';
 import type { AdminSession, SessionArea } from './admin/session.ts';
+import { checkPassword } from './password-check.ts';
 
 export const HOST_AREA: SessionArea = { cookie: 'demo_session', path: '/', label: 'host' };
 export const HOST_SIGN_IN_PATH = '/sign-in';
@@ -116,15 +117,10 @@ export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Mi
     const pending = await auth.interactions.pendingSignIn(ctx);
     const email = (form.get('email') ?? '').trim();
     const password = form.get('password') ?? '';
-    const who = auth.signInThrottle.context(ctx);
-    const attempt = await auth.signInThrottle.attempt(email, who);
-    if (!attempt.allowed) {
-      ctx.set('Retry-After', String(attempt.retryAfter));
-      return show(ctx, 429, { csrf: sessions.csrfToken(session!), pending, email, error: auth.signInThrottle.notice(attempt.retryAfter).message });
-    }
-    const account = email && password ? await accounts.authenticate(email, password, who) : undefined;
-    if (!account) return show(ctx, 401, { csrf: sessions.csrfToken(session!), pending, email, error: 'The email or password is incorrect.' });
-    await attempt.succeeded();
+    const checked = await checkPassword(auth, accounts, ctx, email, password);
+    if (checked.outcome === 'throttled') return show(ctx, 429, { csrf: sessions.csrfToken(session!), pending, email, error: checked.message });
+    if (checked.outcome === 'incorrect') return show(ctx, 401, { csrf: sessions.csrfToken(session!), pending, email, error: 'The email or password is incorrect.' });
+    const { account } = checked;
     // a new session (and sid) on sign-in, so a planted anonymous cookie cannot be ridden
     sessions.start(ctx, account.id);
     if (pending) {

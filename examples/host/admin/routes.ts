@@ -25,6 +25,7 @@ import type { Account, AccountStore, PlatformAuth, SiteStore } from '../../../li
 import { MemberClientError, findScope, scopesForAudience } from '../../../lib/index.ts';
 import type { IssuedMemberClient, TraceEntry } from '../../../lib/index.ts';
 import { operatorSites } from '../../../lib/index.ts';
+import { checkPassword } from '../password-check.ts';
 import { field, readForm } from './form.ts';
 import { ADMIN_HOME } from './layout.ts';
 import type { HeaderView } from './layout.ts';
@@ -165,17 +166,10 @@ export function createAdminRouter({ auth, accounts, sites, sessions }: AdminRout
       ctx.body = signInPage({ csrf: sessions.csrfToken(session), email, error: 'The email or password is incorrect.' }, nonceOf(ctx));
     };
     if (!email || !password) return incorrect();
-    // the library's throttle, with the counters of its own sign-in page, before the password check
-    const who = auth.signInThrottle.context(ctx);
-    const attempt = await auth.signInThrottle.attempt(email, who);
-    if (!attempt.allowed) {
-      ctx.set('Retry-After', String(attempt.retryAfter));
-      const { title, message } = auth.signInThrottle.notice(attempt.retryAfter);
-      throw new PageError(429, title, message);
-    }
-    const account = await accounts.authenticate(email, password, who);
-    if (!account) return incorrect();
-    await attempt.succeeded();
+    const checked = await checkPassword(auth, accounts, ctx, email, password);
+    if (checked.outcome === 'throttled') throw new PageError(429, checked.title, checked.message);
+    if (checked.outcome === 'incorrect') return incorrect();
+    const { account } = checked;
     // no session for an account that could do nothing here
     if ((await operatedSites(account)).length === 0) {
       throw new PageError(403, 'Only for school administrators', `${account.email} is not an ${roleNames} of any school, so there are no OAuth applications to manage. Ask an owner of your school for access.`);
