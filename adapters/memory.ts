@@ -6,6 +6,11 @@
  * dropped when read and by a periodic sweep. Data is lost on restart and not shared
  * between processes: use adapters/redis for that.
  *
+ * Records are kept as JSON text, as Redis keeps them: a caller mutating the object it wrote
+ * or read cannot change the record, a read gets exactly what a Redis read would (no `Date`,
+ * no `undefined` member), and `JSON.parse` of a record costs well under half of a
+ * `structuredClone` (this read is on every bearer-protected request).
+ *
  * @module
  */
 import { errors } from 'oidc-provider';
@@ -14,10 +19,18 @@ import { GRANTABLE_MODELS } from './types.ts';
 import type { Adapter, AdapterPayload, ClosableAdapterFactory, CompareAndSet } from './types.ts';
 
 interface Entry {
-  payload: AdapterPayload;
+  /** the record as JSON text */
+  json: string;
+  /** what the indexes and `consume` read, copied out of the record */
+  readonly uid: string | undefined;
+  readonly userCode: string | undefined;
+  readonly grantId: string | undefined;
+  consumed: boolean;
   /** epoch milliseconds; Infinity when stored without expiry */
-  expiresAt: number;
+  readonly expiresAt: number;
 }
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
 /** What the options of {@link MemoryAdapterOptions} are when left out (written once). */
 export const MEMORY_ADAPTER_DEFAULTS = Object.freeze({ sweepIntervalMs: 60_000 });
@@ -40,26 +53,41 @@ class MemoryStore {
   /** grantId → keys of the records that belong to it */
   readonly grants = new Map<string, Set<string>>();
 
-  get(key: string): AdapterPayload | undefined {
+  /** The live entry of `key`; an expired one is dropped. */
+  get(key: string): Entry | undefined {
     const entry = this.records.get(key);
     if (!entry) return undefined;
     if (entry.expiresAt <= Date.now()) {
       this.delete(key);
       return undefined;
     }
-    return entry.payload;
+    return entry;
+  }
+
+  /** A copy of the live record of `key`. */
+  read(key: string): AdapterPayload | undefined {
+    const entry = this.get(key);
+    return entry && JSON.parse(entry.json) as AdapterPayload;
   }
 
   set(key: string, payload: AdapterPayload, expiresIn: number | undefined): void {
     this.delete(key);
     const expiresAt = typeof expiresIn === 'number' ? Date.now() + expiresIn * 1000 : Infinity;
-    this.records.set(key, { payload, expiresAt });
+    const entry: Entry = {
+      json: JSON.stringify(payload),
+      uid: text(payload.uid),
+      userCode: text(payload.userCode),
+      grantId: text(payload.grantId),
+      consumed: Boolean(payload.consumed),
+      expiresAt,
+    };
+    this.records.set(key, entry);
     const model = key.slice(0, key.indexOf(':'));
-    if (payload.uid) this.uidIndex.set(`${model}:${payload.uid}`, key);
-    if (payload.userCode) this.userCodeIndex.set(`${model}:${payload.userCode}`, key);
-    if (payload.grantId && GRANTABLE_MODELS.has(model)) {
-      let members = this.grants.get(payload.grantId);
-      if (!members) this.grants.set(payload.grantId, (members = new Set()));
+    if (entry.uid) this.uidIndex.set(`${model}:${entry.uid}`, key);
+    if (entry.userCode) this.userCodeIndex.set(`${model}:${entry.userCode}`, key);
+    if (entry.grantId && GRANTABLE_MODELS.has(model)) {
+      let members = this.grants.get(entry.grantId);
+      if (!members) this.grants.set(entry.grantId, (members = new Set()));
       members.add(key);
     }
   }
@@ -69,7 +97,7 @@ class MemoryStore {
     if (!entry) return;
     this.records.delete(key);
     const model = key.slice(0, key.indexOf(':'));
-    const { uid, userCode, grantId } = entry.payload;
+    const { uid, userCode, grantId } = entry;
     if (uid && this.uidIndex.get(`${model}:${uid}`) === key) this.uidIndex.delete(`${model}:${uid}`);
     if (userCode && this.userCodeIndex.get(`${model}:${userCode}`) === key) this.userCodeIndex.delete(`${model}:${userCode}`);
     if (grantId) {
@@ -109,38 +137,37 @@ class MemoryAdapter implements Adapter, CompareAndSet {
   }
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
-    // stored as a copy so that callers mutating their object cannot change the record
-    this.#store.set(this.#key(id), structuredClone(payload), expiresIn);
+    this.#store.set(this.#key(id), payload, expiresIn);
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
-    const payload = this.#store.get(this.#key(id));
-    return payload && structuredClone(payload);
+    return this.#store.read(this.#key(id));
   }
 
   async findByUid(uid: string): Promise<AdapterPayload | undefined> {
     const key = this.#store.uidIndex.get(`${this.#model}:${uid}`);
-    const payload = key ? this.#store.get(key) : undefined;
-    return payload && structuredClone(payload);
+    return key ? this.#store.read(key) : undefined;
   }
 
   async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
     const key = this.#store.userCodeIndex.get(`${this.#model}:${userCode}`);
-    const payload = key ? this.#store.get(key) : undefined;
-    return payload && structuredClone(payload);
+    return key ? this.#store.read(key) : undefined;
   }
 
   async consume(id: string): Promise<void> {
     // Synchronous read-check-write: no other request can interleave inside it.
-    const payload = this.#store.get(this.#key(id));
-    if (!payload) return;
-    if (payload.consumed) {
+    const entry = this.#store.get(this.#key(id));
+    if (!entry) return;
+    if (entry.consumed) {
       // The replayed artefact itself stays (consumed) until it expires: were it deleted, later
       // racers would find nothing to consume and be issued tokens.
-      if (payload.grantId) this.#store.revokeGrant(payload.grantId, this.#key(id));
+      if (entry.grantId) this.#store.revokeGrant(entry.grantId, this.#key(id));
       throw new errors.InvalidGrant('grant artefact already consumed');
     }
+    const payload = JSON.parse(entry.json) as AdapterPayload;
     payload.consumed = epoch();
+    entry.json = JSON.stringify(payload);
+    entry.consumed = true;
   }
 
   async destroy(id: string): Promise<void> {
@@ -150,9 +177,9 @@ class MemoryAdapter implements Adapter, CompareAndSet {
   async compareAndSet(id: string, expected: AdapterPayload | undefined, next: AdapterPayload | undefined, expiresIn?: number): Promise<boolean> {
     // synchronous from the read to the write: nothing can interleave
     const key = this.#key(id);
-    if (JSON.stringify(this.#store.get(key)) !== JSON.stringify(expected)) return false;
+    if (this.#store.get(key)?.json !== (expected === undefined ? undefined : JSON.stringify(expected))) return false;
     if (next === undefined) this.#store.delete(key);
-    else this.#store.set(key, structuredClone(next), expiresIn);
+    else this.#store.set(key, next, expiresIn);
     return true;
   }
 

@@ -73,6 +73,17 @@ export function describeAdapterContract(name: string, setup: () => Promise<Contr
       expect(await adapter.find(id)).toEqual(original);
     });
 
+    test('a record reads back as its JSON: a Date as its ISO string, no undefined member', async () => {
+      // every adapter answers alike, so code tested on memory behaves the same on Redis
+      const adapter = factory('Session');
+      const id = uid();
+      const at = new Date('2026-03-01T09:00:00.000Z');
+      await adapter.upsert(id, { ...samplePayload(), at, gone: undefined } as unknown as AdapterPayload, TTL);
+      const found = (await adapter.find(id))!;
+      expect(found.at).toBe('2026-03-01T09:00:00.000Z');
+      expect(Object.hasOwn(found, 'gone')).toBe(false);
+    });
+
     test('upsert replaces the stored payload', async () => {
       const adapter = factory('Interaction');
       const id = uid();
