@@ -12,11 +12,23 @@ import { assertScopesAllowed } from './scope-allowance.ts';
 
 /** The canonical form of `indicator` when it names `baseUrl`, otherwise `undefined`. */
 export function canonicalResource(indicator: string, baseUrl: string): string | undefined {
+  // what clients send on every token request, answered without parsing a URL (4 µs of a
+  // refresh): the same answer as below, for a `baseUrl` that is an origin as URL writes it
+  if ((indicator === baseUrl || indicator === `${baseUrl}/`) && isCanonicalOrigin(baseUrl)) return baseUrl;
   const url = URL.parse(indicator);
   // RFC 8707 §2: no fragment, and no query here; an empty `?` or `#` leaves URL's search/hash empty
   if (!url || /[?#]/.test(indicator) || url.username || url.password) return undefined;
   if (url.pathname !== '/') return undefined;
   return url.origin === baseUrl ? baseUrl : undefined;
+}
+
+const canonicalOrigins = new Set<string>();
+
+function isCanonicalOrigin(baseUrl: string): boolean {
+  if (canonicalOrigins.has(baseUrl)) return true;
+  const canonical = URL.parse(baseUrl)?.origin === baseUrl;
+  if (canonical) canonicalOrigins.add(baseUrl);
+  return canonical;
 }
 
 export interface ResourceServerPolicy {

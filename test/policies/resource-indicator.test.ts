@@ -39,6 +39,12 @@ describe('canonicalResource', () => {
     expect(canonicalResource(indicator, BASE)).toBeUndefined();
   });
 
+  it('never names a baseUrl that is not an origin as URL writes it, also for the exact string', () => {
+    // the shortcut for an indicator equal to baseUrl must not skip the canonical-form check
+    expect(canonicalResource('https://LEARN.example', 'https://LEARN.example')).toBeUndefined();
+    expect(canonicalResource('https://learn.example:443/', 'https://learn.example:443')).toBeUndefined();
+  });
+
   it('works for an http loopback baseUrl with a port', () => {
     expect(canonicalResource('http://localhost:3000/', 'http://localhost:3000')).toBe('http://localhost:3000');
     expect(canonicalResource('http://localhost:3001/', 'http://localhost:3000')).toBeUndefined();
