@@ -85,6 +85,28 @@ const REFRESH_THIS_ROUND = '(2026-11-24 03:35-04:03 UTC: the bench run (results 
   + '(memory) and 1.03 (Redis), so not them. Next: a memory adapter that stores records frozen instead of cloning them '
   + 'twice, and one provider middleware instead of the six that each wrap the token endpoint.';
 
+const MCP_MEMBER_CALL_MEMORY = '(2026-11-24 06:30-06:50 UTC, HEAD 5b89285 (lib as of 07c89c6), nothing else running) member '
+  + 'tools/call against the v2 SDK\'s own createMcpHandler: on Redis 1.664 (CPU-cost 1.760), met; on memory 1.308 (CPU-cost '
+  + '1.372), missed. Ours costs ~650 µs per call on memory and ~470 µs on Redis for the same requests (two runs each, also '
+  + 'with Redis measured first, so not the order); the baseline costs the same on both (~850-900 µs, it reads no storage). '
+  + 'Profiles of both (same run): the memory adapter\'s own code is 1.6% of ours\' busy time (JSON.parse of the token and its '
+  + 'grant, ~11 µs), and GC is lower on memory (8.6% vs 13.7%); what is higher is everything else, roughly uniformly: writev, '
+  + 'the SDK\'s per-close SdkError (stack capture), zod, undici\'s Request and Response.json, toIsoInstant. So the gap is not a '
+  + 'hot spot of the memory path; not explained yet. Next: a run with --cpu-prof of ours alone on memory vs Redis with the '
+  + 'same request count, and --trace-deopt to look for code that deoptimises only when storage answers synchronously '
+  + '(the memory adapter resolves in the same tick, Redis a turn later). Runs on memory with this code ranged 1.20-1.31 '
+  + 'that morning (5f8bc1d, where records became JSON text instead of structured clones, and 07c89c6).';
+
+const REFRESH_MEMORY = '(2026-11-24 05:25-05:45 UTC, HEAD 5f8bc1d, nothing else running) ours vs bare oidc-provider on '
+  + 'refresh: memory 0.756 (CPU-cost 0.771), Redis 0.843 (0.878); Redis vs memory 0.925 (0.976 by CPU), met; the grace '
+  + 'on vs off 0.899 (0.906) on memory and 0.968 (0.960) on Redis. Profile of ours vs bare on memory (same run), extra µs '
+  + 'per refresh: GC +10; memory adapter writes +5 (set, JSON.stringify of the grace mark, the use record and the grant\'s last '
+  + 'use); resource indicator URL parsing +4 (removed in 07c89c6); lib/policies/refresh-grace.ts consume +4.6 (copies of the '
+  + 'token record); promise hooks +4; diagnostics (toTraceEntry, emit, record, provider events) ~6.5; then a tail of 1-2 µs '
+  + 'items, each provider middleware of ours, header writes, token claims. No single cause: the ~140 µs per refresh between '
+  + 'ours (~610 µs) and bare (~470 µs) is spread over some fifty functions. Next: fold the provider middlewares that wrap '
+  + 'the token endpoint into one, and write the grace mark without copying the record twice.';
+
 const LOGIN_THROTTLE = '(2026-11-24 04:00 UTC, HEAD e1a5716, nothing else running) ours with the throttle at its defaults '
   + 'against signInThrottle: false on memory: 0.947 by throughput (pairs 0.83-1.01, 3 of 6 reached 0.95), CPU-cost 0.961; '
   + 'the run before 0.935 (0.949) on memory and 1.026 (1.012) on Redis. Profile of ours in that run: the throttle\'s own '
@@ -94,12 +116,12 @@ const LOGIN_THROTTLE = '(2026-11-24 04:00 UTC, HEAD e1a5716, nothing else runnin
 
 export const FINDINGS: Readonly<Record<string, Finding>> = {
   'mcp-tools-list/ratio': { commit: '4d0abb3', note: MCP_MODERN },
-  'mcp-member-call/ratio': { commit: '4d0abb3', note: MCP_MODERN },
+  'mcp-member-call/ratio': { commit: '5b89285', note: MCP_MEMBER_CALL_MEMORY },
   'mcp-member-call-legacy/ratio': { commit: '4d0abb3', note: MCP_LEGACY_CALL },
   'discovery/rss': { commit: 'ad51695', note: RESIDENT_MEMORY },
   'introspection/rss': { commit: 'ad51695', note: RESIDENT_MEMORY },
   'refresh-grace/ratio': { commit: '4d0abb3', note: REFRESH_GRACE },
-  'refresh/ratio': { commit: '50b4ad4', note: REFRESH_THIS_ROUND },
+  'refresh/ratio': { commit: '5f8bc1d', note: REFRESH_MEMORY },
   'login-throttle/ratio/memory': { commit: 'e1a5716', note: LOGIN_THROTTLE },
   'refresh/redis-vs-memory': { commit: '50b4ad4', note: REFRESH_THIS_ROUND + ' Before this round\'s Redis changes (one script per write, token and grant read together, the rotation in one script): (2026-11-24 00:56 UTC, HEAD 4d0abb3 with the same uncommitted sign-in throttle work as the refresh-grace note, load 2-4 with a jest run on one core) 0.41 by '
     + 'throughput, 0.59 by server CPU (631 vs 1,077 µs per refresh); ours vs bare oidc-provider on the same Redis 1.06 '
