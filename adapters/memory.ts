@@ -71,7 +71,7 @@ class MemoryStore {
   }
 
   set(key: string, payload: AdapterPayload, expiresIn: number | undefined): void {
-    this.delete(key);
+    const previous = this.records.get(key);
     const expiresAt = typeof expiresIn === 'number' ? Date.now() + expiresIn * 1000 : Infinity;
     const entry: Entry = {
       json: JSON.stringify(payload),
@@ -81,6 +81,12 @@ class MemoryStore {
       consumed: Boolean(payload.consumed),
       expiresAt,
     };
+    // a record rewritten under the same indexes (a refresh token marked rotated) keeps them
+    if (previous && previous.uid === entry.uid && previous.userCode === entry.userCode && previous.grantId === entry.grantId) {
+      this.records.set(key, entry);
+      return;
+    }
+    this.delete(key);
     this.records.set(key, entry);
     const model = key.slice(0, key.indexOf(':'));
     if (entry.uid) this.uidIndex.set(`${model}:${entry.uid}`, key);

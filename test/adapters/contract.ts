@@ -92,6 +92,19 @@ export function describeAdapterContract(name: string, setup: () => Promise<Contr
       expect((await adapter.find(id))?.accountId).toBe('second');
     });
 
+    test('a record rewritten under the same indexes keeps following them', async () => {
+      const tokens = factory('RefreshToken');
+      const id = uid();
+      const [grantId, sessionUid] = [uid(), uid()];
+      await tokens.upsert(id, samplePayload({ grantId, uid: sessionUid }), TTL);
+      // as a rotated refresh token is marked: same id, same grant and uid
+      await tokens.upsert(id, samplePayload({ grantId, uid: sessionUid, rotatedAt: 1 }), TTL);
+      expect(await tokens.findByUid(sessionUid)).toMatchObject({ rotatedAt: 1 });
+      await tokens.revokeByGrantId(grantId);
+      expect(await tokens.find(id)).toBeUndefined();
+      expect(await tokens.findByUid(sessionUid)).toBeUndefined();
+    });
+
     test('find of an unknown id is undefined', async () => {
       expect(await factory('AccessToken').find(uid())).toBeUndefined();
       expect(await factory('Session').findByUid(uid())).toBeUndefined();
