@@ -20,7 +20,7 @@
  * @module
  */
 import { createMcpHandler, isJsonContentType, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
-import type { AuthInfo, McpHandlerRequestOptions } from '@modelcontextprotocol/server';
+import type { AuthInfo, McpHandlerRequestOptions, McpServer } from '@modelcontextprotocol/server';
 import type { Context, Middleware, Next } from 'koa';
 
 import type { Logger, MemberDataSource } from '../contracts.ts';
@@ -77,11 +77,17 @@ function toAuthInfo(caller: BearerAuth, token: string): AuthInfo {
   return { token, clientId: caller.clientId, scopes: [...caller.scopes], expiresAt: caller.expiresAt, extra: { caller } };
 }
 
-/** Resolves `undefined` once the client has gone away, so a stuck call frees its server. */
-function whileConnected<T>(ctx: Context, work: Promise<T>): Promise<T | undefined> {
+/**
+ * Resolves `undefined` once the client has gone away before its answer, after `onGone`
+ * (which closes the exchange's server: that aborts what still runs and frees the server).
+ */
+function whileConnected<T>(ctx: Context, work: Promise<T>, onGone: () => void): Promise<T | undefined> {
   let onClose!: () => void;
   const gone = new Promise<undefined>((resolve) => {
-    onClose = () => resolve(undefined);
+    onClose = () => {
+      if (!ctx.res.writableFinished) onGone();
+      resolve(undefined);
+    };
     ctx.res.once('close', onClose);
   });
   return Promise.race([work, gone]).finally(() => ctx.res.off('close', onClose));
@@ -92,9 +98,20 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
   const registry = createEndpointTools(deps);
   const build = () => buildServer({ info: options.serverInfo, instructions: options.instructions, registry, logger });
   const pools = { modern: new ServerPool(build, options.maxIdleServers), legacy: new ServerPool(build, options.maxIdleServers) };
+  /** the server of each exchange under way, by its request, until the exchange closes */
+  const serving = new WeakMap<Request, McpServer>();
+  function acquire(era: keyof typeof pools, request: Request | undefined): McpServer {
+    const server = pools[era].acquire(request && (() => serving.delete(request)));
+    if (request) serving.set(request, server);
+    return server;
+  }
+  /** A client gone before its answer: its exchange's server closes, if still serving it. */
+  function abandon(request: Request): void {
+    void serving.get(request)?.close();
+  }
   // 2026-07-28 only; the 2025 revisions are served below with JSON answers (the SDK's own
   // legacy path would answer them as event streams)
-  const modern = createMcpHandler((ctx) => pools[ctx.era].acquire(), {
+  const modern = createMcpHandler((ctx) => acquire(ctx.era, ctx.requestInfo), {
     legacy: 'reject',
     responseMode: 'auto',
     // a request the SDK refuses is the client's mistake, answered 4xx: not worth an error line
@@ -160,7 +177,7 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
 
   /** The 2025 revisions: a pooled server on the SDK's stateless Streamable HTTP transport, JSON answers. */
   async function serveLegacy(request: Request, handling: McpHandlerRequestOptions): Promise<Response> {
-    const server = pools.legacy.acquire();
+    const server = acquire('legacy', request);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
       await server.connect(transport);
@@ -181,7 +198,7 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
     const modernHeader = ctx.get('mcp-protocol-version') === MCP_REVISIONS.current;
     const legacy = !modernHeader && await isLegacyRequest(request, messages);
     const answer = legacy ? serveLegacy(request, handling) : modern.fetch(request, handling);
-    const response = await whileConnected(ctx, answer);
+    const response = await whileConnected(ctx, answer, () => abandon(request));
     if (response) await writeWebResponse(ctx, response);
   }
 

@@ -100,12 +100,14 @@ export class ServerPool {
     this.#idle.push(build());
   }
 
-  acquire(): McpServer {
+  /** A server for one exchange; `onRelease` runs when that exchange closes, before the server is reused. */
+  acquire(onRelease?: () => void): McpServer {
     const server = this.#idle.pop() ?? this.#build();
     const previous = server.server.onclose;
     server.server.onclose = () => {
       server.server.onclose = previous;
       previous?.();
+      onRelease?.();
       if (this.#idle.length < this.#maxIdle) this.#idle.push(server);
     };
     return server;

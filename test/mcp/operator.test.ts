@@ -2,6 +2,8 @@
  * Host tools (`options.mcp.tools`): the demo's operator tools gated by audience and scope,
  * the step-up answer for a missing scope, and what happens when a host tool fails.
  */
+import { McpServer } from '@modelcontextprotocol/server';
+import { jest } from '@jest/globals';
 import { z } from 'zod';
 
 import { McpToolError, UNEXPECTED_TOOL_ERROR, defineMcpTool } from '../../lib/mcp/index.ts';
@@ -18,6 +20,12 @@ let app: RunningApp;
 
 beforeAll(async () => { app = await startApp(); });
 afterAll(() => app.stop());
+
+/** what a 2026-07-28 tools/call of slow_echo carries besides the body */
+const MODERN_CALL = {
+  headers: { 'mcp-method': 'tools/call', 'mcp-name': 'slow_echo' },
+  meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+} as const;
 
 const operatorToken = async (target: RunningApp, scope: string) =>
   (await obtainTokens(target.baseUrl, operator(target.baseUrl, target.operatorSecret), { scope }, ADMIN)).access_token;
@@ -144,6 +152,45 @@ describe('host tool failures are tool errors, never HTTP 500', () => {
       await Promise.all(clients.map((c) => c.close()));
     }
   });
+
+  it.each([['2025-11-25', {}], ['2026-07-28', MODERN_CALL]] as const)(
+    'MCP %s: a client that leaves during a call has that call\'s server closed at once, the others\' not',
+    async (revision, modern) => {
+      // the SDK's close hook of a server (Protocol._onclose), which frees it and aborts what runs
+      let proto: object | null = Object.getPrototypeOf(new McpServer({ name: 'probe', version: '1' }).server);
+      while (proto && !Object.hasOwn(proto, '_onclose')) proto = Object.getPrototypeOf(proto);
+      const closed = jest.spyOn(proto as { _onclose(): void }, '_onclose');
+      try {
+        const controller = new AbortController();
+        const call = (value: string, delayMs: number, signal?: AbortSignal) => fetch(new URL('/mcp', custom.baseUrl), {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': revision,
+            ...('headers' in modern ? modern.headers : {}),
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0', id: 1, method: 'tools/call',
+            params: { name: 'slow_echo', arguments: { value, delayMs }, ...('meta' in modern ? { _meta: modern.meta } : {}) },
+          }),
+          ...(signal ? { signal } : {}),
+        });
+        const staying = call('stays', 600);
+        const leaving = call('gone', 800, controller.signal);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const before = closed.mock.calls.length;
+        controller.abort();
+        await expect(leaving).rejects.toThrow();
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        // both tools are still sleeping: only the abandoned exchange has closed
+        expect(closed.mock.calls.length - before).toBe(1);
+        const answer = await staying;
+        expect(answer.status).toBe(200);
+        expect(await answer.text()).toContain('stays');
+      } finally {
+        closed.mockRestore();
+      }
+    },
+  );
 
   it('a client that leaves during a call does not break the endpoint', async () => {
     const controller = new AbortController();
