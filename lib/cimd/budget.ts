@@ -19,6 +19,7 @@
 import { createHash } from 'node:crypto';
 
 import type { Adapter, AdapterFactory, AdapterPayload, CompareAndSet } from '../../adapters/types.ts';
+import { KeyedQueue } from '../storage/key-queue.ts';
 
 /** The storage model of the counters. */
 export const FETCH_BUDGET_MODEL = 'ClientMetadataDocumentBudget';
@@ -78,8 +79,8 @@ export class FetchBudget {
   readonly #store: ComparingAdapter;
   readonly #settings: FetchBudgetSettings;
   readonly #now: () => number;
-  /** key → the update of it under way in this process */
-  readonly #queues = new Map<string, Promise<unknown>>();
+  /** the updates of each key in this process, one at a time */
+  readonly #queue = new KeyedQueue();
 
   constructor(adapter: AdapterFactory, settings: FetchBudgetSettings, now: () => number = Date.now) {
     this.#store = adapter(FETCH_BUDGET_MODEL) as ComparingAdapter;
@@ -103,14 +104,7 @@ export class FetchBudget {
 
   /** `undefined` when counted, otherwise the seconds to wait */
   async #spend(key: string, limit: number): Promise<number | undefined> {
-    const previous = this.#queues.get(key) ?? Promise.resolve();
-    const run = previous.catch(() => {}).then(() => this.#apply(key, limit));
-    const tail = run.catch(() => {});
-    this.#queues.set(key, tail);
-    void tail.then(() => {
-      if (this.#queues.get(key) === tail) this.#queues.delete(key);
-    });
-    return run;
+    return this.#queue.run(key, () => this.#apply(key, limit));
   }
 
   async #apply(key: string, limit: number): Promise<number | undefined> {

@@ -26,6 +26,7 @@ import { MemberClientError } from '../errors.ts';
 import { CONFIDENTIAL_CLIENT_AUTH_METHOD, PROTOCOL, PUBLIC_CLIENT_AUTH_METHOD } from '../constants.ts';
 import { applicationTypeFor, isAcceptableRedirect } from '../policies/client-metadata.ts';
 import { scopesForAudience } from '../scopes/catalogue.ts';
+import { KeyedQueue } from '../storage/key-queue.ts';
 import type { TraceEntry } from '../trace/entry.ts';
 
 export interface MemberClientInput {
@@ -160,7 +161,7 @@ export function createMemberClientManager({ provider, adapter, betaEnabled, site
   // contract cannot make atomic. Changes to one site are queued within this instance, and
   // each change is read back and redone until it holds, so concurrent changes from other
   // instances converge instead of silently dropping a client from the list.
-  const queues = new Map<string, Promise<unknown>>();
+  const queue = new KeyedQueue();
   function updateSiteIndex(site: string, change: (ids: string[]) => string[], holds: (ids: string[]) => boolean): Promise<void> {
     const run = async () => {
       for (let attempt = 0; attempt < 5; attempt += 1) {
@@ -170,11 +171,7 @@ export function createMemberClientManager({ provider, adapter, betaEnabled, site
       }
       throw new Error(`the list of OAuth applications of site ${site} kept changing; retry`);
     };
-    const queued = (queues.get(site) ?? Promise.resolve()).then(run, run);
-    const settled = queued.catch(() => undefined);
-    queues.set(site, settled);
-    void settled.then(() => { if (queues.get(site) === settled) queues.delete(site); });
-    return queued;
+    return queue.run(site, run);
   }
 
   return Object.freeze({

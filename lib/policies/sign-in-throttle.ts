@@ -34,6 +34,7 @@ import { createHash } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 
 import type { Adapter, AdapterFactory, AdapterPayload, CompareAndSet } from '../../adapters/types.ts';
+import { KeyedQueue } from '../storage/key-queue.ts';
 
 /** The storage model of the counters. */
 export const SIGN_IN_THROTTLE_MODEL = 'SignInThrottle';
@@ -208,8 +209,8 @@ export class SignInThrottler {
   readonly #account: ThrottleBudget;
   readonly #ip: ThrottleBudget;
   readonly #now: () => number;
-  /** key → the update of it under way in this process */
-  readonly #queues = new Map<string, Promise<unknown>>();
+  /** the updates of each key in this process, one at a time */
+  readonly #queue = new KeyedQueue();
   /**
    * key → what this process last wrote there (`undefined`: deleted), the expected value of
    * its next compare-and-set: an account signing in again here costs one write per update,
@@ -305,14 +306,7 @@ export class SignInThrottler {
 
   /** Runs `operation` after every earlier update of `key` in this process. */
   #serialised<T>(key: string, operation: () => Promise<T>): Promise<T> {
-    const previous = this.#queues.get(key) ?? Promise.resolve();
-    const run = previous.catch(() => {}).then(operation);
-    const tail = run.catch(() => {});
-    this.#queues.set(key, tail);
-    void tail.then(() => {
-      if (this.#queues.get(key) === tail) this.#queues.delete(key);
-    });
-    return run;
+    return this.#queue.run(key, operation);
   }
 
   async #apply(key: string, budget: ThrottleBudget, change: (record: ThrottleRecord | undefined, now: number) => ThrottleRecord | undefined): Promise<boolean> {

@@ -29,6 +29,7 @@
  * @module
  */
 import type { Adapter, AdapterFactory, AdapterPayload, CompareAndSet } from '../../adapters/types.ts';
+import { KeyedQueue } from './key-queue.ts';
 import { decorateModel, DelegatingAdapter } from './model-decorator.ts';
 
 /** The storage model of the per-account chain heads. */
@@ -82,6 +83,7 @@ export class GrantIndex {
   readonly #uses: Adapter;
   readonly #grantSeconds: number;
   readonly #now: () => number;
+  readonly #queue = new KeyedQueue();
 
   constructor(factory: AdapterFactory, options: GrantIndexOptions) {
     this.#heads = factory(ACCOUNT_GRANTS_MODEL);
@@ -108,8 +110,17 @@ export class GrantIndex {
     return [...ids];
   }
 
-  /** Puts `grantId` (expiring at `exp`, epoch seconds) at the head of the chain of `accountId`; nothing when it is in it already. */
-  async add(accountId: string, grantId: string, exp: number): Promise<void> {
+  /**
+   * Puts `grantId` (expiring at `exp`, epoch seconds) at the head of the chain of `accountId`;
+   * nothing when it is in it already. The additions of one account queue within this
+   * instance (many grants of one account at once, e.g. a host minting tokens in bulk, made
+   * every compare-and-set but one fail), so only other instances can race it.
+   */
+  add(accountId: string, grantId: string, exp: number): Promise<void> {
+    return this.#queue.run(accountId, () => this.#add(accountId, grantId, exp));
+  }
+
+  async #add(accountId: string, grantId: string, exp: number): Promise<void> {
     if (asLink(await this.#links.find(grantId))?.accountId === accountId) return;
     const heads = this.#heads;
     const cas = typeof heads.compareAndSet === 'function';

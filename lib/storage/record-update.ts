@@ -10,6 +10,7 @@
  * @module
  */
 import type { Adapter, AdapterPayload, CompareAndSet } from '../../adapters/types.ts';
+import { KeyedQueue } from './key-queue.ts';
 
 /** What to write: `payload` (deleted when `undefined`) with its TTL in seconds. */
 export interface RecordWrite {
@@ -25,8 +26,8 @@ const MAX_TRIES = 8;
 
 export class RecordUpdater {
   readonly #store: Adapter & Partial<CompareAndSet>;
-  /** key → the update of it under way in this process */
-  readonly #queues = new Map<string, Promise<unknown>>();
+  /** the updates of each key in this process, one at a time */
+  readonly #queue = new KeyedQueue();
 
   constructor(store: Adapter & Partial<CompareAndSet>) {
     this.#store = store;
@@ -38,14 +39,7 @@ export class RecordUpdater {
    * `change` may be called more than once (once per try); keep it free of side effects.
    */
   update(key: string, change: RecordChange): Promise<boolean> {
-    const previous = this.#queues.get(key) ?? Promise.resolve();
-    const run = previous.catch(() => {}).then(() => this.#apply(key, change));
-    const tail = run.catch(() => {});
-    this.#queues.set(key, tail);
-    void tail.then(() => {
-      if (this.#queues.get(key) === tail) this.#queues.delete(key);
-    });
-    return run;
+    return this.#queue.run(key, () => this.#apply(key, change));
   }
 
   async #apply(key: string, change: RecordChange): Promise<boolean> {
