@@ -41,20 +41,6 @@ const MCP_LEGACY_CALL = '(2026-11-24 00:45 UTC, HEAD 4d0abb3, same run as the 20
   + '2d4570c). The v1 baseline\'s per-request server is cheap enough (20.6% of its time at 2d4570c) that skipping it '
   + 'leaves ~1.1-1.2×.';
 
-const REFRESH_GRACE = '(2026-11-24 00:56-01:06 UTC, HEAD 4d0abb3 plus another engineer\'s uncommitted sign-in '
-  + 'throttle work in lib/, interactions/ and adapters/ (written at 00:54-00:58; it adds compareAndSet to the adapters and '
-  + 'a throttle to the sign-in POST, neither on the refresh request path; the seeding logins passed it); load average '
-  + '2.0 → 3.9, another engineer\'s jest e2e test held one of the two cores throughout, so pairs ranged 0.76-1.47) '
-  + 'ours with refreshTokenGrace at its default (30 s) against ours with 0 in the same run: memory 0.96 (CPU-cost '
-  + '0.97, 5 pairs) and 1.01 (1.00, 9 pairs), within noise of 0.97; Redis 0.97 (0.96) and 0.92 (0.92), and 1612 vs '
-  + '1489 µs CPU per refresh (8%) in a profiled run. Profile on Redis: with the grace a rotation replaces one '
-  + 'EVALSHA (the adapter\'s consume) by two writes, the rotated token rewritten whole with rotatedAt (SET and the '
-  + 'grant-index script in a MULTI/EXEC, adapters/redis.ts upsert) and the RefreshTokenUse record (SET): ioredis '
-  + 'transaction exec +71 µs per refresh, RedisStore #attempt +101 µs inclusive, socket writes (writeUtf8String) '
-  + '+28 µs, GC +49 µs; the wrapper\'s own code (lib/policies/refresh-grace.ts find/consume) is ~17 µs. On memory the '
-  + 'same two writes are cheap and the cost is within the run\'s noise. A cheaper rotation would write the mark and '
-  + 'the use record in one script or one transaction.';
-
 const RESIDENT_MEMORY = '(2026-11-21, HEAD ad51695) not data the server holds: the JS heap after GC stays flat or '
   + 'shrinks (discovery 37 → 31 MB) while RSS rises 40-50% between the 10k and 100k samples, in bare oidc-provider as '
   + 'much as in ours, and only on requests that reach the provider (ours\' own UserInfo and Koa hello stay flat over '
@@ -85,27 +71,34 @@ const REFRESH_THIS_ROUND = '(2026-11-24 03:35-04:03 UTC: the bench run (results 
   + '(memory) and 1.03 (Redis), so not them. Next: a memory adapter that stores records frozen instead of cloning them '
   + 'twice, and one provider middleware instead of the six that each wrap the token endpoint.';
 
-const MCP_MEMBER_CALL_MEMORY = '(2026-11-24 06:30-06:50 UTC, HEAD 5b89285 (lib as of 07c89c6), nothing else running) member '
-  + 'tools/call against the v2 SDK\'s own createMcpHandler: on Redis 1.664 (CPU-cost 1.760), met; on memory 1.308 (CPU-cost '
-  + '1.372), missed. Ours costs ~650 µs per call on memory and ~470 µs on Redis for the same requests (two runs each, also '
-  + 'with Redis measured first, so not the order); the baseline costs the same on both (~850-900 µs, it reads no storage). '
-  + 'Profiles of both (same run): the memory adapter\'s own code is 1.6% of ours\' busy time (JSON.parse of the token and its '
-  + 'grant, ~11 µs), and GC is lower on memory (8.6% vs 13.7%); what is higher is everything else, roughly uniformly: writev, '
-  + 'the SDK\'s per-close SdkError (stack capture), zod, undici\'s Request and Response.json, toIsoInstant. So the gap is not a '
-  + 'hot spot of the memory path; not explained yet. Next: a run with --cpu-prof of ours alone on memory vs Redis with the '
-  + 'same request count, and --trace-deopt to look for code that deoptimises only when storage answers synchronously '
-  + '(the memory adapter resolves in the same tick, Redis a turn later). Runs on memory with this code ranged 1.20-1.31 '
-  + 'that morning (5f8bc1d, where records became JSON text instead of structured clones, and 07c89c6).';
+const MCP_MEMBER_CALL_MEMORY = '(2026-11-24 05:00-06:10 UTC; the run under test on 6b22cba, whose lib is 9f580c8; nothing '
+  + 'else running) member tools/call against the v2 SDK\'s own createMcpHandler: Redis 1.745 (CPU-cost 1.826), met; memory '
+  + '1.271 (CPU-cost 1.358), missed. Ours costs ~450 µs per call on Redis and ~620 µs on memory for the same requests '
+  + '(every run today, also with Redis measured first); the baseline reads no storage and costs ~830 µs on both. Taken '
+  + 'apart with ours alone (a throwaway harness, autocannon, 20,000 calls, same request count on both, lib 5481a1c): '
+  + 'memory 604-663 µs, Redis 445-487 µs; UserInfo with the same bearer check costs 101 µs on memory vs 135 on Redis, so the '
+  + 'memory adapter and the bearer path are not it, and the memory adapter\'s own code is 1.6% of busy time. In the '
+  + 'profiles everything on the /mcp path is slower on memory, roughly uniformly (writev 2x, the SDK\'s per-close SdkError '
+  + 'stack capture 2.5x, undici\'s Request 4x, zod, toIsoInstant 1.5x), GC is lower, the heap after GC is the same (45 MB), '
+  + 'deopts alike (33 vs 36). At one connection memory is cheaper (799 vs 1,037 µs); at ten Redis gains 2.1x and memory '
+  + '1.3x. Answering memory reads in the next turn of the event loop (setImmediate) took 8% off; a 1 ms delay no more; '
+  + 'a larger young generation nothing. This VM exposes no hardware counters (perf: cycles, cache misses not supported), '
+  + 'so the remaining guess, that requests interleaved by I/O waits run the same code back to back and stay in cache '
+  + 'while a synchronously answered request runs whole, is untested. What moved the ratio this session: no abort signal '
+  + 'on the SDK\'s Request (~30 µs per call, 9f580c8; Redis 1.66 → 1.75) and JSON records in the memory adapter (5f8bc1d).';
 
-const REFRESH_MEMORY = '(2026-11-24 05:25-05:45 UTC, HEAD 5f8bc1d, nothing else running) ours vs bare oidc-provider on '
-  + 'refresh: memory 0.756 (CPU-cost 0.771), Redis 0.843 (0.878); Redis vs memory 0.925 (0.976 by CPU), met; the grace '
-  + 'on vs off 0.899 (0.906) on memory and 0.968 (0.960) on Redis. Profile of ours vs bare on memory (same run), extra µs '
-  + 'per refresh: GC +10; memory adapter writes +5 (set, JSON.stringify of the grace mark, the use record and the grant\'s last '
-  + 'use); resource indicator URL parsing +4 (removed in 07c89c6); lib/policies/refresh-grace.ts consume +4.6 (copies of the '
-  + 'token record); promise hooks +4; diagnostics (toTraceEntry, emit, record, provider events) ~6.5; then a tail of 1-2 µs '
-  + 'items, each provider middleware of ours, header writes, token claims. No single cause: the ~140 µs per refresh between '
-  + 'ours (~610 µs) and bare (~470 µs) is spread over some fifty functions. Next: fold the provider middlewares that wrap '
-  + 'the token endpoint into one, and write the grace mark without copying the record twice.';
+const REFRESH_THIS_SESSION = '(2026-11-24 05:55-06:10 UTC, the run under test on 6b22cba (lib 9f580c8), 9 pairs, nothing else '
+  + 'running) ours vs bare oidc-provider on refresh: memory 0.816 (CPU-cost 0.832), Redis 0.895 (0.900; 2 of 9 pairs ≥ 0.9, '
+  + 'the 0.5 h before 0.900 and 0.843); Redis vs memory 0.960, met; the grace on vs off 0.949 (0.953) on memory and 0.954 '
+  + '(0.948) on Redis. Profiles of that code (3 pairs each): ours vs bare on Redis, the extra per refresh is GC +7 µs, '
+  + 'socket writes +7 (the grace\'s records), putRecords +3, the opaque token format +3 (ours\' tokens carry more claims), '
+  + 'diagnostics ~5 (toTraceEntry, emit, provider events), promise hooks +2, then 1 µs items (grant last use, answer rules, '
+  + 'token claims, resource check); the grace vs no grace on Redis: writeUtf8String +9 µs (the rotated token written '
+  + 'whole again to add rotatedAt), putRecords +3, consume +1, i.e. ~2.5% of a refresh by profile and 4.6-5.2% by the '
+  + 'bench. Removed this session: the resource indicator\'s URL parse (07c89c6, 4 µs), one of the grace\'s two record '
+  + 'copies and the memory adapter\'s index rewrite (5481a1c). Next: mark a rotated token on the Redis side (a script '
+  + 'that appends rotatedAt to the stored JSON) instead of sending the whole record; fold the five provider middlewares '
+  + 'that wrap every token request into one.';
 
 const LOGIN_THROTTLE = '(2026-11-24 04:00 UTC, HEAD e1a5716, nothing else running) ours with the throttle at its defaults '
   + 'against signInThrottle: false on memory: 0.947 by throughput (pairs 0.83-1.01, 3 of 6 reached 0.95), CPU-cost 0.961; '
@@ -116,12 +109,12 @@ const LOGIN_THROTTLE = '(2026-11-24 04:00 UTC, HEAD e1a5716, nothing else runnin
 
 export const FINDINGS: Readonly<Record<string, Finding>> = {
   'mcp-tools-list/ratio': { commit: '4d0abb3', note: MCP_MODERN },
-  'mcp-member-call/ratio': { commit: '5b89285', note: MCP_MEMBER_CALL_MEMORY },
+  'mcp-member-call/ratio/memory': { commit: '6b22cba', note: MCP_MEMBER_CALL_MEMORY },
   'mcp-member-call-legacy/ratio': { commit: '4d0abb3', note: MCP_LEGACY_CALL },
   'discovery/rss': { commit: 'ad51695', note: RESIDENT_MEMORY },
   'introspection/rss': { commit: 'ad51695', note: RESIDENT_MEMORY },
-  'refresh-grace/ratio': { commit: '4d0abb3', note: REFRESH_GRACE },
-  'refresh/ratio': { commit: '5f8bc1d', note: REFRESH_MEMORY },
+  'refresh-grace/ratio': { commit: '6b22cba', note: REFRESH_THIS_SESSION },
+  'refresh/ratio': { commit: '6b22cba', note: REFRESH_THIS_SESSION },
   'login-throttle/ratio/memory': { commit: 'e1a5716', note: LOGIN_THROTTLE },
   'refresh/redis-vs-memory': { commit: '50b4ad4', note: REFRESH_THIS_ROUND + ' Before this round\'s Redis changes (one script per write, token and grant read together, the rotation in one script): (2026-11-24 00:56 UTC, HEAD 4d0abb3 with the same uncommitted sign-in throttle work as the refresh-grace note, load 2-4 with a jest run on one core) 0.41 by '
     + 'throughput, 0.59 by server CPU (631 vs 1,077 µs per refresh); ours vs bare oidc-provider on the same Redis 1.06 '
