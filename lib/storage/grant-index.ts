@@ -191,45 +191,39 @@ export class GrantIndex {
   }
 }
 
-/** The `Grant` adapter: a saved grant joins its account's chain first. */
-class IndexedGrants extends DelegatingAdapter {
-  readonly #index: GrantIndex;
-  readonly #now: () => number;
+/** A model's adapter that keeps the grant index up to date as the model is written. */
+abstract class IndexingAdapter extends DelegatingAdapter {
+  protected readonly index: GrantIndex;
+  protected readonly now: () => number;
 
   constructor(inner: Adapter, index: GrantIndex, now: () => number) {
     super(inner);
-    this.#index = index;
-    this.#now = now;
+    this.index = index;
+    this.now = now;
   }
+}
 
+/** The `Grant` adapter: a saved grant joins its account's chain first. */
+class IndexedGrants extends IndexingAdapter {
   override async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
     const { accountId } = payload;
     if (typeof accountId === 'string') {
-      const exp = typeof payload.exp === 'number' ? payload.exp : this.#now() + (expiresIn ?? 0);
+      const exp = typeof payload.exp === 'number' ? payload.exp : this.now() + (expiresIn ?? 0);
       // before the grant: a failure here leaves no grant that its account cannot see
-      await this.#index.add(accountId, id, exp);
+      await this.index.add(accountId, id, exp);
     }
     await this.inner.upsert(id, payload, expiresIn as number);
   }
 }
 
 /** The `AccessToken` adapter: issuing a token is a use of its grant. */
-class UseRecordingAccessTokens extends DelegatingAdapter {
-  readonly #index: GrantIndex;
-  readonly #now: () => number;
-
-  constructor(inner: Adapter, index: GrantIndex, now: () => number) {
-    super(inner);
-    this.#index = index;
-    this.#now = now;
-  }
-
+class UseRecordingAccessTokens extends IndexingAdapter {
   override async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
     const { grantId } = payload;
-    const at = typeof payload.iat === 'number' ? payload.iat : this.#now();
+    const at = typeof payload.iat === 'number' ? payload.iat : this.now();
     await Promise.all([
       this.inner.upsert(id, payload, expiresIn as number),
-      typeof grantId === 'string' ? this.#index.recordUse(grantId, at) : undefined,
+      typeof grantId === 'string' ? this.index.recordUse(grantId, at) : undefined,
     ]);
   }
 }
