@@ -190,8 +190,10 @@ type ComparingAdapter = Adapter & Partial<CompareAndSet>;
 const ALLOWED: SignInAttempt = Object.freeze({ allowed: true, succeeded: async () => {} });
 /** compare-and-set attempts before a key's update gives up (only under heavy contention) */
 const MAX_TRIES = 8;
-/** keys whose last written value one process remembers (oldest dropped first) */
+/** keys whose last written value one process remembers (the first remembered dropped first) */
 const MAX_WRITTEN = 10_000;
+/** a remembered key whose value this process no longer knows (see #written) */
+const UNKNOWN = Symbol('unknown');
 
 function asRecord(payload: AdapterPayload | undefined): ThrottleRecord | undefined {
   const failures = payload?.failures;
@@ -216,8 +218,14 @@ export class SignInThrottler {
    * its next compare-and-set: an account signing in again here costs one write per update,
    * not a read and a write. A stale entry (another instance wrote, the record expired) only
    * makes that compare-and-set fail, and the key is read again.
+   *
+   * A key is marked {@link UNKNOWN}, not removed, when its value is no longer known, and its
+   * entry is overwritten in place: V8 keeps a key removed from a Map in its bucket's chain
+   * until the table is rebuilt, so removing and re-adding a busy account's key on every
+   * update would make each of its lookups walk thousands of dead entries (adapters/memory.ts
+   * has the measurement). Only eviction removes keys, each once.
    */
-  readonly #written = new Map<string, AdapterPayload | undefined>();
+  readonly #written = new Map<string, AdapterPayload | undefined | typeof UNKNOWN>();
 
   constructor(adapter: AdapterFactory, settings: SignInThrottleSettings | false, now: () => number = Date.now) {
     this.enabled = settings !== false;
@@ -288,20 +296,29 @@ export class SignInThrottler {
    */
   async #forget(key: string): Promise<void> {
     const store = this.#store!;
-    const written = this.#written;
-    const known = typeof store.compareAndSet === 'function' && written.has(key);
-    const expected = written.get(key);
-    written.delete(key);
-    if (!known || !await store.compareAndSet!(key, expected, undefined)) await store.destroy(key);
+    const expected = this.#guess(key);
+    const known = typeof store.compareAndSet === 'function' && expected !== UNKNOWN;
+    this.#forgetGuess(key);
+    if (!known || !await store.compareAndSet!(key, expected as AdapterPayload | undefined, undefined)) await store.destroy(key);
     // absent now; a guess only ever saves a read (a compare-and-set checks it)
     if (typeof store.compareAndSet === 'function') this.#remember(key, undefined);
   }
 
   #remember(key: string, payload: AdapterPayload | undefined): void {
     const written = this.#written;
-    written.delete(key);
-    if (written.size >= MAX_WRITTEN) written.delete(written.keys().next().value!);
+    if (!written.has(key) && written.size >= MAX_WRITTEN) written.delete(written.keys().next().value!);
     written.set(key, payload);
+  }
+
+  /** What this process last wrote at `key`, or {@link UNKNOWN}. */
+  #guess(key: string): AdapterPayload | undefined | typeof UNKNOWN {
+    const written = this.#written;
+    return written.has(key) ? written.get(key) : UNKNOWN;
+  }
+
+  /** The value at `key` is no longer known here (the key stays remembered: see #written). */
+  #forgetGuess(key: string): void {
+    if (this.#written.has(key)) this.#written.set(key, UNKNOWN);
   }
 
   /** Runs `operation` after every earlier update of `key` in this process. */
@@ -311,21 +328,21 @@ export class SignInThrottler {
 
   async #apply(key: string, budget: ThrottleBudget, change: (record: ThrottleRecord | undefined, now: number) => ThrottleRecord | undefined): Promise<boolean> {
     const store = this.#store!;
-    const written = this.#written;
     const comparing = typeof store.compareAndSet === 'function';
     for (let tries = 0; tries < MAX_TRIES; tries += 1) {
       // what this process wrote last, if it wrote the key at all (see #written); a stale
       // guess is not a try lost to contention
-      const guessed = comparing && written.has(key);
+      const guess = comparing ? this.#guess(key) : UNKNOWN;
+      const guessed = guess !== UNKNOWN;
       if (guessed) tries -= 1;
-      const stored = guessed ? written.get(key) : await store.find(key) ?? undefined;
+      const stored = guessed ? guess : await store.find(key) ?? undefined;
       const record = asRecord(stored);
       const next = change(record, this.#now());
       if (next === record) {
         // nothing to write: only a value read from storage may decide that (a refusal on a
         // stale guess would keep refusing an account another instance has since forgotten)
         if (!guessed) return true;
-        written.delete(key);
+        this.#forgetGuess(key);
         continue;
       }
       const payload = next ? { failures: next.failures, last: next.last } : undefined;
@@ -335,7 +352,7 @@ export class SignInThrottler {
         else await store.destroy(key);
         return true;
       }
-      written.delete(key);
+      this.#forgetGuess(key);
       // false: another instance changed the key in between (or it expired); read it again
       if (await store.compareAndSet!(key, stored, payload, expiresIn)) {
         this.#remember(key, payload);
