@@ -102,18 +102,23 @@ export function toWebRequest(ctx: Context, origin: string): Request {
   return new Request(`${origin}${ctx.url}`, { method: ctx.method, headers });
 }
 
-/** Copies the transport's answer onto the Koa response. */
+/**
+ * Copies the transport's answer onto the Koa response. The body goes across as the bytes
+ * the SDK encoded: read as text it would be decoded here and encoded again by Node when
+ * written (both passes over a ~9 KB tool answer showed in profiles of /mcp).
+ */
 export async function writeWebResponse(ctx: Context, response: Response): Promise<void> {
   ctx.status = response.status;
   response.headers.forEach((value, name) => {
     // the framing is Node's to decide
     if (name !== 'content-length' && name !== 'connection' && name !== 'transfer-encoding') ctx.set(name, value);
   });
-  const text = response.body === null ? '' : await response.text();
-  if (text === '') {
+  const bytes = response.body === null ? undefined : Buffer.from(await response.arrayBuffer());
+  if (bytes === undefined || bytes.length === 0) {
     ctx.body = null;
     ctx.status = response.status;
   } else {
-    ctx.body = text;
+    // content-type is the SDK's (copied above); Koa keeps a type already set
+    ctx.body = bytes;
   }
 }
