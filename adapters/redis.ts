@@ -343,21 +343,28 @@ class RedisStore {
    * start-up): wait for that attempt, which connectTimeout bounds. Between attempts
    * (`reconnecting`) calls go through and fail at once.
    */
-  async ready(): Promise<void> {
+  ready(): Promise<void> | undefined {
     const { client } = this;
-    if (!this.#owned || (client.status !== 'connecting' && client.status !== 'connect')) return;
-    await new Promise<void>((resolve) => {
+    if (!this.#owned || (client.status !== 'connecting' && client.status !== 'connect')) return undefined;
+    // one wait shared by every call made meanwhile: a listener pair per call passed
+    // EventEmitter's limit of 10 (a MaxListenersExceededWarning at a busy start)
+    this.#connecting ??= new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
         client.off('ready', done);
         client.off('close', done);
+        this.#connecting = undefined;
         resolve();
       };
       const timer = setTimeout(done, CONNECT_TIMEOUT_MS);
       client.once('ready', done);
       client.once('close', done);
     });
+    return this.#connecting;
   }
+
+  /** the wait for the connection being established, while there is one (see ready) */
+  #connecting: Promise<void> | undefined;
 
   /**
    * Every use of the client goes through here, so that no outage escapes as anything else,
@@ -378,7 +385,9 @@ class RedisStore {
   }
 
   async #attempt<T>(operation: (client: Client) => Promise<T>): Promise<T> {
-    await this.ready();
+    // no await (a promise and a turn) on every call once connected
+    const connecting = this.ready();
+    if (connecting) await connecting;
     try {
       return await operation(this.client);
     } catch (error) {

@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -139,6 +140,30 @@ describe('redis adapter', () => {
     } finally {
       await factory.close();
     }
+  });
+
+  test('calls made while the connection is being established share one wait: no listener per call', async () => {
+    // a listener pair per waiting call passed EventEmitter's limit of 10 at a busy start
+    // (MaxListenersExceededWarning on the adapter's client); Jest keeps process warnings to
+    // itself, so the listeners are counted: for 25 calls at once no more than for one (give or
+    // take the one ioredis itself adds while connecting)
+    const readyListenersFor = async (calls: number) => {
+      const once = jest.spyOn(Redis.prototype, 'once');
+      const factory = createRedisAdapter({ url: server.url, keyPrefix: freshPrefix() });
+      try {
+        // made at once, before the adapter's own client is connected (a busy host at start-up)
+        const sessions = factory('Session');
+        await Promise.all(Array.from({ length: calls }, (_, i) => sessions.upsert(`s${i}`, { i }, 60)));
+        expect(await Promise.all(Array.from({ length: calls }, (_, i) => sessions.find(`s${i}`)))).toEqual(Array.from({ length: calls }, (_, i) => ({ i })));
+        return once.mock.calls.filter(([event]) => event === 'ready').length;
+      } finally {
+        once.mockRestore();
+        await factory.close();
+      }
+    };
+    const one = await readyListenersFor(1);
+    expect(one).toBeGreaterThanOrEqual(1);
+    expect(await readyListenersFor(25)).toBeLessThanOrEqual(one + 1);
   });
 
   test('close() leaves a client it was given open', async () => {
