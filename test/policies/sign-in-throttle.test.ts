@@ -3,6 +3,8 @@
  * back, the client address, and the throttle over the memory adapter (with and without
  * compare-and-set).
  */
+import { createHash } from 'node:crypto';
+
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import type { AdapterFactory } from '../../adapters/types.ts';
 import {
@@ -172,11 +174,18 @@ describe('compareAndSet under racing instances', () => {
   });
 });
 
+/** The stored key of an account (normalised email) or an address, as the throttle names it. */
+function hashedKey(kind: 'account' | 'ip', value: string): string {
+  return `${kind}:${createHash('sha256').update(value).digest('base64url')}`;
+}
+
 describe('what a sign-in costs the storage', () => {
   /** the memory adapter's SignInThrottle model, counting its calls */
   function counting() {
     const inner = createMemoryAdapter();
     const calls: string[] = [];
+    /** the key of each call, beside `calls` */
+    const keys: string[] = [];
     const factory = ((model: string) => {
       const adapter = inner(model) as ReturnType<typeof inner> & { compareAndSet: (...a: unknown[]) => Promise<boolean> };
       if (model !== SIGN_IN_THROTTLE_MODEL) return adapter;
@@ -186,13 +195,46 @@ describe('what a sign-in costs the storage', () => {
           if (typeof value !== 'function') return value;
           return (...args: unknown[]) => {
             calls.push(String(name));
+            keys.push(String(args[0]));
             return (value as (...a: unknown[]) => unknown).apply(target, args);
           };
         },
       });
     }) as AdapterFactory;
-    return { factory, calls, inner };
+    return { factory, calls, keys, inner };
   }
+
+  it('sign-ins from one address at once write its counter together, not one round trip each', async () => {
+    const { factory, calls, keys } = counting();
+    const throttler = new SignInThrottler(factory, SETTINGS);
+    const address = hashedKey('ip', '10.0.6.1');
+    const writesOf = (key: string) => calls.filter((call, i) => call === 'compareAndSet' && keys[i] === key).length;
+    // ten people behind one school address: the first update goes out alone, the nine that
+    // arrive while it is under way are written with one compare-and-set after it
+    const attempts = await Promise.all(Array.from({ length: 10 }, (_, i) => throttler.attempt(`pupil${i}@example.com`, '10.0.6.1')));
+    expect(attempts.every((a) => a.allowed)).toBe(true);
+    expect(writesOf(address)).toBe(2);
+    expect(await factory(SIGN_IN_THROTTLE_MODEL).find(address)).toMatchObject({ failures: 10 });
+    calls.length = 0;
+    keys.length = 0;
+    await Promise.all(attempts.map((a) => (a.allowed ? a.succeeded() : undefined)));
+    expect(writesOf(address)).toBe(2);
+    // every attempt given back, as when written one by one
+    expect(await factory(SIGN_IN_THROTTLE_MODEL).find(address)).toBeUndefined();
+  });
+
+  it('changes written together decide each attempt as if written one by one', async () => {
+    const { factory } = counting();
+    const throttler = new SignInThrottler(factory, SETTINGS);
+    // 30 accounts guessed from one address at once: its budget of 20 lets exactly 20 through
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => throttler.attempt(`user${i}@example.com`, '10.0.7.1')));
+    expect(results.filter((r) => r.allowed)).toHaveLength(20);
+    expect(results.filter((r) => !r.allowed)).toEqual(Array.from({ length: 10 }, () => ({ allowed: false, retryAfter: 1 })));
+    expect(await factory(SIGN_IN_THROTTLE_MODEL).find(hashedKey('ip', '10.0.7.1'))).toMatchObject({ failures: 20 });
+    // the refused attempts were given back to their accounts
+    const refusedAccount = `user${results.findIndex((r) => !r.allowed)}@example.com`;
+    expect(await factory(SIGN_IN_THROTTLE_MODEL).find(hashedKey('account', refusedAccount))).toBeUndefined();
+  });
 
   it('a returning account costs one compare-and-set per update and no read, once this process wrote the keys', async () => {
     const { factory, calls } = counting();
