@@ -71,21 +71,19 @@ const REFRESH_THIS_ROUND = '(2026-11-24 03:35-04:03 UTC: the bench run (results 
   + '(memory) and 1.03 (Redis), so not them. Next: a memory adapter that stores records frozen instead of cloning them '
   + 'twice, and one provider middleware instead of the six that each wrap the token endpoint.';
 
-const MCP_MEMBER_CALL_MEMORY = '(2026-11-24 05:00-06:10 UTC; the run under test on 6b22cba, whose lib is 9f580c8; nothing '
-  + 'else running) member tools/call against the v2 SDK\'s own createMcpHandler: Redis 1.745 (CPU-cost 1.826), met; memory '
-  + '1.271 (CPU-cost 1.358), missed. Ours costs ~450 µs per call on Redis and ~620 µs on memory for the same requests '
-  + '(every run today, also with Redis measured first); the baseline reads no storage and costs ~830 µs on both. Taken '
-  + 'apart with ours alone (a throwaway harness, autocannon, 20,000 calls, same request count on both, lib 5481a1c): '
-  + 'memory 604-663 µs, Redis 445-487 µs; UserInfo with the same bearer check costs 101 µs on memory vs 135 on Redis, so the '
-  + 'memory adapter and the bearer path are not it, and the memory adapter\'s own code is 1.6% of busy time. In the '
-  + 'profiles everything on the /mcp path is slower on memory, roughly uniformly (writev 2x, the SDK\'s per-close SdkError '
-  + 'stack capture 2.5x, undici\'s Request 4x, zod, toIsoInstant 1.5x), GC is lower, the heap after GC is the same (45 MB), '
-  + 'deopts alike (33 vs 36). At one connection memory is cheaper (799 vs 1,037 µs); at ten Redis gains 2.1x and memory '
-  + '1.3x. Answering memory reads in the next turn of the event loop (setImmediate) took 8% off; a 1 ms delay no more; '
-  + 'a larger young generation nothing. This VM exposes no hardware counters (perf: cycles, cache misses not supported), '
-  + 'so the remaining guess, that requests interleaved by I/O waits run the same code back to back and stay in cache '
-  + 'while a synchronously answered request runs whole, is untested. What moved the ratio this session: no abort signal '
-  + 'on the SDK\'s Request (~30 µs per call, 9f580c8; Redis 1.66 → 1.75) and JSON records in the memory adapter (5f8bc1d).';
+const MCP_MEMBER_CALL_MEMORY = '(2026-11-24 07:20-08:46 UTC, nothing else running; this machine ran about twice as fast '
+  + 'today as in the runs of the note before, the baseline\'s 444 µs per call against 837) member tools/call against the '
+  + 'v2 SDK\'s own createMcpHandler at 7f4a24d: memory 1.349 (CPU-cost 1.475, 302 vs 444 µs), Redis 1.550 (1.691, 263 vs '
+  + '440 µs), met. The earlier gap between the stores (620 vs 450 µs) has mostly closed: ours on memory went from 605 to '
+  + '~290 µs, and runs at 759d897 (after the memory adapter\'s Map fix, 8e287dc) and 0f8adaf gave 1.406 (1.534) and 1.382 '
+  + '(1.496). Profile at 759d897 (memory, 3 pairs, ours 21.4 s busy): the tool\'s own work, which the baseline shares, is '
+  + 'the largest item of ours (member-data toIsoInstant 4.1%, toolResult JSON 2.9%, the SDK\'s SdkError stack capture on '
+  + 'every server close 3.0%, zod 5.4%); ours-only code is spread thin (toWebRequest 3.8% inclusive, writeWebResponse '
+  + '4.0%, events observe 3.5%, bearer verify 3.0%, outage guard 2.8%). writev cost ours 1.4x the baseline per request '
+  + 'because the answer was decoded to text and encoded again; 0f8adaf passes the bytes through. The throughput ratio '
+  + 'runs ~0.12 below the CPU-cost ratio because the load generator shares the two cores: 1.5 by throughput needs ours '
+  + 'at ~265 µs on memory. Next: build the web Request without a Headers copy, and cache a date\'s ISO text in the '
+  + 'member-data service.';
 
 const REFRESH_THIS_SESSION = '(2026-11-24 05:55-06:10 UTC, the run under test on 6b22cba (lib 9f580c8), 9 pairs, nothing else '
   + 'running) ours vs bare oidc-provider on refresh: memory 0.816 (CPU-cost 0.832), Redis 0.895 (0.900; 2 of 9 pairs ≥ 0.9, '
@@ -100,22 +98,31 @@ const REFRESH_THIS_SESSION = '(2026-11-24 05:55-06:10 UTC, the run under test on
   + 'that appends rotatedAt to the stored JSON) instead of sending the whole record; fold the five provider middlewares '
   + 'that wrap every token request into one.';
 
-const LOGIN_THROTTLE = '(2026-11-24 04:00 UTC, HEAD e1a5716, nothing else running) ours with the throttle at its defaults '
-  + 'against signInThrottle: false on memory: 0.947 by throughput (pairs 0.83-1.01, 3 of 6 reached 0.95), CPU-cost 0.961; '
-  + 'the run before 0.935 (0.949) on memory and 1.026 (1.012) on Redis. Profile of ours in that run: the throttle\'s own '
-  + 'code (lib/policies/sign-in-throttle.ts #apply and attempt, lib/http/sign-in-throttle.ts, the SHA-256 key hashes) is '
-  + '2.1% of the server\'s busy time, i.e. the cost is within the 5% and the throughput miss is the run\'s noise. A '
-  + 'returning account costs four compare-and-sets and no reads (cd957a5).';
+const LOGIN_THROTTLE = '(2026-11-24 07:00-08:17 UTC, nothing else running) Two causes of the earlier flips, both fixed. '
+  + 'Memory: ours with the throttle slowed down within a run (pairs 0.96 falling to 0.72, server CPU per flow 2,387 → '
+  + '3,174 µs, at d462853) because the memory adapter removed the throttle\'s account key on every success and wrote it '
+  + 'again on the next sign-in, and V8 keeps a removed Map key in its bucket chain until the table is rebuilt: every '
+  + 'read of that key walked one dead entry per earlier removal (a throwaway harness: a set/get/delete of one key among '
+  + '300,000 cost 18 µs over the first 20,000 rounds, 277 µs by the 150,000th; tombstones, 0.03 µs). Fixed in 8e287dc; '
+  + 'in-process 52,000 logins then ran flat. Redis: leaving the address key out gave 0.991 and leaving the account key out '
+  + '0.928 (7 pairs each, experiments not committed): the cost was the address key, whose updates queue in the process '
+  + 'and each waited for the storage round trip of the one before (one address, ten virtual users). d22fb05 writes the '
+  + 'changes that wait together. At 7f4a24d (lib of d22fb05): memory 0.978 (CPU-cost 0.982, 12 pairs); Redis 0.947 '
+  + '(0.946, 9 pairs), 0.971 (0.976, 12 pairs), 0.959 (0.959, 12 pairs), pooled over the 33 pairs 0.954 (0.954). In '
+  + 'isolation (ten sign-ins at a time, distinct accounts, one address) the throttle costs ~61 µs of CPU per sign-in on '
+  + 'Redis, ~3.3 storage calls; the rest of its share in the bench is contention for the machine\'s two cores with '
+  + 'Redis and the load generator.';
 
 export const FINDINGS: Readonly<Record<string, Finding>> = {
   'mcp-tools-list/ratio': { commit: '4d0abb3', note: MCP_MODERN },
-  'mcp-member-call/ratio/memory': { commit: '6b22cba', note: MCP_MEMBER_CALL_MEMORY },
+  'mcp-member-call/ratio/memory': { commit: '7f4a24d', note: MCP_MEMBER_CALL_MEMORY },
   'mcp-member-call-legacy/ratio': { commit: '4d0abb3', note: MCP_LEGACY_CALL },
   'discovery/rss': { commit: 'ad51695', note: RESIDENT_MEMORY },
   'introspection/rss': { commit: 'ad51695', note: RESIDENT_MEMORY },
   'refresh-grace/ratio': { commit: '6b22cba', note: REFRESH_THIS_SESSION },
   'refresh/ratio': { commit: '6b22cba', note: REFRESH_THIS_SESSION },
-  'login-throttle/ratio/memory': { commit: 'e1a5716', note: LOGIN_THROTTLE },
+  'login-throttle/ratio/memory': { commit: '7f4a24d', note: LOGIN_THROTTLE },
+  'login-throttle/ratio/redis': { commit: '7f4a24d', note: LOGIN_THROTTLE },
   'refresh/redis-vs-memory': { commit: '50b4ad4', note: REFRESH_THIS_ROUND + ' Before this round\'s Redis changes (one script per write, token and grant read together, the rotation in one script): (2026-11-24 00:56 UTC, HEAD 4d0abb3 with the same uncommitted sign-in throttle work as the refresh-grace note, load 2-4 with a jest run on one core) 0.41 by '
     + 'throughput, 0.59 by server CPU (631 vs 1,077 µs per refresh); ours vs bare oidc-provider on the same Redis 1.06 '
     + '(CPU-cost 0.92), so the gap is the storage, not our layer. In the profile of ours on Redis of the same hour '
