@@ -186,8 +186,8 @@ export type SignInAttempt =
 
 /** A change of one key's record (`undefined`: none); returning `record` itself writes nothing. */
 type Change = (record: ThrottleRecord | undefined, now: number) => ThrottleRecord | undefined;
-/** Changes of one key written together, and what their write came to. */
-type Batch = Change[] & { written: Promise<boolean> };
+/** Changes of one key written together, and what their write came to (set once queued). */
+interface Batch { readonly changes: Change[]; written: Promise<boolean> | undefined }
 
 /** An adapter, perhaps able to replace a record only when it is unchanged (adapters/types.ts). */
 type ComparingAdapter = Adapter & Partial<CompareAndSet>;
@@ -274,21 +274,21 @@ export class SignInThrottler {
     const applied = await this.#update(key, budget, (record, now) => {
       outcome = reserve(record, budget, now);
       return outcome.allowed ? outcome.next : record;
-    }, budget === this.#ip);
+    });
     // a key that kept changing under us is being hammered: refusing is the safe side
     return applied ? outcome! : { allowed: false, retryAfter: 1 };
   }
 
   async #release(key: string, budget: ThrottleBudget): Promise<void> {
     // not applied (heavy contention): the attempt stays counted, the cautious outcome
-    await this.#update(key, budget, (record, now) => release(record, budget, now), budget === this.#ip);
+    await this.#update(key, budget, (record, now) => release(record, budget, now));
   }
 
   /**
    * Applies `change` to the key's record: serialised in this process, atomic across instances
    * where the adapter can. False when the key kept changing between read and write.
    *
-   * With `together` (address keys), changes that arrive while an earlier update of the key is
+   * For an address key, changes that arrive while an earlier update of the key is
    * under way are written together once it is done: applied one after another, in the order
    * they came, to the record as read, and stored with one compare-and-set, as if written one
    * by one. A busy address (one school's network, every sign-in of which reserves and gives
@@ -298,19 +298,21 @@ export class SignInThrottler {
    * once has each reservation meet the success (#forget, not queued) of the one before, as
    * it did; taken together they would all count at once and refuse the sixth.
    */
-  #update(key: string, budget: ThrottleBudget, change: Change, together = false): Promise<boolean> {
-    if (!together) return this.#serialised(key, () => this.#apply(key, budget, change));
+  #update(key: string, budget: ThrottleBudget, change: Change): Promise<boolean> {
+    if (budget !== this.#ip) return this.#queue.run(key, () => this.#apply(key, budget, change));
     const waiting = this.#waiting.get(key);
     if (waiting) {
-      waiting.push(change);
-      return waiting.written;
+      waiting.changes.push(change);
+      return waiting.written!;
     }
-    const batch: Batch = Object.assign([change], { written: undefined as unknown as Promise<boolean> });
+    // waiting before it is queued: a key with nothing under way starts at once, inside run()
+    const batch: Batch = { changes: [change], written: undefined };
     this.#waiting.set(key, batch);
-    batch.written = this.#serialised(key, () => {
+    batch.written = this.#queue.run(key, () => {
       // from here on, new changes wait for the next batch
       this.#waiting.delete(key);
-      return this.#apply(key, budget, batch.length === 1 ? change : (record, now) => batch.reduce((r, c) => c(r, now), record));
+      const { changes } = batch;
+      return this.#apply(key, budget, changes.length === 1 ? change : (record, now) => changes.reduce((r, c) => c(r, now), record));
     });
     return batch.written;
   }
@@ -350,11 +352,6 @@ export class SignInThrottler {
   /** The value at `key` is no longer known here (the key stays remembered: see #written). */
   #forgetGuess(key: string): void {
     if (this.#written.has(key)) this.#written.set(key, UNKNOWN);
-  }
-
-  /** Runs `operation` after every earlier update of `key` in this process. */
-  #serialised<T>(key: string, operation: () => Promise<T>): Promise<T> {
-    return this.#queue.run(key, operation);
   }
 
   async #apply(key: string, budget: ThrottleBudget, change: Change): Promise<boolean> {
