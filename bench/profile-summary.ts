@@ -1,15 +1,17 @@
 /**
  * Summarises a V8 CPU profile written by `npm run bench -- --profile`:
  *
- *   node bench/profile-summary.ts bench/results/profiles/<stamp>/<server>.cpuprofile [--top 25]
+ *   node bench/profile-summary.ts bench/results/profiles/<stamp>/<server>.cpuprofile [--top 25] [--all]
  *
  * Prints where the time went by package (self time), the hottest functions (self time), and
  * the inclusive time of this repository's own functions, which is what "our policy layer
- * costs" means. Idle time is left out of every percentage.
+ * costs" means. Idle time is left out of every percentage. When the profile has its
+ * `<file>.windows.json` sidecar (written by bench/lib/server-child.ts), only samples taken
+ * during measured runs count; `--all` counts preparation and warm-up too.
  *
  * @module
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
 interface CallFrame {
   functionName: string;
@@ -24,6 +26,7 @@ interface ProfileNode {
 }
 
 interface CpuProfile {
+  startTime: number;
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -55,14 +58,34 @@ function table(title: string, rows: [string, number][], total: number, top: numb
   return `\n${title}\n${lines.join('\n')}`;
 }
 
-function summarise(path: string, top: number): string {
+/** Whether sample `i` falls in a measured run, by the sidecar's windows (all when none). */
+function measuredSamples(path: string, profile: CpuProfile, all: boolean): { keep(i: number): boolean; label: string } {
+  const sidecar = `${path}.windows.json`;
+  if (all || !existsSync(sidecar)) return { keep: () => true, label: 'whole process' };
+  const { windows } = JSON.parse(readFileSync(sidecar, 'utf8')) as { windows: [number, number][] };
+  const at: number[] = [];
+  let t = profile.startTime;
+  for (const delta of profile.timeDeltas) at.push(t += delta);
+  return {
+    keep: (i) => windows.some(([start, end]) => at[i]! >= start && at[i]! <= end),
+    label: `${windows.length} measured runs only (--all for the whole process)`,
+  };
+}
+
+function summarise(path: string, top: number, all: boolean): string {
   const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
+  const measured = measuredSamples(path, profile, all);
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 
   const self = new Map<number, number>();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    if (!measured.keep(i)) return;
+    total += profile.timeDeltas[i] ?? 0;
+    self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
 
   let busy = 0;
   const byPackage = new Map<string, number>();
@@ -87,9 +110,8 @@ function summarise(path: string, top: number): string {
       inclusiveOwn.set(own, (inclusiveOwn.get(own) ?? 0) + us);
     }
   }
-  const total = profile.timeDeltas.reduce((a, b) => a + b, 0);
   return [
-    `${path}\n  ${(total / 1e6).toFixed(1)} s profiled, ${(busy / 1e6).toFixed(1)} s busy (percentages are of busy time)`,
+    `${path}\n  ${measured.label}: ${(total / 1e6).toFixed(1)} s profiled, ${(busy / 1e6).toFixed(1)} s busy (percentages are of busy time)`,
     table('Self time by package', [...byPackage], busy, top),
     table('Self time by function', [...byFunction], busy, top),
     table('Inclusive time of this repository\'s functions', [...inclusiveOwn], busy, top),
@@ -99,8 +121,10 @@ function summarise(path: string, top: number): string {
 const args = process.argv.slice(2);
 const topAt = args.indexOf('--top');
 const top = topAt >= 0 ? Number(args.splice(topAt, 2)[1]) : 25;
+const allAt = args.indexOf('--all');
+const all = allAt >= 0 && args.splice(allAt, 1).length > 0;
 if (args.length === 0) {
-  console.error('usage: node bench/profile-summary.ts <file.cpuprofile>... [--top N]');
+  console.error('usage: node bench/profile-summary.ts <file.cpuprofile>... [--top N] [--all]');
   process.exitCode = 2;
 }
-for (const file of args) console.log(`${summarise(file, top)}\n`);
+for (const file of args) console.log(`${summarise(file, top, all)}\n`);

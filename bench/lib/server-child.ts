@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -35,6 +36,25 @@ function cpuUs(): number {
   return user + system;
 }
 
+/**
+ * The sidecar of this child's CPU profile (`<profile>.windows.json`), when it is profiled:
+ * the measured runs' time windows, so that bench/profile-summary.ts can leave out what the
+ * profile also holds — start-up, warm-up and preparation (minting thousands of tokens for
+ * the revocation scenario costs more than the run it prepares).
+ */
+function windowsFile(): string | undefined {
+  const flag = (name: string) => {
+    const at = process.execArgv.indexOf(name);
+    return at >= 0 ? process.execArgv[at + 1] : undefined;
+  };
+  const dir = flag('--cpu-prof-dir');
+  const name = flag('--cpu-prof-name');
+  return dir && name ? `${dir}/${name}.windows.json` : undefined;
+}
+
+/** Monotonic µs, the clock of a V8 CPU profile's `startTime` and sample times. */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
 const errorText = (error: unknown) => (error instanceof Error ? error.stack ?? error.message : String(error));
 
 async function start(spec: ChildSpec): Promise<void> {
@@ -63,6 +83,12 @@ async function start(spec: ChildSpec): Promise<void> {
   if (typeof build !== 'function') throw new Error(`${spec.module} does not export a function ${spec.export}`);
   const built: BuiltServer = await build(env);
 
+  // a measured run starts at the stats call before it and ends at the CPU reading after it
+  // (bench/lib/orchestrate.ts): windows of [start, end] in profile time
+  const windows: [number, number][] = [];
+  let statsAt = 0;
+  const profileWindows = windowsFile();
+
   let requests = 0;
   server.on('request', function countRequest() {
     requests += 1;
@@ -82,11 +108,14 @@ async function start(spec: ChildSpec): Promise<void> {
       let value: unknown;
       if (message.name === BUILTIN_CALLS.stats) {
         value = { requests, ...settledMemory(), cpuUs: cpuUs() } satisfies ServerStats;
+        statsAt = monotonicUs();
       } else if (message.name === BUILTIN_CALLS.cpu) {
         // no GC here: taken right before and after each measured run
         value = cpuUs();
+        windows.push([statsAt, monotonicUs()]);
       } else if (message.name === BUILTIN_CALLS.stop) {
         await stop();
+        if (profileWindows) writeFileSync(profileWindows, JSON.stringify({ windows }));
       } else {
         const command = built.commands?.[message.name];
         if (!command) throw new Error(`the server has no command ${message.name}`);
