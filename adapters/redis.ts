@@ -453,7 +453,6 @@ class RedisStore {
     this.#prefetched.delete(key);
   }
 
-  /** Deletes the grant's records (but `keepKey`), its index and its Grant record. */
   /** {@link PutRecords.putRecords}: one script on a single Redis, one SET per record on a Cluster. */
   async putRecords(writes: readonly RecordWrite[]): Promise<void> {
     const keys: string[] = [];
@@ -477,6 +476,7 @@ class RedisStore {
     await Promise.all([writing, ...expired.map((write) => this.run([['del', this.recordKey(write.model, write.id)]]))]);
   }
 
+  /** Deletes the grant's records (but `keepKey`), its index and its Grant record. */
   async revokeGrant(grantId: string, keepKey?: string): Promise<void> {
     const indexKey = this.grantIndexKey(grantId);
     const grantKey = this.recordKey('Grant', grantId);

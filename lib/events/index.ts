@@ -135,7 +135,7 @@ export function createDiagnostics({ options, adapter, logger, served }: Diagnost
       });
     },
     async close() {
-      await trace?.close();
+      await Promise.all([trace?.close(), revokedTokens?.flush()]);
     },
   };
 }

@@ -210,9 +210,7 @@ export function deriveProviderEvents(provider: Provider, deps: ProviderEventDeps
     };
     emit({ name: 'token.revoked', tokenType, ...owner }, ctx);
     if (tokenType === 'access_token' && revokedTokens && token.jti) {
-      revokedTokens.remember(token.jti, owner, token.exp).catch(() => {
-        // best effort: a later refusal is then `unknown` instead of `revoked`
-      });
+      revokedTokens.remember(token.jti, owner, token.exp);
     }
   };
   on('access_token.destroyed', revoked('access_token'));

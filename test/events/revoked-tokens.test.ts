@@ -3,7 +3,7 @@
  * until the token would have expired.
  */
 import { createMemoryAdapter } from '../../adapters/memory.ts';
-import type { Adapter, AdapterPayload } from '../../adapters/types.ts';
+import type { Adapter, AdapterFactory, AdapterPayload, PutRecords, RecordWrite } from '../../adapters/types.ts';
 import { REVOKED_TOKEN_MODEL, RevokedTokens } from '../../lib/events/revoked-tokens.ts';
 
 let adapter: ReturnType<typeof createMemoryAdapter>;
@@ -23,8 +23,10 @@ it('remembers who a revoked token belonged to, keyed by its hash, until it would
   };
   const revoked = new RevokedTokens(spy);
   const token = 'opaque-access-token-value-0123456789';
-  await revoked.remember(token, { clientId: 'app', accountId: 'acc', site: 'school' }, epoch() + 600);
-  expect(await revoked.find(token)).toEqual({ clientId: 'app', accountId: 'acc', site: 'school' });
+  revoked.remember(token, { clientId: 'app', accountId: 'acc', site: 'school' }, epoch() + 600);
+  await revoked.flush();
+  // found by another instance, i.e. in storage
+  expect(await new RevokedTokens(adapter).find(token)).toEqual({ clientId: 'app', accountId: 'acc', site: 'school' });
   expect(await revoked.find('another-token')).toBeUndefined();
   expect(writes).toHaveLength(1);
   const [key, payload, seconds] = writes[0]!;
@@ -37,6 +39,39 @@ it('remembers who a revoked token belonged to, keyed by its hash, until it would
 
 it('keeps nothing for a token already expired', async () => {
   const revoked = new RevokedTokens(adapter);
-  await revoked.remember('t-expired-0123456789', { clientId: 'app' }, epoch() - 1);
+  revoked.remember('t-expired-0123456789', { clientId: 'app' }, epoch() - 1);
   expect(await revoked.find('t-expired-0123456789')).toBeUndefined();
+  await revoked.flush();
+  expect(await revoked.find('t-expired-0123456789')).toBeUndefined();
+});
+
+it('writes the revocations of one turn together at its end, and finds them on this instance before then', async () => {
+  const batches: (readonly RecordWrite[])[] = [];
+  let release: () => void = () => {};
+  const held = new Promise<void>((resolve) => { release = resolve; });
+  const factory = Object.assign((name: string) => adapter(name), {
+    async putRecords(writes: readonly RecordWrite[]) {
+      batches.push(writes);
+      await held;
+      await Promise.all(writes.map((w) => adapter(w.model).upsert(w.id, w.payload, w.expiresIn)));
+    },
+  }) as AdapterFactory & PutRecords;
+  const revoked = new RevokedTokens(factory);
+  const tokens = ['token-a-0123456789', 'token-b-0123456789', 'token-c-0123456789'];
+  for (const [i, token] of tokens.entries()) revoked.remember(token, { clientId: `app-${i}` }, epoch() + 600);
+  // before the write: from memory, not from storage
+  const [here, elsewhere] = await Promise.all([revoked.find('token-b-0123456789'), new RevokedTokens(adapter).find('token-b-0123456789')]);
+  expect(here).toEqual({ clientId: 'app-1', accountId: undefined, site: undefined });
+  expect(elsewhere).toBeUndefined();
+
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(batches).toHaveLength(1);
+  expect(batches[0]!.map((w) => [w.model, w.payload])).toEqual(tokens.map((_, i) => [REVOKED_TOKEN_MODEL, { clientId: `app-${i}` }]));
+  // while the write is under way: still found here
+  expect(await revoked.find('token-c-0123456789')).toEqual({ clientId: 'app-2', accountId: undefined, site: undefined });
+  release();
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(await new RevokedTokens(adapter).find('token-c-0123456789')).toEqual({ clientId: 'app-2', accountId: undefined, site: undefined });
+  await revoked.flush();
+  expect(batches).toHaveLength(1);
 });
