@@ -48,7 +48,12 @@ const UNKNOWN_CLIENT_EVENTS: ReadonlySet<string> = new Set(['metadata_document.f
 const identity = (entry: TraceEntry): string => `${entry.at} ${entry.event} ${entry.requestId ?? ''} ${entry.summary}`;
 
 interface Queue {
-  entries: TraceEntry[];
+  /**
+   * the events waiting, newest last: an event becomes an entry (its explanation written out)
+   * only when written or read, so that under load the events a full queue drops cost nothing
+   * more; at most twice the entries kept, trimmed to those kept when it reaches that
+   */
+  entries: PlatformAuthEvent[];
   /** the entries of the write under way */
   inFlight: readonly TraceEntry[];
   timer: NodeJS.Timeout | undefined;
@@ -96,8 +101,8 @@ export class TraceRecorder implements EventSink {
       queue = { entries: [], inFlight: [], timer: undefined, writing: undefined, lastWrite: -Infinity };
       this.#queues.set(clientId, queue);
     }
-    queue.entries.push(toTraceEntry(event));
-    if (queue.entries.length > this.#max) queue.entries.shift();
+    queue.entries.push(event);
+    if (queue.entries.length >= 2 * this.#max) queue.entries.splice(0, queue.entries.length - this.#max);
     this.#schedule(clientId, queue);
   }
 
@@ -105,7 +110,7 @@ export class TraceRecorder implements EventSink {
   async read(clientId: string): Promise<TraceEntry[]> {
     const stored = await this.#store.read(clientId);
     const queue = this.#queues.get(clientId);
-    const local = queue ? [...queue.inFlight, ...queue.entries] : [];
+    const local = queue ? [...queue.inFlight, ...this.#kept(queue.entries)] : [];
     if (local.length === 0) return stored.slice(0, this.#max);
     // a write that ended while storage was read has its entries in both
     const seen = new Set(stored.map(identity));
@@ -119,7 +124,8 @@ export class TraceRecorder implements EventSink {
     const stored = await this.#store.tracedClients();
     const local = [...this.#touched.values()];
     for (const [clientId, queue] of this.#queues) {
-      const last = queue.entries.at(-1) ?? queue.inFlight.at(-1);
+      const newest = queue.entries.at(-1);
+      const last = newest ? toTraceEntry(newest) : queue.inFlight.at(-1);
       if (last) local.push({ clientId, at: last.at, outcome: last.outcome, summary: last.summary });
     }
     const latest = new Map<string, TracedClient>();
@@ -192,7 +198,7 @@ export class TraceRecorder implements EventSink {
   }
 
   #write(clientId: string, queue: Queue): Promise<void> {
-    const batch = queue.entries;
+    const batch = this.#kept(queue.entries);
     queue.entries = [];
     queue.inFlight = batch;
     const last = batch.at(-1);
@@ -209,6 +215,11 @@ export class TraceRecorder implements EventSink {
       else if (queue.entries.length === 0) this.#drop(clientId, queue);
     });
     return queue.writing;
+  }
+
+  /** The entries of the newest `max` of `events`. */
+  #kept(events: readonly PlatformAuthEvent[]): TraceEntry[] {
+    return events.slice(-this.#max).map(toTraceEntry);
   }
 
   /** Notes a written client for the list of traced clients, written at most every TRACE_INDEX_INTERVAL_MS. */

@@ -49,6 +49,27 @@ it('writes the first entry at once and batches the next ones of the same client'
   expect((await store.read('busy-app')).map((e) => e.requestId)).toEqual((await recorder.read('busy-app')).map((e) => e.requestId));
 });
 
+it('explains only the events it keeps: under load a full queue drops the rest unexplained', async () => {
+  const { store, appends } = countingStore(10);
+  const recorder = new TraceRecorder({ store, entries: 10, logger: silent });
+  recorder.record(rotated('busy-app'));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  // while the interval after that write runs, 500 more events of the client arrive
+  let explained = 0;
+  for (let i = 0; i < 500; i += 1) {
+    const event = rotated('busy-app');
+    // toTraceEntry reads `at` (for the entry's time); record() does not
+    recorder.record(Object.defineProperty({ ...event }, 'at', { get: () => { explained += 1; return event.at; } }) as PlatformAuthEvent);
+  }
+  expect(explained).toBe(0);
+  const newest = (await recorder.read('busy-app')).map((e) => e.requestId);
+  expect(newest).toEqual(Array.from({ length: 10 }, (_, i) => `r${at - i}`));
+  await recorder.flush();
+  expect(appends).toEqual([1, 10]);
+  // the read and the write explained the 10 kept, each once
+  expect(explained).toBe(20);
+});
+
 it('waits an interval after a write before the next one of the same client', async () => {
   const { store, appends } = countingStore();
   const recorder = new TraceRecorder({ store, entries: 50, logger: silent });
