@@ -2,6 +2,8 @@
  * The member-data service over a recording fake source: the member it asks for, formats,
  * batching, and the demo data walked through every page.
  */
+import { jest } from '@jest/globals';
+
 import { createDemoMemberData } from '../../examples/host/member-data.ts';
 import { MemberDataInputError, createMemberDataService, formatMoney, toIsoInstant } from '../../lib/member-data/index.ts';
 import type {
@@ -94,6 +96,27 @@ describe('values', () => {
 
   it('refuses a value that is not a point in time', () => {
     expect(() => toIsoInstant('next tuesday')).toThrow(TypeError);
+  });
+
+  it('formats an instant it has seen once: the same dates answer after answer', () => {
+    const toIso = jest.spyOn(Date.prototype, 'toISOString');
+    try {
+      const at = Date.UTC(2031, 4, 6, 7, 8, 9, 10);
+      expect(toIsoInstant(new Date(at))).toBe('2031-05-06T07:08:09.010Z');
+      for (let i = 0; i < 50; i += 1) {
+        expect(toIsoInstant(new Date(at))).toBe('2031-05-06T07:08:09.010Z');
+        expect(toIsoInstant('2031-05-06T07:08:09Z')).toBe('2031-05-06T07:08:09.000Z');
+      }
+      // a Date changed after it was formatted is formatted by its new time
+      const moved = new Date(at);
+      moved.setUTCFullYear(2032);
+      expect(toIsoInstant(moved)).toBe('2032-05-06T07:08:09.010Z');
+      expect(toIso).toHaveBeenCalledTimes(3);
+      expect(() => toIsoInstant(new Date(Number.NaN))).toThrow(TypeError);
+      expect(() => toIsoInstant('next tuesday')).toThrow(TypeError);
+    } finally {
+      toIso.mockRestore();
+    }
   });
 
   it('formats money as an exact decimal in the currency\'s major unit', () => {
