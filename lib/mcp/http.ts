@@ -91,13 +91,17 @@ const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mc
  * call; a client that goes away closes the exchange's server instead (lib/mcp/endpoint.ts).
  */
 export function toWebRequest(ctx: Context, origin: string): Request {
-  const headers = new Headers();
+  // a plain record: the Request copies its init's headers into a Headers of its own, so a
+  // Headers built here would be filled (and each value validated) twice
+  const headers: Record<string, string> = {};
+  const given = ctx.req.headers;
   for (const name of TRANSPORT_HEADERS) {
-    const value = ctx.req.headers[name];
-    if (typeof value === 'string') headers.set(name, value);
+    const value = given[name];
+    if (typeof value === 'string') headers[name] = value;
   }
-  for (const [name, value] of Object.entries(ctx.req.headers)) {
-    if (name.startsWith('mcp-param-') && typeof value === 'string') headers.set(name, value);
+  for (const name in given) {
+    const value = given[name];
+    if (name.startsWith('mcp-param-') && typeof value === 'string') headers[name] = value;
   }
   return new Request(`${origin}${ctx.url}`, { method: ctx.method, headers });
 }
