@@ -109,6 +109,13 @@ const COMMAND_TIMEOUT_MS = 3_000;
  * comment documents. Calls that do not settle in time reject with StorageUnavailableError.
  */
 const CALL_TIMEOUT_MS = 3_000;
+/**
+ * How often the calls under way are checked against their deadline. One shared check rather
+ * than a timer and a race per call (~4 promises and a timer-list insertion each, on every
+ * command): a call is given CALL_TIMEOUT_MS minus one interval, so it settles within
+ * CALL_TIMEOUT_MS all the same.
+ */
+const DEADLINE_CHECK_MS = 100;
 
 const epoch = () => Math.floor(Date.now() / 1000);
 
@@ -300,6 +307,12 @@ interface Scripts {
 type Client = (Redis | Cluster) & Scripts;
 type Command = [name: string, ...args: (string | number)[]];
 
+/** A call of the store under way, and when it times out (performance.now() time). */
+interface PendingCall {
+  readonly reject: (error: Error) => void;
+  readonly expiresAt: number;
+}
+
 /** One client and key space shared by the adapters of every model of one provider. */
 class RedisStore {
   readonly client: Client;
@@ -371,28 +384,48 @@ class RedisStore {
    * and no call takes longer than CALL_TIMEOUT_MS: with auto-pipelining, a command issued
    * behind a stuck pipeline waits unsent, its commandTimeout not started yet.
    */
-  async call<T>(operation: (client: Client) => Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new StorageUnavailableError('redis: timeout')), CALL_TIMEOUT_MS);
+  call<T>(operation: (client: Client) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const call: PendingCall = { reject, expiresAt: performance.now() + CALL_TIMEOUT_MS - DEADLINE_CHECK_MS };
+      this.#calls.add(call);
+      this.#deadlineCheck ??= setInterval(() => this.#expireCalls(), DEADLINE_CHECK_MS).unref();
+      // once timed out, what the command still does is ignored (a settled promise stays settled)
+      const settle = (value: T) => {
+        this.#calls.delete(call);
+        resolve(value);
+      };
+      const fail = (error: unknown) => {
+        this.#calls.delete(call);
+        reject(toStorageError(error));
+      };
+      // no await (a promise and a turn) on every call once connected
+      const connecting = this.ready();
+      const run = () => {
+        try {
+          operation(this.client).then(settle, fail);
+        } catch (error) {
+          fail(error);
+        }
+      };
+      if (connecting) connecting.then(run, fail);
+      else run();
     });
-    try {
-      // the loser's later rejection is handled by race: never an unhandled rejection
-      return await Promise.race([this.#attempt(operation), deadline]);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
-  async #attempt<T>(operation: (client: Client) => Promise<T>): Promise<T> {
-    // no await (a promise and a turn) on every call once connected
-    const connecting = this.ready();
-    if (connecting) await connecting;
-    try {
-      return await operation(this.client);
-    } catch (error) {
-      throw toStorageError(error);
+  /** calls under way, oldest first (a Set keeps insertion order) */
+  readonly #calls = new Set<PendingCall>();
+  #deadlineCheck: NodeJS.Timeout | undefined;
+
+  #expireCalls(): void {
+    const now = performance.now();
+    for (const call of this.#calls) {
+      // the rest were made later
+      if (call.expiresAt > now) return;
+      this.#calls.delete(call);
+      call.reject(new StorageUnavailableError('redis: timeout'));
     }
+    clearInterval(this.#deadlineCheck);
+    this.#deadlineCheck = undefined;
   }
 
   /** Runs commands as one MULTI, or on a Cluster (keys in different slots) one by one. */
