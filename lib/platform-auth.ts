@@ -34,6 +34,7 @@ import { dispatchToProvider } from './provider/dispatch.ts';
 import type { ProviderDispatch } from './provider/dispatch.ts';
 import { openRegistrationLimits } from './registration/open.ts';
 import { restrictedRegistration } from './registration/restricted.ts';
+import { afterProviderAnswer } from './provider/after-answer.ts';
 import { applyAnswerRules } from './provider/answer-rules.ts';
 import { logProviderErrors } from './provider/error-log.ts';
 import { registrationRefusalCode } from './policies/client-metadata.ts';
@@ -135,20 +136,24 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   provider.proxy = options.proxy;
   logProviderErrors(provider, options.logger);
   diagnostics.attach(provider);
-  provider.use(cacheDiscovery);
+  // outermost: a storage failure anywhere below, the steps on the answer included, is a 503
   provider.use(providerStorageOutageGuard(options.logger));
-  provider.use(revokeOnForeignReuse(current, options.adapter, diagnostics.foreignRefreshReuse));
-  provider.use(applyAnswerRules([noIdTokenOnRefresh, registrationRefusalCode, ...idTokenAnswerRules(options.idTokens)]));
+  // the policies' work on each answer, in this order, as one middleware (lib/provider/after-answer.ts)
+  provider.use(afterProviderAnswer([
+    // RFC 9700 §4.11.2: no error redirect to a self-registered client before the user has acted
+    withholdErrorRedirects(provider, {
+      configuredClients: new Set(options.clients.map((c) => c.client_id)), isReviewed: options.clientIdMetadataDocuments.isReviewed,
+    }, createProviderErrorRenderer(options.pages, options.logger)),
+    applyAnswerRules([noIdTokenOnRefresh, registrationRefusalCode, ...idTokenAnswerRules(options.idTokens)]),
+    revokeOnForeignReuse(current, options.adapter, diagnostics.foreignRefreshReuse),
+    cacheDiscovery,
+  ]));
   if (answeredBy('registration', options) === 'provider') {
     // Variant B: body size and per-address rate, before the provider reads the body
     provider.use(openRegistrationLimits({
       adapter: options.adapter, rateLimit: options.registration.rateLimit, proxy: options.proxy, proxyHops: options.proxyHops,
     }));
   }
-  // RFC 9700 §4.11.2: no error redirect to a self-registered client before the user has acted
-  provider.use(withholdErrorRedirects(provider, {
-    configuredClients: new Set(options.clients.map((c) => c.client_id)), isReviewed: options.clientIdMetadataDocuments.isReviewed,
-  }, createProviderErrorRenderer(options.pages, options.logger)));
 
   const metadataUrl = resourceMetadataUrl(options.baseUrl);
   const bearer = new BearerVerifier(provider, options.baseUrl);

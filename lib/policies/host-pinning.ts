@@ -15,7 +15,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 
-import type { Middleware } from 'koa';
+import type { AfterAnswer } from './provider-answer.ts';
 
 /** What the pin reads of the resolved options. */
 export interface HostPinning {
@@ -52,9 +52,8 @@ export function createHostPin(pinning: HostPinning): (req: IncomingMessage) => (
   };
 }
 
-/** Provider middleware: a successful discovery answer may be kept by shared caches. */
-export const cacheDiscovery: Middleware = async function cacheDiscovery(ctx, next) {
-  await next();
+/** On the provider's answer (lib/provider/after-answer.ts): a successful discovery answer may be kept by shared caches. */
+export const cacheDiscovery: AfterAnswer = function cacheDiscovery(ctx) {
   const route = (ctx as { oidc?: { route?: string } }).oidc?.route;
   if (route === 'discovery' && ctx.status === 200) ctx.set('Cache-Control', DISCOVERY_CACHE_CONTROL);
 };

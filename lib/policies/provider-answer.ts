@@ -2,9 +2,12 @@
  * The shape of an oidc-provider answer that a response rule may adjust after the provider
  * has written it (a rule the provider offers no setting for, such as "no `id_token` on
  * refresh"). lib/provider/answer-rules.ts runs the rules; each rule lives with its policy.
+ * Policies that need the whole context of the answer (headers, the client, storage work)
+ * give an {@link AfterAnswer} step instead, run by lib/provider/after-answer.ts.
  *
  * @module
  */
+import type { Context } from 'koa';
 
 export interface ProviderAnswer {
   /** oidc-provider's route name (`token`, `discovery`, `registration`, …) */
@@ -17,3 +20,9 @@ export interface ProviderAnswer {
 }
 
 export type AnswerRule = (answer: ProviderAnswer) => void;
+
+/**
+ * A look at (and a change to) the provider's answer, once written to the context; a promise
+ * only when there is work to wait for.
+ */
+export type AfterAnswer = (ctx: Context) => void | Promise<void>;

@@ -35,13 +35,14 @@
  *
  * @module
  */
-import type { Context, Middleware, Next } from 'koa';
+import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
 import type { ErrorOut, KoaContextWithOIDC } from 'oidc-provider';
 
 import { isLoopbackUri } from '../constants.ts';
 import { clientAudience } from './audience.ts';
 import type { AudienceClient } from './audience.ts';
+import type { AfterAnswer } from './provider-answer.ts';
 
 /**
  * Writes the error page: the provider's `renderError` (`createProviderErrorRenderer` of
@@ -102,30 +103,33 @@ function requestedRedirectUri(ctx: KoaContextWithOIDC): unknown {
 }
 
 /**
- * Provider middleware (`provider.use`) that replaces an error redirect of the authorization
- * endpoint by the error page `renderError` writes, for an untrusted client and a redirect URI
- * that is not a loopback one. Listens to the provider's error events to learn each request's
- * error.
+ * On the provider's answer (lib/provider/after-answer.ts): replaces an error redirect of the
+ * authorization endpoint by the error page `renderError` writes, for an untrusted client and
+ * a redirect URI that is not a loopback one. Listens to the provider's error events to learn
+ * each request's error.
  */
-export function withholdErrorRedirects(provider: Provider, trust: RedirectTrust, renderError: RenderErrorPage): Middleware {
+export function withholdErrorRedirects(provider: Provider, trust: RedirectTrust, renderError: RenderErrorPage): AfterAnswer {
   const errors = new WeakMap<object, ProviderError>();
   const remember = (ctx: object, err: Error) => { errors.set(ctx, err); };
   provider.on('authorization.error', remember);
   provider.on('server_error', remember);
 
-  return async function noRedirectBeforeTrust(ctx: Context, next: Next) {
-    await next();
-    const err = errors.get(ctx);
-    const oidcCtx = ctx as unknown as KoaContextWithOIDC;
-    if (!err || oidcCtx.oidc?.route !== 'authorization') return;
-    const client = oidcCtx.oidc.client as RedirectTrustClient | undefined;
-    const redirectUri = requestedRedirectUri(oidcCtx);
-    // otherwise the provider rendered its page itself (no client, no redirect_uri, or an error it never redirects)
-    if (!client || typeof redirectUri !== 'string' || err.allow_redirect !== true) return;
+  async function withhold(ctx: Context, err: ProviderError, client: RedirectTrustClient, redirectUri: string): Promise<void> {
     if (await mayRedirectError(client, redirectUri, trust)) return;
     ctx.remove('Location');
     // prompt=none errors carry 303, the status of the redirect they were meant for
     ctx.status = typeof err.statusCode === 'number' && err.statusCode >= 400 ? err.statusCode : 400;
-    await renderError(oidcCtx, publicError(err), err);
+    await renderError(ctx as unknown as KoaContextWithOIDC, publicError(err), err);
+  }
+
+  return function noRedirectBeforeTrust(ctx) {
+    const err = errors.get(ctx);
+    const oidcCtx = ctx as unknown as KoaContextWithOIDC;
+    if (!err || oidcCtx.oidc?.route !== 'authorization') return undefined;
+    const client = oidcCtx.oidc.client as RedirectTrustClient | undefined;
+    const redirectUri = requestedRedirectUri(oidcCtx);
+    // otherwise the provider rendered its page itself (no client, no redirect_uri, or an error it never redirects)
+    if (!client || typeof redirectUri !== 'string' || err.allow_redirect !== true) return undefined;
+    return withhold(ctx, err, client, redirectUri);
   };
 }

@@ -27,12 +27,13 @@
  *
  * @module
  */
-import type { Middleware } from 'koa';
+import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
 
 import type { Adapter, AdapterFactory, AdapterPayload, PutRecords, RecordWrite } from '../../adapters/types.ts';
 import { decorateModel, DelegatingAdapter } from '../storage/model-decorator.ts';
 import { revokeOrphanedGrant } from './deleted-clients.ts';
+import type { AfterAnswer } from './provider-answer.ts';
 
 /** The storage model of the used-generation records. */
 export const REFRESH_USE_MODEL = 'RefreshTokenUse';
@@ -149,25 +150,19 @@ export function withRefreshGrace<F extends AdapterFactory>(factory: F, options: 
 }
 
 /**
- * Provider middleware: a rotated refresh token presented by another client than its own is
- * reuse by someone who should not hold it, so its grant is revoked (oidc-provider only
- * answers `invalid_grant "client mismatch"` there).
+ * On the provider's answer (lib/provider/after-answer.ts): a rotated refresh token presented
+ * by another client than its own is reuse by someone who should not hold it, so its grant is
+ * revoked (oidc-provider only answers `invalid_grant "client mismatch"` there).
  */
 export function revokeOnForeignReuse(
   provider: () => Provider,
   adapter: AdapterFactory,
   /** told of each grant revoked so, for `refresh.reuse_detected` */
-  onReuse?: (ctx: Parameters<Middleware>[0], owner: { clientId?: string; accountId?: string }) => void,
-): Middleware {
+  onReuse?: (ctx: Context, owner: { clientId?: string; accountId?: string }) => void,
+): AfterAnswer {
   const refreshTokens = adapter('RefreshToken');
-  return async function foreignRefreshReuse(ctx, next) {
-    await next();
-    const oidc = (ctx as { oidc?: { route?: string; params?: Record<string, unknown>; client?: { clientId: string } } }).oidc;
-    if (oidc?.route !== 'token' || oidc.params?.grant_type !== 'refresh_token' || ctx.status !== 400) return;
-    if ((ctx.body as { error?: unknown } | undefined)?.error !== 'invalid_grant') return;
-    const value = oidc.params.refresh_token;
-    const presenter = oidc.client?.clientId;
-    if (typeof value !== 'string' || presenter === undefined) return;
+
+  async function revokeIfForeign(ctx: Context, value: string, presenter: string): Promise<void> {
     // the raw record (oidc-provider answers only "grant request is invalid" for a client mismatch)
     const stored = (await refreshTokens.find(value) ?? undefined) as (RefreshPayload & { clientId?: string }) | undefined;
     if (!stored?.grantId || stored.clientId === presenter) return;
@@ -175,5 +170,15 @@ export function revokeOnForeignReuse(
       await revokeOrphanedGrant(provider(), stored.grantId);
       onReuse?.(ctx, { clientId: stored.clientId, accountId: (stored as { accountId?: string }).accountId });
     }
+  }
+
+  return function foreignRefreshReuse(ctx) {
+    const oidc = (ctx as { oidc?: { route?: string; params?: Record<string, unknown>; client?: { clientId: string } } }).oidc;
+    if (oidc?.route !== 'token' || oidc.params?.grant_type !== 'refresh_token' || ctx.status !== 400) return undefined;
+    if ((ctx.body as { error?: unknown } | undefined)?.error !== 'invalid_grant') return undefined;
+    const value = oidc.params.refresh_token;
+    const presenter = oidc.client?.clientId;
+    if (typeof value !== 'string' || presenter === undefined) return undefined;
+    return revokeIfForeign(ctx, value, presenter);
   };
 }

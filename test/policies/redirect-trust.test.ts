@@ -14,6 +14,7 @@ import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 
 import { renderProviderError } from '../../lib/pages/error-page.ts';
+import { afterProviderAnswer } from '../../lib/provider/after-answer.ts';
 import { isTrustedClient, mayRedirectError, withholdErrorRedirects } from '../../lib/policies/redirect-trust.ts';
 import type { RedirectTrust, RedirectTrustClient, RenderErrorPage } from '../../lib/policies/redirect-trust.ts';
 
@@ -100,7 +101,7 @@ describe('withholdErrorRedirects', () => {
 
   function setup(renderError: RenderErrorPage = renderProviderError) {
     const provider = new EventEmitter();
-    const middleware = withholdErrorRedirects(provider as unknown as Provider, trust, renderError);
+    const middleware = afterProviderAnswer([withholdErrorRedirects(provider as unknown as Provider, trust, renderError)]);
     return { provider, middleware };
   }
 
