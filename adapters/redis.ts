@@ -195,21 +195,28 @@ indexGrant(KEYS[1], ARGV[1], ARGV[2])
 return 1
 `;
 
-// A record and its indexes in one script (single Redis only: the keys are in different
-// Cluster slots). One command instead of MULTI, SET, index writes and EXEC: a refresh
-// writes three records, and on a shared machine each command's client-side cost counts.
-// KEYS[1] the record, then the uid/userCode index keys, then the grant index if ARGV[4] is
-// '1'; ARGV[1] the JSON, ARGV[2] TTL in seconds or '', ARGV[3] the record's id.
+// Records and their indexes in one script (single Redis only: the keys are in different
+// Cluster slots). One command instead of MULTI, SET, index writes and EXEC per record, and
+// one for all the records written in one turn (a refresh writes its access and refresh
+// token together): on a shared machine each command's client-side cost counts.
+// ARGV[1] the number of records; then, per record, five ARGV: how many KEYS are its own,
+// its JSON, its TTL in seconds or '', its id, and '1' if its last key is a grant index. Its
+// KEYS, in turn: the record, its uid/userCode index keys, then the grant index if any.
 const UPSERT_LUA = `${INDEX_GRANT_FUNCTION}
-local ttl = ARGV[2]
-local last = #KEYS
-if ARGV[4] == '1' then last = last - 1 end
-for i = 1, last do
-  local value = ARGV[3]
-  if i == 1 then value = ARGV[1] end
-  if ttl == '' then redis.call('SET', KEYS[i], value) else redis.call('SET', KEYS[i], value, 'EX', ttl) end
+local k, a = 1, 2
+for _ = 1, tonumber(ARGV[1]) do
+  local count, ttl, grant = tonumber(ARGV[a]), ARGV[a + 2], ARGV[a + 4] == '1'
+  local last = k + count - 1
+  if grant then last = last - 1 end
+  for i = k, last do
+    local value = ARGV[a + 3]
+    if i == k then value = ARGV[a + 1] end
+    if ttl == '' then redis.call('SET', KEYS[i], value) else redis.call('SET', KEYS[i], value, 'EX', ttl) end
+  end
+  if grant then indexGrant(KEYS[k + count - 1], KEYS[k], ttl) end
+  k = k + count
+  a = a + 5
 end
-if ARGV[4] == '1' then indexGrant(KEYS[#KEYS], KEYS[1], ttl) end
 return 1
 `;
 
@@ -307,6 +314,14 @@ interface Scripts {
 type Client = (Redis | Cluster) & Scripts;
 type Command = [name: string, ...args: (string | number)[]];
 
+/** A record write waiting to be sent with the others of its turn (RedisStore.upsertRecord). */
+interface QueuedUpsert {
+  readonly keys: readonly string[];
+  readonly args: readonly (string | number)[];
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
 /** A call of the store under way, and when it times out (performance.now() time). */
 interface PendingCall {
   readonly reject: (error: Error) => void;
@@ -385,6 +400,9 @@ class RedisStore {
    * behind a stuck pipeline waits unsent, its commandTimeout not started yet.
    */
   call<T>(operation: (client: Client) => Promise<T>): Promise<T> {
+    // commands go out in the order they were asked for: record writes waiting to be sent
+    // together go first (a read of a record written in the same turn sees the write)
+    if (this.#upserts.length > 0) this.#writeUpserts();
     return new Promise<T>((resolve, reject) => {
       const call: PendingCall = { reject, expiresAt: performance.now() + CALL_TIMEOUT_MS - DEADLINE_CHECK_MS };
       this.#calls.add(call);
@@ -410,6 +428,36 @@ class RedisStore {
       if (connecting) connecting.then(run, fail);
       else run();
     });
+  }
+
+  /**
+   * Writes a record and its indexes (single Redis): with the other records written in this
+   * turn, as one script, sent at the end of the turn or before any other command of this
+   * store, whichever comes first. `keys` and `args` as one record of UPSERT_LUA.
+   */
+  upsertRecord(keys: readonly string[], args: readonly (string | number)[]): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (this.#upserts.push({ keys, args, resolve, reject }) === 1) process.nextTick(() => this.#writeUpserts());
+    });
+  }
+
+  /** record writes of this turn not sent yet */
+  #upserts: QueuedUpsert[] = [];
+
+  #writeUpserts(): void {
+    const batch = this.#upserts;
+    if (batch.length === 0) return;
+    this.#upserts = [];
+    const keys: string[] = [];
+    const args: (string | number)[] = [batch.length];
+    for (const upsert of batch) {
+      keys.push(...upsert.keys);
+      args.push(upsert.keys.length, ...upsert.args);
+    }
+    this.call((client) => client.platformAuthUpsert(keys.length, ...keys, ...args)).then(
+      () => { for (const upsert of batch) upsert.resolve(); },
+      (error: unknown) => { for (const upsert of batch) upsert.reject(error); },
+    );
   }
 
   /** calls under way, oldest first (a Set keeps insertion order) */
@@ -589,7 +637,7 @@ class RedisAdapter implements Adapter, CompareAndSet {
       if (payload.uid) keys.push(store.indexKey('uid', this.#model, payload.uid));
       if (payload.userCode) keys.push(store.indexKey('userCode', this.#model, payload.userCode));
       if (indexesGrant) keys.push(store.grantIndexKey(payload.grantId!));
-      await store.call((client) => client.platformAuthUpsert(keys.length, ...keys, JSON.stringify(payload), ttl ?? '', id, indexesGrant ? '1' : '0'));
+      await store.upsertRecord(keys, [JSON.stringify(payload), ttl ?? '', id, indexesGrant ? '1' : '0']);
       return;
     }
     // a Cluster: the record and its indexes are in different slots, one command each
