@@ -31,16 +31,6 @@ const MCP_MODERN = '(2026-11-24 00:45-00:56 UTC, HEAD 4d0abb3, which has the /mc
   + 'a baseline variant that calls isLegacyRequest before handler.fetch for the double classification; the same '
   + 'scenario on Redis (JSON.parse instead of structuredClone) for the memory adapter\'s copy.';
 
-const MCP_LEGACY_CALL = '(2026-11-24 00:45 UTC, HEAD 4d0abb3, same run as the 2026-07-28 note; the legacy path was '
-  + 'not profiled again) MCP 2025-11-25 member tools/call against the v1 SDK\'s per-request example: 1.08 by '
-  + 'throughput, 1.13 by server CPU (510 vs 580 µs), not the 1.33 of the 2026-11-21 run (15dbd65, lib then on the v1 '
-  + 'SDK); legacy tools/list kept its ratio (1.96, CPU-cost 1.96, vs 1.74). Ours\' legacy path runs the same code '
-  + 'before serve as the modern one, so the ours-only costs profiled there apply (bearer verification ~38 µs, '
-  + 'isLegacyRequest ~29 µs, promise hooks ~28 µs, writeWebResponse\'s copy); on top it connects a '
-  + 'WebStandardStreamableHTTPServerTransport per request (handleRequest 10.8% inclusive in the 2026-11-24 profile at '
-  + '2d4570c). The v1 baseline\'s per-request server is cheap enough (20.6% of its time at 2d4570c) that skipping it '
-  + 'leaves ~1.1-1.2×.';
-
 const RESIDENT_MEMORY = '(2026-11-21, HEAD ad51695) not data the server holds: the JS heap after GC stays flat or '
   + 'shrinks (discovery 37 → 31 MB) while RSS rises 40-50% between the 10k and 100k samples, in bare oidc-provider as '
   + 'much as in ours, and only on requests that reach the provider (ours\' own UserInfo and Koa hello stay flat over '
@@ -71,33 +61,6 @@ const REFRESH_THIS_ROUND = '(2026-11-24 03:35-04:03 UTC: the bench run (results 
   + '(memory) and 1.03 (Redis), so not them. Next: a memory adapter that stores records frozen instead of cloning them '
   + 'twice, and one provider middleware instead of the six that each wrap the token endpoint.';
 
-const MCP_MEMBER_CALL_MEMORY = '(2026-11-24 07:20-08:46 UTC, nothing else running; this machine ran about twice as fast '
-  + 'today as in the runs of the note before, the baseline\'s 444 µs per call against 837) member tools/call against the '
-  + 'v2 SDK\'s own createMcpHandler at 7f4a24d: memory 1.349 (CPU-cost 1.475, 302 vs 444 µs), Redis 1.550 (1.691, 263 vs '
-  + '440 µs), met. The earlier gap between the stores (620 vs 450 µs) has mostly closed: ours on memory went from 605 to '
-  + '~290 µs, and runs at 759d897 (after the memory adapter\'s Map fix, 8e287dc) and 0f8adaf gave 1.406 (1.534) and 1.382 '
-  + '(1.496). Profile at 759d897 (memory, 3 pairs, ours 21.4 s busy): the tool\'s own work, which the baseline shares, is '
-  + 'the largest item of ours (member-data toIsoInstant 4.1%, toolResult JSON 2.9%, the SDK\'s SdkError stack capture on '
-  + 'every server close 3.0%, zod 5.4%); ours-only code is spread thin (toWebRequest 3.8% inclusive, writeWebResponse '
-  + '4.0%, events observe 3.5%, bearer verify 3.0%, outage guard 2.8%). writev cost ours 1.4x the baseline per request '
-  + 'because the answer was decoded to text and encoded again; 0f8adaf passes the bytes through. The throughput ratio '
-  + 'runs ~0.12 below the CPU-cost ratio because the load generator shares the two cores: 1.5 by throughput needs ours '
-  + 'at ~265 µs on memory. Next: build the web Request without a Headers copy, and cache a date\'s ISO text in the '
-  + 'member-data service.';
-
-const REFRESH_THIS_SESSION = '(2026-11-24 05:55-06:10 UTC, the run under test on 6b22cba (lib 9f580c8), 9 pairs, nothing else '
-  + 'running) ours vs bare oidc-provider on refresh: memory 0.816 (CPU-cost 0.832), Redis 0.895 (0.900; 2 of 9 pairs ≥ 0.9, '
-  + 'the 0.5 h before 0.900 and 0.843); Redis vs memory 0.960, met; the grace on vs off 0.949 (0.953) on memory and 0.954 '
-  + '(0.948) on Redis. Profiles of that code (3 pairs each): ours vs bare on Redis, the extra per refresh is GC +7 µs, '
-  + 'socket writes +7 (the grace\'s records), putRecords +3, the opaque token format +3 (ours\' tokens carry more claims), '
-  + 'diagnostics ~5 (toTraceEntry, emit, provider events), promise hooks +2, then 1 µs items (grant last use, answer rules, '
-  + 'token claims, resource check); the grace vs no grace on Redis: writeUtf8String +9 µs (the rotated token written '
-  + 'whole again to add rotatedAt), putRecords +3, consume +1, i.e. ~2.5% of a refresh by profile and 4.6-5.2% by the '
-  + 'bench. Removed this session: the resource indicator\'s URL parse (07c89c6, 4 µs), one of the grace\'s two record '
-  + 'copies and the memory adapter\'s index rewrite (5481a1c). Next: mark a rotated token on the Redis side (a script '
-  + 'that appends rotatedAt to the stored JSON) instead of sending the whole record; fold the five provider middlewares '
-  + 'that wrap every token request into one.';
-
 const LOGIN_THROTTLE = '(2026-11-24 07:00-08:17 UTC, nothing else running) Two causes of the earlier flips, both fixed. '
   + 'Memory: ours with the throttle slowed down within a run (pairs 0.96 falling to 0.72, server CPU per flow 2,387 → '
   + '3,174 µs, at d462853) because the memory adapter removed the throttle\'s account key on every success and wrote it '
@@ -113,14 +76,41 @@ const LOGIN_THROTTLE = '(2026-11-24 07:00-08:17 UTC, nothing else running) Two c
   + 'Redis, ~3.3 storage calls; the rest of its share in the bench is contention for the machine\'s two cores with '
   + 'Redis and the load generator.';
 
+const OAUTH_THIS_COMMIT = '(2026-11-24 10:05-10:18 UTC, run recorded as a4bf91a (the commit at its end; the code measured is 1703f6b, a4bf91a changed docs only), 5 pairs per storage, --profile, nothing else running; '
+  + 'profiles summarised over the measured runs only, which bench/profile-summary.ts now does) ours vs bare oidc-provider on '
+  + 'Redis: refresh 0.872 (CPU-cost 0.876; pairs 0.795-1.044), introspection 0.895 (0.905), revocation 0.866 (0.878, up from '
+  + '0.813 at 3756569); memory: refresh 0.845, introspection 0.862, revocation 0.740. Redis vs memory on refresh 0.814 '
+  + '(met; a refresh is now four Redis commands). Pairs of one run spread by ±10%, so a ratio within ~0.03 of its target '
+  + 'flips between runs. Profiles, extra µs per request of ours over bare on Redis: refresh 221 vs 196 sampled, of which GC '
+  + '+3.9, promise hooks +2.3 (every promise of ours pays them once oidc-provider\'s AsyncLocalStorage has run), the '
+  + 'grace\'s putRecords and consume +1.9, lib/policies +2.8 and lib/events +1.2 in ~1 µs items (grant last use, token '
+  + 'claims, resource check, events); revocation 189 vs 160, of which GC +4.6, ioredis and the adapter +5.8 (the batched '
+  + 'RevokedAccessToken write, now ~2 µs of it), promise hooks and microtasks +4, diagnostics ~3 (token.revoked event, '
+  + 'trace). Nothing left is larger than ~2% of a request: the rest of the gap is the host Koa context and our routing '
+  + 'in front of the provider, and the provider\'s own Koa context, each a few µs.';
+
+const MCP_THIS_COMMIT = '(2026-11-24 10:18-10:26 UTC, run recorded as a4bf91a, code of 1703f6b as in the note above, 5 pairs, memory, --profile) member tools/call vs the v2 '
+  + 'SDK\'s createMcpHandler 1.293 (CPU-cost 1.458, 285 vs 412 µs); legacy (2025-11-25) vs the v1 SDK 1.156 (1.240, 284 '
+  + 'vs 351 µs); tools/list 2.045, met. An earlier run the same morning (b04cc95 lib) gave 1.421 (1.607). Profile, µs per '
+  + 'call, ours vs the v2 baseline (249 vs 333 sampled): ours saves zod (16.5 vs 92.2: no server built per request) and '
+  + 'GC; it pays more for socket writes (writev 40.5 vs 27.4 for the same 8.9 KB answer: ours writes headers and body '
+  + 'with one res.end and a Content-Length, the baseline streams it chunked, and the kernel\'s loopback delivery and the '
+  + 'load generator\'s wake-up are charged to that call on this two-core machine), lib/mcp 18.7 (of which toolResult\'s '
+  + 'JSON, shared, 8), promise hooks 9 (oidc-provider\'s AsyncLocalStorage), token lookup ~14 (oidc-provider find and '
+  + 'the memory adapter\'s JSON copy). Against the v1 baseline the same: writev +15, promise hooks +9, token lookup ~12. '
+  + 'Removed this session: Date#toISOString on every answer (b04cc95, ~11 µs), the Headers copy of the web Request '
+  + '(a4a748c). What remains of ours is the bearer check and the HTTP hand-over, which the no-auth baselines do not do.';
+
 export const FINDINGS: Readonly<Record<string, Finding>> = {
   'mcp-tools-list/ratio': { commit: '4d0abb3', note: MCP_MODERN },
-  'mcp-member-call/ratio/memory': { commit: '7f4a24d', note: MCP_MEMBER_CALL_MEMORY },
-  'mcp-member-call-legacy/ratio': { commit: '4d0abb3', note: MCP_LEGACY_CALL },
+  'mcp-member-call/ratio/memory': { commit: 'a4bf91a', note: MCP_THIS_COMMIT },
+  'mcp-member-call-legacy/ratio': { commit: 'a4bf91a', note: MCP_THIS_COMMIT },
   'discovery/rss': { commit: 'ad51695', note: RESIDENT_MEMORY },
   'introspection/rss': { commit: 'ad51695', note: RESIDENT_MEMORY },
-  'refresh-grace/ratio': { commit: '6b22cba', note: REFRESH_THIS_SESSION },
-  'refresh/ratio': { commit: '6b22cba', note: REFRESH_THIS_SESSION },
+  'refresh-grace/ratio': { commit: 'a4bf91a', note: OAUTH_THIS_COMMIT },
+  'refresh/ratio': { commit: 'a4bf91a', note: OAUTH_THIS_COMMIT },
+  'introspection/ratio': { commit: 'a4bf91a', note: OAUTH_THIS_COMMIT },
+  'revocation/ratio': { commit: 'a4bf91a', note: OAUTH_THIS_COMMIT },
   'login-throttle/ratio/memory': { commit: '7f4a24d', note: LOGIN_THROTTLE },
   'login-throttle/ratio/redis': { commit: '7f4a24d', note: LOGIN_THROTTLE },
   'refresh/redis-vs-memory': { commit: '50b4ad4', note: REFRESH_THIS_ROUND + ' Before this round\'s Redis changes (one script per write, token and grant read together, the rotation in one script): (2026-11-24 00:56 UTC, HEAD 4d0abb3 with the same uncommitted sign-in throttle work as the refresh-grace note, load 2-4 with a jest run on one core) 0.41 by '

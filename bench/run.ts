@@ -87,6 +87,8 @@ async function main(): Promise<number> {
     void Promise.resolve(stopRedis()).finally(() => process.exit(130));
   });
 
+  // the code measured is the code at the start: a commit made during a long run must not be credited with it
+  const runCommit = commit();
   const runId = randomBytes(4).toString('hex');
   const profileDir = settings.profile ? join(RESULTS_DIR, 'profiles', startedAt.replace(/[:.]/g, '-')) : undefined;
   const ctx = {
@@ -114,7 +116,6 @@ async function main(): Promise<number> {
     await stopRedis();
   }
 
-  const runCommit = commit();
   const bench: BenchResults = {
     startedAt,
     finishedAt: new Date().toISOString(),
