@@ -123,6 +123,7 @@ async function main(): Promise<number> {
     settings: {
       pairs: settings.pairs, durationS: settings.durationS, warmupS: settings.warmupS,
       connections: settings.connections, adapters: settings.adapters, only: settings.only,
+      ...(settings.asyncContextFrame ? { asyncContextFrame: true } : {}),
     },
     machine: {
       node: process.version,

@@ -51,6 +51,7 @@ export async function runScenario(scenario: Scenario, storage: StorageKind, ctx:
       jwks: ctx.jwks,
       cookieKeys: ctx.cookieKeys,
       cpuProfileDir: ctx.profileDir,
+      nodeFlags: ctx.settings.asyncContextFrame ? ['--experimental-async-context-frame'] : [],
     })));
     for (const s of started) if (s.status === 'fulfilled') servers.push(s.value);
     const failed = started.find((s) => s.status === 'rejected');

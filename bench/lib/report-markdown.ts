@@ -64,7 +64,7 @@ export function renderMarkdown(results: BenchResults, chartFile: string): string
     `# Benchmark results (${results.mode})`,
     '',
     `${results.startedAt} → ${results.finishedAt}; Node ${machine.node}, ${machine.cpus} × ${machine.cpuModel}; commit ${machine.commit ?? 'unknown'}.`,
-    `${settings.pairs} pairs × ${settings.durationS} s per server (after ${settings.warmupS} s warm-up), ${settings.connections} connections, adapters: ${settings.adapters.join(', ')}${settings.only.length ? `, only: ${settings.only.join(', ')}` : ''}.`,
+    `${settings.pairs} pairs × ${settings.durationS} s per server (after ${settings.warmupS} s warm-up), ${settings.connections} connections, adapters: ${settings.adapters.join(', ')}${settings.only.length ? `, only: ${settings.only.join(', ')}` : ''}.${settings.asyncContextFrame ? ' Every server ran with `--experimental-async-context-frame` (not the default on Node 22).' : ''}`,
     '',
     `> **Noise.** Servers and the load generator share ${machine.cpus} cores, and other work on the machine`,
     `> moves every figure (load average ${machine.loadavgStart.map((l) => l.toFixed(2)).join(' ')} at the start, ${machine.loadavgEnd.map((l) => l.toFixed(2)).join(' ')} at the end).`,

@@ -98,6 +98,8 @@ export interface BenchResults {
     readonly connections: number;
     readonly adapters: readonly string[];
     readonly only: readonly string[];
+    /** the servers ran with --experimental-async-context-frame (absent in older results: no) */
+    readonly asyncContextFrame?: boolean;
   };
   readonly machine: {
     readonly node: string;

@@ -37,11 +37,13 @@ export interface SpawnOptions {
   readonly cookieKeys: string[];
   /** write a V8 CPU profile of the child into this folder when it exits */
   readonly cpuProfileDir?: string;
+  /** more node flags for the child (`--async-context-frame`) */
+  readonly nodeFlags?: readonly string[];
 }
 
 export async function spawnServer(options: SpawnOptions): Promise<ServerProcess> {
   // --expose-gc: RSS samples are taken after a full collection (server-child.ts)
-  const execArgv: string[] = ['--expose-gc'];
+  const execArgv: string[] = ['--expose-gc', ...options.nodeFlags ?? []];
   let cpuProfile: string | undefined;
   if (options.cpuProfileDir) {
     mkdirSync(options.cpuProfileDir, { recursive: true });

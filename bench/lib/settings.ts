@@ -17,6 +17,11 @@ export interface Settings {
   readonly connections: number;
   /** write V8 CPU profiles of every server into bench/results/profiles/<stamp>/ */
   readonly profile: boolean;
+  /**
+   * fork every server with `--experimental-async-context-frame`: AsyncLocalStorage (which
+   * oidc-provider uses) without promise hooks, as Node 24 runs it by default
+   */
+  readonly asyncContextFrame: boolean;
   /** replace the results block of bench/README.md with this run's table */
   readonly updateReadme: boolean;
   /** re-render a saved results JSON (targets re-checked, findings re-read) instead of running */
@@ -33,6 +38,9 @@ export const USAGE = `npm run bench -- [options]
   --warmup <s>            seconds of unmeasured load per server before the first run (default 3, quick 0.3)
   --connections <n>       concurrent connections / virtual users (default 10)
   --profile               CPU-profile every server (node --cpu-prof) into bench/results/profiles/
+  --async-context-frame   run every server with node --experimental-async-context-frame
+                          (AsyncLocalStorage without promise hooks, Node 24's default); the
+                          results say so, and the targets are meant for runs without it
   --update-readme         put this run's tables into bench/README.md
   --from <results.json>   measure nothing: re-check the targets of a saved run and rewrite its
                           report (after editing bench/findings.ts)
@@ -56,7 +64,7 @@ export function parseSettings(argv: readonly string[]): Settings | 'help' {
     const arg = args.shift()!;
     if (!arg.startsWith('--')) throw new UsageError(`unexpected argument ${arg}`);
     const [name, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
-    if (['quick', 'profile', 'update-readme', 'help'].includes(name)) flags.set(name, true);
+    if (['quick', 'profile', 'async-context-frame', 'update-readme', 'help'].includes(name)) flags.set(name, true);
     else if (['only', 'adapter', 'pairs', 'duration', 'warmup', 'connections', 'from'].includes(name)) {
       const value = inline ?? args.shift();
       if (value === undefined) throw new UsageError(`--${name} needs a value`);
@@ -78,6 +86,7 @@ export function parseSettings(argv: readonly string[]): Settings | 'help' {
     warmupS: str('warmup') ? positive('--warmup', str('warmup'), false) : quick ? 0.3 : 3,
     connections: str('connections') ? positive('--connections', str('connections'), true) : 10,
     profile: flags.has('profile'),
+    asyncContextFrame: flags.has('async-context-frame'),
     updateReadme: flags.has('update-readme'),
     from: str('from'),
   };
