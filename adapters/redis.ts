@@ -576,6 +576,10 @@ class RedisStore {
 
   async close(): Promise<void> {
     if (!this.#owned) return;
+    // commands asked for before close() go out before the connection's QUIT: queued record
+    // writes are sent, and auto-pipelined commands leave at the end of this turn (QUIT would not wait)
+    this.#writeUpserts();
+    if (this.#calls.size > 0) await new Promise((resolve) => setImmediate(resolve));
     this.closing = true;
     const { client } = this;
     const { status } = client;

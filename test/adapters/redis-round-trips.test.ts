@@ -100,6 +100,13 @@ describe('redis adapter: commands per operation (single Redis)', () => {
     expect(await access.find('a1')).toBeUndefined();
     expect(await refresh.find('r1')).toBeUndefined();
 
+    // a write asked for in the turn that closes the adapter still lands
+    const closing = createRedisAdapter({ url: server.url, keyPrefix: prefix });
+    await closing('Session').find('warm-up');
+    const written = closing('Session').upsert('last', { at: 1 }, 60);
+    await Promise.all([written, closing.close()]);
+    expect(await factory('Session').find('last')).toEqual({ at: 1 });
+
     // a read asked for after a write of the same turn is sent after it, and sees it
     const [, read] = await Promise.all([access.upsert('a3', { accountId: 'b' }, 60), access.find('a3')]);
     expect(read).toEqual({ accountId: 'b' });
