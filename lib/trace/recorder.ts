@@ -53,7 +53,7 @@ interface Queue {
    * only when written or read, so that under load the events a full queue drops cost nothing
    * more; at most twice the entries kept, trimmed to those kept when it reaches that
    */
-  entries: PlatformAuthEvent[];
+  events: PlatformAuthEvent[];
   /** the entries of the write under way */
   inFlight: readonly TraceEntry[];
   timer: NodeJS.Timeout | undefined;
@@ -98,11 +98,11 @@ export class TraceRecorder implements EventSink {
     let queue = this.#queues.get(clientId);
     if (!queue) {
       if (this.#queues.size >= MAX_QUEUED_CLIENTS) return;
-      queue = { entries: [], inFlight: [], timer: undefined, writing: undefined, lastWrite: -Infinity };
+      queue = { events: [], inFlight: [], timer: undefined, writing: undefined, lastWrite: -Infinity };
       this.#queues.set(clientId, queue);
     }
-    queue.entries.push(event);
-    if (queue.entries.length >= 2 * this.#max) queue.entries.splice(0, queue.entries.length - this.#max);
+    queue.events.push(event);
+    if (queue.events.length >= 2 * this.#max) queue.events.splice(0, queue.events.length - this.#max);
     this.#schedule(clientId, queue);
   }
 
@@ -110,7 +110,7 @@ export class TraceRecorder implements EventSink {
   async read(clientId: string): Promise<TraceEntry[]> {
     const stored = await this.#store.read(clientId);
     const queue = this.#queues.get(clientId);
-    const local = queue ? [...queue.inFlight, ...this.#kept(queue.entries)] : [];
+    const local = queue ? [...queue.inFlight, ...this.#kept(queue.events)] : [];
     if (local.length === 0) return stored.slice(0, this.#max);
     // a write that ended while storage was read has its entries in both
     const seen = new Set(stored.map(identity));
@@ -124,7 +124,7 @@ export class TraceRecorder implements EventSink {
     const stored = await this.#store.tracedClients();
     const local = [...this.#touched.values()];
     for (const [clientId, queue] of this.#queues) {
-      const newest = queue.entries.at(-1);
+      const newest = queue.events.at(-1);
       const last = newest ? toTraceEntry(newest) : queue.inFlight.at(-1);
       if (last) local.push({ clientId, at: last.at, outcome: last.outcome, summary: last.summary });
     }
@@ -147,7 +147,7 @@ export class TraceRecorder implements EventSink {
     for (;;) {
       const pending: [string, Queue][] = [];
       for (const [clientId, queue] of this.#queues) {
-        if (queue.entries.length > 0 || queue.writing) pending.push([clientId, queue]);
+        if (queue.events.length > 0 || queue.writing) pending.push([clientId, queue]);
         else this.#drop(clientId, queue);
       }
       if (pending.length === 0) {
@@ -186,7 +186,7 @@ export class TraceRecorder implements EventSink {
   #arm(clientId: string, queue: Queue, wait: number): void {
     queue.timer = setTimeout(() => {
       queue.timer = undefined;
-      if (queue.entries.length > 0) void this.#write(clientId, queue);
+      if (queue.events.length > 0) void this.#write(clientId, queue);
       else this.#drop(clientId, queue);
     }, wait);
     queue.timer.unref();
@@ -198,8 +198,8 @@ export class TraceRecorder implements EventSink {
   }
 
   #write(clientId: string, queue: Queue): Promise<void> {
-    const batch = this.#kept(queue.entries);
-    queue.entries = [];
+    const batch = this.#kept(queue.events);
+    queue.events = [];
     queue.inFlight = batch;
     const last = batch.at(-1);
     const written = this.#store.append(clientId, batch).then(
@@ -212,7 +212,7 @@ export class TraceRecorder implements EventSink {
       queue.lastWrite = this.#now();
       // the queue stays for one interval, so that a client's next event waits for it
       if (!this.#closed) this.#arm(clientId, queue, TRACE_WRITE_INTERVAL_MS);
-      else if (queue.entries.length === 0) this.#drop(clientId, queue);
+      else if (queue.events.length === 0) this.#drop(clientId, queue);
     });
     return queue.writing;
   }
