@@ -403,6 +403,7 @@ class RedisStore {
     // commands go out in the order they were asked for: record writes waiting to be sent
     // together go first (a read of a record written in the same turn sees the write)
     if (this.#upserts.length > 0) this.#writeUpserts();
+    this.#revoking.clear();
     return new Promise<T>((resolve, reject) => {
       const call: PendingCall = { reject, expiresAt: performance.now() + CALL_TIMEOUT_MS - DEADLINE_CHECK_MS };
       this.#calls.add(call);
@@ -436,6 +437,7 @@ class RedisStore {
    * store, whichever comes first. `keys` and `args` as one record of UPSERT_LUA.
    */
   upsertRecord(keys: readonly string[], args: readonly (string | number)[]): Promise<void> {
+    this.#revoking.clear();
     return new Promise<void>((resolve, reject) => {
       if (this.#upserts.push({ keys, args, resolve, reject }) === 1) process.nextTick(() => this.#writeUpserts());
     });
@@ -556,6 +558,26 @@ class RedisStore {
       : this.call((client) => client.platformAuthPutRecords(keys.length, ...keys, ...args));
     await Promise.all([writing, ...expired.map((write) => this.run([['del', this.recordKey(write.model, write.id)]]))]);
   }
+
+  /**
+   * {@link revokeGrant} for `revokeByGrantId`. oidc-provider revokes a grant by calling it for
+   * each model (access tokens, codes, refresh tokens, …) one after the other, and the first
+   * call already deletes every record of the grant: calls for the same grant asked for in a row,
+   * with no other command of this store in between, share the first one's command (on a
+   * Cluster, its SMEMBERS and deletions).
+   */
+  revokeGrantOnce(grantId: string): Promise<void> {
+    const joined = this.#revoking.get(grantId);
+    if (joined) return joined;
+    // revokeGrant's own call clears the list first
+    const revoking = this.revokeGrant(grantId);
+    this.#revoking.set(grantId, revoking);
+    if (this.#revoking.size === 1) process.nextTick(() => this.#revoking.clear());
+    return revoking;
+  }
+
+  /** grant revocations asked for since this store's last other command (see revokeGrantOnce) */
+  readonly #revoking = new Map<string, Promise<void>>();
 
   /** Deletes the grant's records (but `keepKey`), its index and its Grant record. */
   async revokeGrant(grantId: string, keepKey?: string): Promise<void> {
@@ -704,7 +726,7 @@ class RedisAdapter implements Adapter, CompareAndSet {
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
-    await this.#store.revokeGrant(grantId);
+    await this.#store.revokeGrantOnce(grantId);
   }
 
   async compareAndSet(id: string, expected: AdapterPayload | undefined, next: AdapterPayload | undefined, expiresIn?: number): Promise<boolean> {

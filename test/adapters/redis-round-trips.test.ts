@@ -112,6 +112,26 @@ describe('redis adapter: commands per operation (single Redis)', () => {
     expect(read).toEqual({ accountId: 'b' });
   });
 
+  test('a grant revoked for each model in a row is one command; a command in between starts another', async () => {
+    const models = ['AccessToken', 'AuthorizationCode', 'RefreshToken'].map((name) => factory(name));
+    await models[0]!.upsert('t-g3', { grantId: 'g3' }, 60);
+    await models[2]!.upsert('r-g3', { grantId: 'g3' }, 60);
+    // as oidc-provider's revoke helper does: every model's revokeByGrantId, at once
+    const seen = await commandsDuring(() => Promise.all(models.map((m) => m.revokeByGrantId('g3'))));
+    expect(seen).toEqual(['script']);
+    expect(await models[0]!.find('t-g3')).toBeUndefined();
+    expect(await models[2]!.find('r-g3')).toBeUndefined();
+
+    // a record written between two revocations of its grant is deleted by the second
+    const [, , , after] = await Promise.all([
+      models[0]!.revokeByGrantId('g4'),
+      models[0]!.upsert('t-g4', { grantId: 'g4' }, 60),
+      models[2]!.revokeByGrantId('g4'),
+      Promise.resolve().then(() => models[0]!.find('t-g4')),
+    ]);
+    expect(after).toBeUndefined();
+  });
+
   test('a token and its grant are read in one command; the grant read serves only this turn', async () => {
     const tokens = factory('RefreshToken');
     const grants = factory('Grant');
