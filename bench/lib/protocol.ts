@@ -17,6 +17,8 @@ export interface ChildSpec {
   readonly keyPrefix: string;
   readonly jwks: JWKS;
   readonly cookieKeys: string[];
+  /** where to write the measured runs' time windows when the child is CPU-profiled (bench/profile-summary.ts reads them) */
+  readonly profileWindows?: string;
 }
 
 export interface ServerStats {

@@ -36,22 +36,6 @@ function cpuUs(): number {
   return user + system;
 }
 
-/**
- * The sidecar of this child's CPU profile (`<profile>.windows.json`), when it is profiled:
- * the measured runs' time windows, so that bench/profile-summary.ts can leave out what the
- * profile also holds — start-up, warm-up and preparation (minting thousands of tokens for
- * the revocation scenario costs more than the run it prepares).
- */
-function windowsFile(): string | undefined {
-  const flag = (name: string) => {
-    const at = process.execArgv.indexOf(name);
-    return at >= 0 ? process.execArgv[at + 1] : undefined;
-  };
-  const dir = flag('--cpu-prof-dir');
-  const name = flag('--cpu-prof-name');
-  return dir && name ? `${dir}/${name}.windows.json` : undefined;
-}
-
 /** Monotonic µs, the clock of a V8 CPU profile's `startTime` and sample times. */
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
@@ -87,7 +71,9 @@ async function start(spec: ChildSpec): Promise<void> {
   // (bench/lib/orchestrate.ts): windows of [start, end] in profile time
   const windows: [number, number][] = [];
   let statsAt = 0;
-  const profileWindows = windowsFile();
+  // the profile's sidecar: start-up, warm-up and preparation (minting thousands of tokens for
+  // the revocation scenario costs more than the run it prepares) stay out of the summary
+  const { profileWindows } = spec;
 
   let requests = 0;
   server.on('request', function countRequest() {

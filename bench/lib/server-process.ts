@@ -84,6 +84,7 @@ export async function spawnServer(options: SpawnOptions): Promise<ServerProcess>
     keyPrefix: options.keyPrefix,
     jwks: options.jwks,
     cookieKeys: options.cookieKeys,
+    ...(cpuProfile ? { profileWindows: `${cpuProfile}.windows.json` } : {}),
   };
   child.send({ type: 'init', spec });
   const origin = await waitForReady(child, options.target.id, () => stderr);
