@@ -254,8 +254,10 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
       refuseMisMounted(ctx);
       return Promise.resolve();
     }
-    // the provider's paths and /mcp skip the routers in between: they never answer those paths
-    if (providerDispatch.handles(ctx.path)) return guard!(ctx, () => providerDispatch(ctx, next));
+    // the provider's paths and /mcp skip the routers in between: they never answer those paths.
+    // The provider's paths skip the outage guard too: the provider answers for itself, its own
+    // guard (providerStorageOutageGuard) answers its 503s, and nothing of it is thrown out here
+    if (providerDispatch.handles(ctx.path)) return providerDispatch(ctx, next);
     if (middleware.mcp && ctx.path === ENDPOINTS.mcp.path) return guard!(ctx, () => middleware.mcp!(ctx, next));
     const run = (i: number): Promise<void> => (i < chain.length ? Promise.resolve(chain[i]!(ctx, () => run(i + 1))) : next());
     return run(0);

@@ -13,11 +13,17 @@ import type { AfterAnswer } from '../policies/provider-answer.ts';
 
 /** `steps` in order, after the provider (and the middleware installed after this one) has answered. */
 export function afterProviderAnswer(steps: readonly AfterAnswer[]): Middleware {
-  return async function providerAnswer(ctx, next) {
-    await next();
-    for (const step of steps) {
-      const pending = step(ctx);
-      if (pending) await pending;
-    }
+  // `then`, not an async frame with an await, for the reason the module header gives
+  return function providerAnswer(ctx, next) {
+    return next().then(() => runSteps(steps, ctx, 0));
   };
+}
+
+/** Runs `steps` from `from` on; waits only for a step that returned a promise. */
+function runSteps(steps: readonly AfterAnswer[], ctx: Parameters<AfterAnswer>[0], from: number): Promise<void> | undefined {
+  for (let i = from; i < steps.length; i += 1) {
+    const pending = steps[i]!(ctx);
+    if (pending) return pending.then(() => runSteps(steps, ctx, i + 1));
+  }
+  return undefined;
 }

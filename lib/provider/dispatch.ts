@@ -36,30 +36,38 @@ export function dispatchToProvider(provider: Provider, facts: ServingFacts & Hos
 
   const handles = (path: string) => paths.has(path) || path.startsWith(resumePrefix);
 
-  return Object.assign(async function providerRoutes(ctx: Context, next: Next) {
-    const { path } = ctx;
-    if (!handles(path)) {
-      await next();
-      return;
+  /**
+   * The provider answers on the shared response (headers set on ctx before stay); the pin lasts
+   * until it has, and the host's own middleware after sees the request as it came.
+   */
+  const handOver = (ctx: Context): Promise<void> => {
+    ctx.respond = false;
+    const unpin = pinHost(ctx.req);
+    let answered: Promise<void>;
+    try {
+      answered = handle(ctx.req, ctx.res);
+    } catch (error) {
+      unpin();
+      throw error;
     }
+    return answered.then(unpin, (error: unknown) => {
+      unpin();
+      throw error;
+    });
+  };
+
+  // no async frame: this runs on every request the provider answers (see lib/storage/outage.ts, guard)
+  return Object.assign(function providerRoutes(ctx: Context, next: Next): Promise<void> {
+    const { path } = ctx;
+    if (!handles(path)) return next();
     if (usesBasicClientAuth(ctx)) {
       refuseBasicClientAuth(ctx);
-      return;
+      return Promise.resolve();
     }
     if (path === rfc8414) {
       // RFC 8414 metadata is the provider's discovery document
       ctx.req.url = oidcDiscovery + (ctx.querystring ? `?${ctx.querystring}` : '');
     }
-    const handOver = async () => {
-      ctx.respond = false;
-      const unpin = pinHost(ctx.req);
-      try {
-        await handle(ctx.req, ctx.res);
-      } finally {
-        unpin();
-      }
-    };
-    // headers set on ctx are set on the shared response, which the provider's answer keeps
-    await (path === registration ? registrationCors(ctx, handOver) : handOver());
+    return path === registration ? registrationCors(ctx, () => handOver(ctx)) : handOver(ctx);
   }, { handles });
 }

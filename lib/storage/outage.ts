@@ -97,41 +97,53 @@ function refused(ctx: Context, log: OutageLog, reason: string | undefined): void
   if (diagnostics?.wants('storage.unavailable')) diagnostics.emit({ name: 'storage.unavailable', ...(reason === undefined ? {} : { reason }) }, ctx);
 }
 
-async function guard(ctx: Context, next: () => Promise<unknown>, log: OutageLog): Promise<boolean> {
+/**
+ * Runs `next`; a storage failure under it is answered 503 (and `answered` is not called),
+ * anything else is rethrown. Written with `then`, not as an async function: this guard is on
+ * every request, and under oidc-provider's AsyncLocalStorage each async frame and await adds
+ * promises that the runtime's promise hooks then pay for.
+ */
+function guard(ctx: Context, next: () => Promise<unknown>, log: OutageLog, answered: (ctx: Context) => void): Promise<void> {
+  let running: Promise<unknown>;
   try {
-    await next();
+    running = next();
   } catch (error) {
+    running = Promise.reject(error);
+  }
+  return running.then(() => answered(ctx), (error: unknown) => {
     if (!isStorageUnavailable(error) || ctx.headerSent) throw error;
     refused(ctx, log, reasonOf(error));
     answerStorageUnavailable(ctx);
-    return true;
-  }
-  return false;
+  });
 }
 
 /** Wraps the library's own routers (interactions, UserInfo, Account API, MCP) and the host's routes after them. */
 export function storageOutageGuard(logger: Logger): Middleware {
   const log = outageLog(logger);
-  return async function storageOutage(ctx, next) {
-    if (await guard(ctx, next, log)) return;
-    // the provider answers for itself (ctx.respond false) and its guard has logged
+  // the provider answers for itself (ctx.respond false) and its guard has logged
+  const answered = (ctx: Context) => {
     if (ctx.respond !== false && isOutageAnswer(ctx)) {
       refused(ctx, log, undefined);
       setRetryHeaders(ctx);
     }
+  };
+  return function storageOutage(ctx, next) {
+    return guard(ctx, next, log, answered);
   };
 }
 
 /** Installed with `provider.use()`, before everything else: the same for the provider's own endpoints. */
 export function providerStorageOutageGuard(logger: Logger): Middleware {
   const log = outageLog(logger);
-  return async function providerStorageOutage(ctx, next) {
-    if (await guard(ctx, next, log)) return;
-    // oidc-provider answers no 503 of its own: these are StorageUnavailableError, rendered
-    // by its error handlers as JSON or through renderError as a "this link does not work" page
+  // oidc-provider answers no 503 of its own: these are StorageUnavailableError, rendered
+  // by its error handlers as JSON or through renderError as a "this link does not work" page
+  const answered = (ctx: Context) => {
     if (ctx.status !== 503) return;
     refused(ctx, log, undefined);
     if (ctx.response.is('html')) writeOutagePage(ctx);
     setRetryHeaders(ctx);
+  };
+  return function providerStorageOutage(ctx, next) {
+    return guard(ctx, next, log, answered);
   };
 }
