@@ -84,13 +84,19 @@ class GraceRefreshTokens extends DelegatingAdapter {
     this.#onGraceUsed = options.onGraceUsed;
   }
 
-  override async find(id: string): Promise<AdapterPayload | undefined> {
-    const payload = (await this.inner.find(id) ?? undefined) as RefreshPayload | undefined;
-    if (!payload) return undefined;
-    this.#remember(id, payload);
-    if (payload.rotatedAt === undefined) return payload;
-    // a rotated token: usable again only for a retry or a racing refresh (the rare path)
-    const expired = this.#now() - payload.rotatedAt > this.#grace;
+  override find(id: string): Promise<AdapterPayload | undefined> {
+    // `then`, not an async frame: every refresh and every introspection without a hint reads here
+    return this.inner.find(id).then((found) => {
+      const payload = (found ?? undefined) as RefreshPayload | undefined;
+      if (!payload) return undefined;
+      this.#remember(id, payload);
+      return payload.rotatedAt === undefined ? payload : this.#findRotated(payload);
+    });
+  }
+
+  /** A rotated token: usable again only for a retry or a racing refresh (the rare path). */
+  async #findRotated(payload: RefreshPayload): Promise<AdapterPayload> {
+    const expired = this.#now() - payload.rotatedAt! > this.#grace;
     const successorUsed = !expired && payload.grantId !== undefined
       && await this.#uses.find(useId(payload.grantId, generationOf(payload) + 1)) !== undefined;
     if (expired || successorUsed) return { ...payload, consumed: payload.rotatedAt };
