@@ -44,6 +44,8 @@ describe('noIdTokenOnRefresh', () => {
     const a = answer('token', 'refresh_token');
     noIdTokenOnRefresh(a);
     expect(a.body).toEqual({ access_token: 'at', refresh_token: 'rt' });
+    // what goes on the wire: the answer is serialised as JSON
+    expect(JSON.parse(JSON.stringify(a.body))).toStrictEqual({ access_token: 'at', refresh_token: 'rt' });
   });
 
   it('keeps id_token in an authorization_code answer', () => {
