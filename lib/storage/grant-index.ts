@@ -163,18 +163,17 @@ export class GrantIndex {
    * whole seconds, so a second write would store the same value; a client refreshing in a
    * loop costs one write a second, not one per refresh).
    */
-  async recordUse(grantId: string, at: number): Promise<void> {
+  recordUse(grantId: string, at: number): Promise<void> | undefined {
     const written = this.#written;
-    if (written.get(grantId) === at) return;
+    // nothing to wait for (no promise: this is on every token issued)
+    if (written.get(grantId) === at) return undefined;
     if (written.size >= MAX_REMEMBERED_USES) written.delete(written.keys().next().value!);
     written.set(grantId, at);
-    try {
-      await this.#uses.upsert(grantId, { lastUsedAt: at }, this.#grantSeconds);
-    } catch (error) {
+    return this.#uses.upsert(grantId, { lastUsedAt: at }, this.#grantSeconds).catch((error: unknown) => {
       // not written: the next token of this second writes it
       if (written.get(grantId) === at) written.delete(grantId);
       throw error;
-    }
+    });
   }
 
   /** The second each grant's use was last written by this instance (bounded, oldest dropped first). */
@@ -218,13 +217,14 @@ class IndexedGrants extends IndexingAdapter {
 
 /** The `AccessToken` adapter: issuing a token is a use of its grant. */
 class UseRecordingAccessTokens extends IndexingAdapter {
-  override async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+  override upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
     const { grantId } = payload;
-    const at = typeof payload.iat === 'number' ? payload.iat : this.now();
-    await Promise.all([
-      this.inner.upsert(id, payload, expiresIn as number),
-      typeof grantId === 'string' ? this.index.recordUse(grantId, at) : undefined,
-    ]);
+    const saving = this.inner.upsert(id, payload, expiresIn as number);
+    const using = typeof grantId === 'string'
+      ? this.index.recordUse(grantId, typeof payload.iat === 'number' ? payload.iat : this.now())
+      : undefined;
+    // no async frame and no Promise.all when the use of this second is already written (the usual case)
+    return using ? Promise.all([saving, using]).then(() => undefined) : saving;
   }
 }
 
