@@ -7,14 +7,15 @@
  *
  * @module
  */
+import { leaveOut } from './provider-answer.ts';
 import type { AnswerRule, ProviderAnswer } from './provider-answer.ts';
 
 function withoutIdTokens(answer: ProviderAnswer): void {
   if (answer.route === 'discovery') {
-    delete answer.body.jwks_uri;
-    delete answer.body.id_token_signing_alg_values_supported;
+    leaveOut(answer.body, 'jwks_uri');
+    leaveOut(answer.body, 'id_token_signing_alg_values_supported');
   } else if (answer.route === 'token') {
-    delete answer.body.id_token;
+    leaveOut(answer.body, 'id_token');
   }
 }
 

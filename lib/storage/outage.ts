@@ -120,7 +120,8 @@ function guard(ctx: Context, next: () => Promise<unknown>, log: OutageLog, answe
 /** Wraps the library's own routers (interactions, UserInfo, Account API, MCP) and the host's routes after them. */
 export function storageOutageGuard(logger: Logger): Middleware {
   const log = outageLog(logger);
-  // the provider answers for itself (ctx.respond false) and its guard has logged
+  // an answer written outside Koa (ctx.respond false) is not this guard's to count; the
+  // provider's paths skip this guard, and the provider's own guard counts its 503s
   const answered = (ctx: Context) => {
     if (ctx.respond !== false && isOutageAnswer(ctx)) {
       refused(ctx, log, undefined);
