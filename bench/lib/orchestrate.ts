@@ -32,7 +32,7 @@ const WARMUP_SLICE_S = 0.5;
 const pause = (durationS: number) => new Promise((resolve) => setTimeout(resolve, Math.min(300, durationS * 100)));
 
 const fmt = (r: RunResult, unit: string) =>
-  `${r.throughput.toFixed(unit === 'flows/s' ? 1 : 0)} ${unit}, ${r.serverCpuUsPerUnit.toFixed(0)} µs CPU/${unit === 'flows/s' ? 'flow' : 'req'}, p50 ${r.latencyP50Ms.toFixed(1)} ms, p99 ${r.latencyP99Ms.toFixed(1)} ms${r.errors ? `, ${r.errors} errors ${JSON.stringify(r.statuses)}` : ''}`;
+  `${r.throughput.toFixed(unit === 'flows/s' ? 1 : 0)} ${unit}, ${r.serverCpuUsPerUnit.toFixed(0)} µs CPU/${unit === 'flows/s' ? 'flow' : 'req'} (load generator ${r.loadCpuUsPerUnit?.toFixed(0)}), p50 ${r.latencyP50Ms.toFixed(1)} ms, p99 ${r.latencyP99Ms.toFixed(1)} ms${r.errors ? `, ${r.errors} errors ${JSON.stringify(r.statuses)}` : ''}`;
 
 export async function runScenario(scenario: Scenario, storage: StorageKind, ctx: RunContext): Promise<ScenarioResult> {
   const { settings, log } = ctx;
@@ -93,9 +93,12 @@ export async function runScenario(scenario: Scenario, storage: StorageKind, ctx:
         const rest = await servers[i]!.stats();
         sample(i, rest);
         const cpuBefore = rest.cpuUs;
+        const loadCpuBefore = process.cpuUsage();
         const load = await workload.run(options);
         const cpu = (await servers[i]!.cpuUs()) - cpuBefore;
-        const result: RunResult = { ...load, serverCpuUsPerUnit: load.completed > 0 ? cpu / load.completed : Number.NaN };
+        const { user, system } = process.cpuUsage(loadCpuBefore);
+        const perUnit = (us: number) => (load.completed > 0 ? us / load.completed : Number.NaN);
+        const result: RunResult = { ...load, serverCpuUsPerUnit: perUnit(cpu), loadCpuUsPerUnit: perUnit(user + system) };
         runs[i]!.push(result);
         log(`    ${String(pair + 1)}/${settings.pairs} ${targets[i]!.id.padEnd(14)} ${fmt(result, scenario.unit)}`);
         await pause(settings.durationS);

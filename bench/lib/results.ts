@@ -22,6 +22,12 @@ export interface RunResult extends LoadResult {
    * a request costs it, so this is the steadier figure on a busy machine.
    */
   readonly serverCpuUsPerUnit: number;
+  /**
+   * The load generator's (this process's) CPU time per completed unit, in microseconds. It
+   * shares the machine's cores with the server, so a side that costs it more (say, a request
+   * rebuilt per send) is slowed by work no server does; absent in results of older runs.
+   */
+  readonly loadCpuUsPerUnit?: number;
 }
 
 export interface SubjectResult {

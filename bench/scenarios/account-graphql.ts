@@ -7,7 +7,7 @@
  * Koa as the ceiling (its "hello" ignores the query).
  */
 import { httpWorkload } from '../load/autocannon.ts';
-import { bearerSetup, memberTokens } from '../lib/token-pool.ts';
+import { bearerHeader, memberTokens } from '../lib/token-pool.ts';
 import type { Scenario } from '../lib/types.ts';
 import { bareYoga } from '../servers/bare-yoga-koa.ts';
 import { koaHello } from '../servers/koa-hello.ts';
@@ -43,21 +43,20 @@ const scenario: Scenario = {
   targets: [{ kind: 'ratio', min: 1.5, against: bareYoga.id }],
   method: 'POST /account/graphql, JSON { viewer { id enrolledCourses(first: 20) { nodes { slug title expireDate '
     + 'hasLifetimeAccess lastWatchedLecture { … } } pageInfo { … } totalCount } } } for the seeded student (27 enrolments). '
-    + 'Ours: Authorization: Bearer, 8 member access tokens (account:read) from real login flows, round-robin. '
+    + 'Ours: Authorization: Bearer, 8 member access tokens (account:read) from real login flows, one per connection. '
     + 'graphql-yoga: same schema, resolvers and data, yoga\'s Koa integration, no auth. Koa: "hello", body unread. '
     + 'Errors: non-200, or a body without the 20-of-27 page or with "errors".',
   async prepare(server) {
     const isOurs = server.target.id === ours.id;
     const isKoa = server.target.id === koaHello.id;
-    const setup = isOurs ? bearerSetup(await memberTokens(server, 8)) : undefined;
+    const tokens = isOurs ? await memberTokens(server, 8) : undefined;
     return httpWorkload({
       origin: server.origin,
-      connection: () => [{
+      connection: (index) => [{
         method: 'POST',
         path: '/account/graphql',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        headers: { 'content-type': 'application/json', accept: 'application/json', ...(tokens && bearerHeader(tokens, index)) },
         body: BODY,
-        ...(setup && { setup }),
         ...(!isKoa && { verify: answered }),
       }],
     });

@@ -1,9 +1,9 @@
 /**
  * Token introspection by the client the tokens were issued to. Nothing is consumed, so a
- * few real tokens are presented round-robin.
+ * few real tokens are presented, one per connection (a fixed body: see `bearerHeader`).
  */
 import { form, httpWorkload } from '../load/autocannon.ts';
-import { memberTokens, roundRobin } from '../lib/token-pool.ts';
+import { memberTokens } from '../lib/token-pool.ts';
 import type { Scenario } from '../lib/types.ts';
 import { bareProvider } from '../servers/bare-provider.ts';
 import { ours } from '../servers/ours.ts';
@@ -18,15 +18,14 @@ const scenario: Scenario = {
   usesStorage: true,
   targets: [{ kind: 'ratio', min: 0.9 }],
   method: 'POST /api/oauth/introspect token=<access token>, client_id=demo-member-app (the public client '
-    + 'introspects its own tokens); 8 access tokens from real login flows, round-robin. Errors: non-200 or active ≠ true.',
+    + 'introspects its own tokens); 8 access tokens from real login flows, one per connection. Errors: non-200 or active ≠ true.',
   async prepare(server) {
-    const next = roundRobin((await memberTokens(server, 8)).map((t) => t.access_token));
+    const tokens = await memberTokens(server, 8);
     return httpWorkload({
       origin: server.origin,
-      connection: () => [{
-        ...form({}),
+      connection: (index) => [{
+        ...form({ token: tokens[index % tokens.length]!.access_token, client_id: 'demo-member-app' }),
         path: '/api/oauth/introspect',
-        setup: (request) => ({ ...request, body: new URLSearchParams({ token: next(), client_id: 'demo-member-app' }).toString() }),
         verify: (body) => body.includes('"active":true'),
       }],
     });

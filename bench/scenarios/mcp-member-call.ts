@@ -16,7 +16,7 @@
 import { httpWorkload } from '../load/autocannon.ts';
 import { MCP_REVISION, mcpCall, probeMcp } from '../load/mcp.ts';
 import type { McpRevision } from '../load/mcp.ts';
-import { bearerSetup, memberTokens } from '../lib/token-pool.ts';
+import { bearerHeader, memberTokens } from '../lib/token-pool.ts';
 import type { Scenario, ServerTarget } from '../lib/types.ts';
 import { bareMcpMember } from '../servers/bare-mcp.ts';
 import { bareMcpV2Member } from '../servers/bare-mcp-v2.ts';
@@ -60,7 +60,7 @@ export function memberCallScenario(revision: McpRevision): Scenario {
     method: 'POST /mcp {"method":"tools/call","params":{"name":"list_my_courses","arguments":{"first":20}'
       + `${modern ? ',"_meta":{protocolVersion, clientCapabilities}' : ''}}} (Accept: application/json, text/event-stream; `
       + `MCP-Protocol-Version ${version}${modern ? '; Mcp-Method: tools/call; Mcp-Name: list_my_courses' : ''}), stateless JSON answer. `
-      + 'Ours: Authorization: Bearer, 8 member access tokens (account:read) from real login flows, round-robin. '
+      + 'Ours: Authorization: Bearer, 8 member access tokens (account:read) from real login flows, one per connection. '
       + `Baseline: ${what}, with the same public and member tools, answering for the same member, no auth. `
       + 'Koa: "hello", body unread. Checked once before timing (200 with a result); errors: non-200, a JSON-RPC or tool '
       + 'error, or an answer without the 20-of-27 page.',
@@ -72,15 +72,13 @@ export function memberCallScenario(revision: McpRevision): Scenario {
       if (!isKoa) {
         await probeMcp(server.origin, server.target.id, call, called, tokens ? { authorization: `Bearer ${tokens[0]!.access_token}` } : {});
       }
-      const setup = tokens && bearerSetup(tokens);
       return httpWorkload({
         origin: server.origin,
-        connection: () => [{
+        connection: (index) => [{
           method: 'POST',
           path: '/mcp',
-          headers: call.headers,
+          headers: { ...call.headers, ...(tokens && bearerHeader(tokens, index)) },
           body: call.body,
-          ...(setup && { setup }),
           ...(!isKoa && { verify: called }),
         }],
       });

@@ -4,7 +4,7 @@
  * requested without `resource`: each side is measured with the token its UserInfo accepts.
  */
 import { httpWorkload } from '../load/autocannon.ts';
-import { bearerSetup, memberTokens } from '../lib/token-pool.ts';
+import { bearerHeader, memberTokens } from '../lib/token-pool.ts';
 import type { Scenario } from '../lib/types.ts';
 import { bareProvider } from '../servers/bare-provider.ts';
 import { ours } from '../servers/ours.ts';
@@ -19,15 +19,15 @@ const scenario: Scenario = {
   usesStorage: true,
   targets: [{ kind: 'ratio', min: 0.9 }],
   method: 'GET /api/oauth/userinfo with Authorization: Bearer; 8 access tokens from real login flows, '
-    + 'round-robin (the baseline\'s without resource, the only kind its UserInfo accepts). Errors: non-200 or no sub.',
+    + 'one per connection (the baseline\'s without resource, the only kind its UserInfo accepts). Errors: non-200 or no sub.',
   async prepare(server) {
     const bound = server.target.id !== bareProvider.id;
-    const setup = bearerSetup(await memberTokens(server, 8, bound));
+    const tokens = await memberTokens(server, 8, bound);
     return httpWorkload({
       origin: server.origin,
-      connection: () => [{
+      connection: (index) => [{
         path: '/api/oauth/userinfo',
-        setup,
+        headers: bearerHeader(tokens, index),
         verify: (body) => body.includes('"sub"'),
       }],
     });
