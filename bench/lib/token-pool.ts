@@ -18,13 +18,18 @@ export function memberTokens(server: RunningServer, count: number, resourceBound
 }
 
 /**
- * The `Authorization: Bearer` header of connection `index`: connection i sends token i mod
- * `tokens.length` on every request. Fixed per connection rather than rotated per request, so
- * autocannon builds the request once: a per-request `setup` costs the load generator (this
- * process, on the same cores as the servers) ~10 µs a request that a baseline sending no
- * token does not pay, and lowers ours' ratio for work no server does.
+ * The access token of connection `index`: connection i sends token i mod `tokens.length` on
+ * every request. Fixed per connection rather than rotated per request, so autocannon builds
+ * the request once: a per-request `setup` costs the load generator (this process, on the same
+ * cores as the servers) ~10 µs a request that a baseline sending no token does not pay, and
+ * lowers ours' ratio for work no server does.
  */
+export function connectionToken(tokens: readonly TokenResponse[], index: number): string {
+  if (tokens.length === 0) throw new Error('connectionToken needs at least one token');
+  return tokens[index % tokens.length]!.access_token;
+}
+
+/** The `Authorization: Bearer` header of connection `index` (see {@link connectionToken}). */
 export function bearerHeader(tokens: readonly TokenResponse[], index: number): { authorization: string } {
-  if (tokens.length === 0) throw new Error('bearerHeader needs at least one token');
-  return { authorization: `Bearer ${tokens[index % tokens.length]!.access_token}` };
+  return { authorization: `Bearer ${connectionToken(tokens, index)}` };
 }

@@ -1,9 +1,9 @@
 /**
  * Token introspection by the client the tokens were issued to. Nothing is consumed, so a
- * few real tokens are presented, one per connection (a fixed body: see `bearerHeader`).
+ * few real tokens are presented, one per connection (a fixed body: see `connectionToken`).
  */
 import { form, httpWorkload } from '../load/autocannon.ts';
-import { memberTokens } from '../lib/token-pool.ts';
+import { connectionToken, memberTokens } from '../lib/token-pool.ts';
 import type { Scenario } from '../lib/types.ts';
 import { bareProvider } from '../servers/bare-provider.ts';
 import { ours } from '../servers/ours.ts';
@@ -24,7 +24,7 @@ const scenario: Scenario = {
     return httpWorkload({
       origin: server.origin,
       connection: (index) => [{
-        ...form({ token: tokens[index % tokens.length]!.access_token, client_id: 'demo-member-app' }),
+        ...form({ token: connectionToken(tokens, index), client_id: 'demo-member-app' }),
         path: '/api/oauth/introspect',
         verify: (body) => body.includes('"active":true'),
       }],
