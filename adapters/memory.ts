@@ -16,7 +16,7 @@
 import { errors } from 'oidc-provider';
 
 import { GRANTABLE_MODELS } from './types.ts';
-import type { Adapter, AdapterPayload, ClosableAdapterFactory, CompareAndSet } from './types.ts';
+import type { Adapter, AdapterPayload, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep } from './types.ts';
 
 interface Entry {
   /** the record as JSON text */
@@ -26,8 +26,8 @@ interface Entry {
   readonly userCode: string | undefined;
   readonly grantId: string | undefined;
   consumed: boolean;
-  /** epoch milliseconds; Infinity when stored without expiry */
-  readonly expiresAt: number;
+  /** epoch milliseconds; Infinity when stored without expiry (`consumeAndKeep` moves it) */
+  expiresAt: number;
 }
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
@@ -152,7 +152,7 @@ class MemoryStore {
   }
 }
 
-class MemoryAdapter implements Adapter, CompareAndSet {
+class MemoryAdapter implements Adapter, CompareAndSet, ConsumeAndKeep {
   readonly #model: string;
   readonly #store: MemoryStore;
 
@@ -183,7 +183,16 @@ class MemoryAdapter implements Adapter, CompareAndSet {
     return key ? this.#store.read(key) : undefined;
   }
 
-  async consume(id: string): Promise<void> {
+  consume(id: string): Promise<void> {
+    return this.#consume(id, undefined);
+  }
+
+  /** {@link ConsumeAndKeep.consumeAndKeep} */
+  consumeAndKeep(id: string, keepSeconds: number): Promise<void> {
+    return this.#consume(id, keepSeconds);
+  }
+
+  async #consume(id: string, keepSeconds: number | undefined): Promise<void> {
     // Synchronous read-check-write: no other request can interleave inside it.
     const entry = this.#store.get(this.#key(id));
     if (!entry) return;
@@ -197,6 +206,8 @@ class MemoryAdapter implements Adapter, CompareAndSet {
     payload.consumed = epoch();
     entry.json = JSON.stringify(payload);
     entry.consumed = true;
+    // the grant's index here has no expiry of its own
+    if (keepSeconds !== undefined) entry.expiresAt = Date.now() + keepSeconds * 1000;
   }
 
   async destroy(id: string): Promise<void> {

@@ -65,7 +65,7 @@ import type { Cluster } from 'ioredis';
 import { errors } from 'oidc-provider';
 
 import { GRANTABLE_MODELS, StorageUnavailableError } from './types.ts';
-import type { Adapter, AdapterPayload, ClosableAdapterFactory, CompareAndSet, PutRecords, RecordWrite } from './types.ts';
+import type { Adapter, AdapterPayload, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep, PutRecords, RecordWrite } from './types.ts';
 
 /** What the options of {@link RedisAdapterOptions} are when left out (written once). */
 export const REDIS_ADAPTER_DEFAULTS = Object.freeze({ keyPrefix: 'platform-auth:' });
@@ -136,9 +136,32 @@ local function revoke(indexKey, grantKey, keepKey)
 end
 `;
 
-// KEYS[1] record; ARGV[1] epoch seconds, ARGV[2] key prefix, ARGV[3] '1' to revoke here.
-// Returns {0} missing, {1} consumed now, {2, grantId} already consumed (replay).
-const CONSUME_LUA = `${REVOKE_FUNCTION}
+// Adds a member key to a grant index. The index must live as long as its longest-lived
+// member: never shorten its TTL. ttl is seconds, or '' for a member that does not expire.
+const INDEX_GRANT_FUNCTION = `
+local function indexGrant(indexKey, memberKey, ttl)
+  local existed = redis.call('EXISTS', indexKey)
+  redis.call('SADD', indexKey, memberKey)
+  if ttl == '' then
+    redis.call('PERSIST', indexKey)
+    return
+  end
+  local seconds = tonumber(ttl)
+  if existed == 0 then
+    redis.call('EXPIRE', indexKey, seconds)
+  else
+    local current = redis.call('TTL', indexKey)
+    if current >= 0 and current < seconds then redis.call('EXPIRE', indexKey, seconds) end
+  end
+end
+`;
+
+// KEYS[1] record; ARGV[1] epoch seconds, ARGV[2] key prefix, ARGV[3] '1' to revoke (and index)
+// here, ARGV[4] seconds to keep a record consumed now, or '' to keep its TTL, ARGV[5] '1' when
+// the model's records are in their grant's index.
+// Returns {0} missing, {1} consumed now ({1, grantId} when its index is left to the caller),
+// {2, grantId} already consumed (replay).
+const CONSUME_LUA = `${REVOKE_FUNCTION}${INDEX_GRANT_FUNCTION}
 local raw = redis.call('GET', KEYS[1])
 if not raw then return {0} end
 if string.sub(raw, 1, 1) ~= '{' then return redis.error_reply('stored record is not a JSON object') end
@@ -159,7 +182,17 @@ else
   -- JSON.parse keeps the last of duplicate keys, so this also overrides a stored null/false
   marked = string.sub(raw, 1, -2) .. ',"consumed":' .. ARGV[1] .. '}'
 end
-redis.call('SET', KEYS[1], marked, 'KEEPTTL')
+if ARGV[4] == '' then
+  redis.call('SET', KEYS[1], marked, 'KEEPTTL')
+  return {1}
+end
+redis.call('SET', KEYS[1], marked, 'EX', ARGV[4])
+-- the index must outlive the record it now keeps longer (as an upsert would extend it)
+local grantId = payload.grantId
+if ARGV[5] == '1' and type(grantId) == 'string' and grantId ~= '' then
+  if ARGV[3] ~= '1' then return {1, grantId} end
+  indexGrant(ARGV[2] .. 'index:grant:{' .. grantId .. '}', KEYS[1], ARGV[4])
+end
 return {1}
 `;
 
@@ -167,26 +200,6 @@ return {1}
 const REVOKE_LUA = `${REVOKE_FUNCTION}
 revoke(KEYS[1], KEYS[2], ARGV[1])
 return 1
-`;
-
-// Adds a member key to a grant index. The index must live as long as its longest-lived
-// member: never shorten its TTL. ttl is seconds, or '' for a member that does not expire.
-const INDEX_GRANT_FUNCTION = `
-local function indexGrant(indexKey, memberKey, ttl)
-  local existed = redis.call('EXISTS', indexKey)
-  redis.call('SADD', indexKey, memberKey)
-  if ttl == '' then
-    redis.call('PERSIST', indexKey)
-    return
-  end
-  local seconds = tonumber(ttl)
-  if existed == 0 then
-    redis.call('EXPIRE', indexKey, seconds)
-  else
-    local current = redis.call('TTL', indexKey)
-    if current >= 0 and current < seconds then redis.call('EXPIRE', indexKey, seconds) end
-  end
-end
 `;
 
 // KEYS[1] grant index; ARGV[1] member key, ARGV[2] member TTL in seconds or '' for none.
@@ -264,7 +277,7 @@ end
 return 1
 `;
 
-type Consumed = [status: 0 | 1] | [status: 2, grantId?: string];
+type Consumed = [status: 0] | [status: 1 | 2, grantId?: string];
 
 // Replies meaning "not now" rather than "wrong": loading a dataset after a restart, a
 // replica that cannot take writes after a failover, a cluster resharding or failing over
@@ -303,7 +316,7 @@ function toStorageError(error: unknown): unknown {
 }
 
 interface Scripts {
-  platformAuthConsume(key: string, now: number, prefix: string, revokeHere: '0' | '1'): Promise<Consumed>;
+  platformAuthConsume(key: string, now: number, prefix: string, revokeHere: '0' | '1', keepSeconds: number | '', indexed: '0' | '1'): Promise<Consumed>;
   platformAuthRevoke(indexKey: string, grantKey: string, keepKey: string): Promise<number>;
   platformAuthCompareAndSet(key: string, expected: string, next: string, ttl: number | ''): Promise<number>;
   platformAuthUpsert(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
@@ -638,7 +651,7 @@ function withTtl(command: Command, ttl: number | undefined): Command {
   return ttl === undefined ? command : [...command, 'EX', ttl];
 }
 
-class RedisAdapter implements Adapter, CompareAndSet {
+class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep {
   readonly #model: string;
   readonly #store: RedisStore;
 
@@ -697,11 +710,26 @@ class RedisAdapter implements Adapter, CompareAndSet {
     return payload?.[kind] === value ? payload : undefined;
   }
 
-  async consume(id: string): Promise<void> {
+  consume(id: string): Promise<void> {
+    return this.#consume(id, undefined);
+  }
+
+  /** {@link ConsumeAndKeep.consumeAndKeep}: one script; on a Cluster the grant index is extended after it. */
+  consumeAndKeep(id: string, keepSeconds: number): Promise<void> {
+    return this.#consume(id, Math.max(1, Math.ceil(keepSeconds)));
+  }
+
+  async #consume(id: string, keepSeconds: number | undefined): Promise<void> {
     const store = this.#store;
     const key = store.recordKey(this.#model, id);
+    const indexed = GRANTABLE_MODELS.has(this.#model);
     const [status, grantId] = await store.call((client) => client.platformAuthConsume(
-      key, epoch(), store.prefix, store.isCluster ? '0' : '1'));
+      key, epoch(), store.prefix, store.isCluster ? '0' : '1', keepSeconds ?? '', indexed ? '1' : '0'));
+    if (status === 1 && grantId) {
+      // a Cluster: the index is in another slot, extended by its own command as an upsert does
+      await store.run([['platformAuthIndexGrant', store.grantIndexKey(grantId), key, keepSeconds!]]);
+      return;
+    }
     if (status !== 2) return;
     if (grantId) store.forget(store.recordKey('Grant', grantId));
     if (store.isCluster && grantId) await store.revokeGrant(grantId, key);

@@ -46,6 +46,16 @@ export interface CompareAndSet {
   compareAndSet(id: string, expected: AdapterPayload | undefined, next: AdapterPayload | undefined, expiresIn?: number): Promise<boolean>;
 }
 
+/**
+ * The optional consume that keeps what it consumed (the code-replay rule,
+ * lib/policies/code-replay.ts): `consume(id)`, and a record it marks consumed now then expires
+ * `keepSeconds` from now, its grant's index kept at least as long, in one atomic step. A
+ * replayed record is refused (and its grant revoked) exactly as `consume` does.
+ */
+export interface ConsumeAndKeep {
+  consumeAndKeep(id: string, keepSeconds: number): Promise<void>;
+}
+
 /** One record of {@link PutRecords.putRecords}. */
 export interface RecordWrite {
   readonly model: string;

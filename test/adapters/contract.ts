@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import type { Adapter, AdapterPayload, ClosableAdapterFactory, CompareAndSet } from '../../adapters/types.ts';
+import type { Adapter, AdapterPayload, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep } from '../../adapters/types.ts';
 
 export interface ContractSetup {
   factory: ClosableAdapterFactory;
@@ -48,6 +48,17 @@ export function describeAdapterContract(name: string, setup: () => Promise<Contr
     afterAll(async () => {
       await teardown?.();
     });
+
+    /** A grant with an authorization code and an access token of its own. */
+    async function grantWithCode() {
+      const grantId = uid();
+      const codeId = uid();
+      const tokenId = uid();
+      await factory('Grant').upsert(grantId, { jti: grantId }, TTL);
+      await factory('AuthorizationCode').upsert(codeId, samplePayload({ grantId }), TTL);
+      await factory('AccessToken').upsert(tokenId, samplePayload({ grantId }), TTL);
+      return { grantId, codeId, tokenId };
+    }
 
     test('upsert then find returns an equal payload', async () => {
       const adapter = factory('AccessToken');
@@ -261,12 +272,7 @@ export function describeAdapterContract(name: string, setup: () => Promise<Contr
     });
 
     test('a second consume rejects with invalid_grant and revokes the grant, keeping the replayed artefact', async () => {
-      const grantId = uid();
-      const codeId = uid();
-      const tokenId = uid();
-      await factory('Grant').upsert(grantId, { jti: grantId }, TTL);
-      await factory('AuthorizationCode').upsert(codeId, samplePayload({ grantId }), TTL);
-      await factory('AccessToken').upsert(tokenId, samplePayload({ grantId }), TTL);
+      const { grantId, codeId, tokenId } = await grantWithCode();
       await factory('AuthorizationCode').consume(codeId);
       await expect(factory('AuthorizationCode').consume(codeId)).rejects.toMatchObject({ error: 'invalid_grant' });
       expect(await factory('AccessToken').find(tokenId)).toBeUndefined();
@@ -304,6 +310,55 @@ export function describeAdapterContract(name: string, setup: () => Promise<Contr
       expect(await factory('GrantContext').find(grantId)).toBeUndefined();
       expect(await factory('Grant').find(grantId)).toBeUndefined();
       expect(await factory('AccessToken').find(otherGrantToken)).toBeDefined();
+    });
+
+    test('consumeAndKeep marks the record consumed and keeps it, unchanged otherwise, for the seconds given', async () => {
+      const adapter = factory('AuthorizationCode') as Adapter & ConsumeAndKeep;
+      const id = uid();
+      const payload = samplePayload({ grantId: uid() });
+      await adapter.upsert(id, payload, 1);
+      const before = epoch();
+      await adapter.consumeAndKeep(id, 3);
+      await sleep(1_200);
+      const found = (await adapter.find(id))!;
+      expect(found.consumed).toBeGreaterThanOrEqual(before);
+      const { consumed: _, ...rest } = found;
+      expect(rest).toEqual(payload);
+      await sleep(2_000);
+      expect(await adapter.find(id)).toBeUndefined();
+    });
+
+    test('a record kept by consumeAndKeep stays in its grant\'s index past its first lifetime', async () => {
+      const grantId = uid();
+      const codeId = uid();
+      await factory('Grant').upsert(grantId, { jti: grantId }, 1);
+      await factory('AuthorizationCode').upsert(codeId, samplePayload({ grantId }), 1);
+      await (factory('AuthorizationCode') as Adapter & ConsumeAndKeep).consumeAndKeep(codeId, TTL);
+      await sleep(1_200);
+      expect(await factory('AuthorizationCode').find(codeId)).toBeDefined();
+      // the index outlived the second the code was first stored for, so the grant's revocation finds it
+      await factory('AccessToken').revokeByGrantId(grantId);
+      expect(await factory('AuthorizationCode').find(codeId)).toBeUndefined();
+    });
+
+    test('consumeAndKeep of a consumed record rejects with invalid_grant and revokes the grant; concurrent callers: one wins', async () => {
+      const { grantId, codeId, tokenId } = await grantWithCode();
+      const results = await Promise.allSettled(Array.from({ length: 10 },
+        () => (factory('AuthorizationCode') as Adapter & ConsumeAndKeep).consumeAndKeep(codeId, TTL)));
+      expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+      for (const result of results.filter((r): r is PromiseRejectedResult => r.status === 'rejected')) {
+        expect((result.reason as { error?: string }).error).toBe('invalid_grant');
+      }
+      expect(await factory('AccessToken').find(tokenId)).toBeUndefined();
+      expect(await factory('Grant').find(grantId)).toBeUndefined();
+      await expect(factory('AuthorizationCode').consume(codeId)).rejects.toMatchObject({ error: 'invalid_grant' });
+    });
+
+    test('consumeAndKeep of an unknown id is a no-op', async () => {
+      const adapter = factory('AuthorizationCode') as Adapter & ConsumeAndKeep;
+      const id = uid();
+      await expect(adapter.consumeAndKeep(id, TTL)).resolves.toBeUndefined();
+      expect(await adapter.find(id)).toBeUndefined();
     });
 
     test('compareAndSet writes only over the expected record, absent included, and can delete', async () => {

@@ -12,7 +12,7 @@ import { createRedisAdapter } from '../../adapters/redis.ts';
 import type { ClosableAdapterFactory, PutRecords } from '../../adapters/types.ts';
 import { startRedis } from '../support/redis-server.ts';
 import type { RedisHandle } from '../support/redis-server.ts';
-import { MEMBER, STUDENT, obtainTokens } from '../support/flows.ts';
+import { MEMBER, STUDENT, exchangeCode, obtainCode, obtainTokens } from '../support/flows.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
 
@@ -200,7 +200,7 @@ describe('redis adapter: commands per operation (single Redis)', () => {
   });
 });
 
-describe('a refresh on a single Redis', () => {
+describe('a refresh and a code exchange on a single Redis', () => {
   let app: RunningApp;
   let factory: ClosableAdapterFactory;
 
@@ -230,6 +230,21 @@ describe('a refresh on a single Redis', () => {
     expect(status).toBe(200);
     // before: 2 GET and three MULTI/SET/EVALSHA/EXEC blocks plus a SET, 15 commands; then
     // 5, with the access and the refresh token written by a command each
+    expect(seen.filter((c) => c !== 'multi' && c !== 'exec')).toEqual(seen);
+    expect(seen.length).toBeLessThanOrEqual(4);
+  });
+
+  test('a code exchange consumes the code and keeps it for replay detection in one command', async () => {
+    const { code, verifier } = await obtainCode(app.baseUrl, MEMBER, { scope: 'openid account:read', resource: app.baseUrl }, STUDENT);
+    let status = 0;
+    const seen = await commandsDuring(async () => {
+      const response = await exchangeCode(app.baseUrl, MEMBER, code, verifier, app.baseUrl);
+      status = response.status;
+      await response.text();
+    });
+    expect(status).toBe(200);
+    // the code's read with its grant, its consume-and-keep, the two tokens' write, the grant's
+    // last use; before, six: the consume, a read and a write again instead of the one
     expect(seen.filter((c) => c !== 'multi' && c !== 'exec')).toEqual(seen);
     expect(seen.length).toBeLessThanOrEqual(4);
   });
