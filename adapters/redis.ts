@@ -716,7 +716,8 @@ class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep {
 
   /** {@link ConsumeAndKeep.consumeAndKeep}: one script; on a Cluster the grant index is extended after it. */
   consumeAndKeep(id: string, keepSeconds: number): Promise<void> {
-    return this.#consume(id, Math.max(1, Math.ceil(keepSeconds)));
+    // rounded as every TTL here is; at least a second (EX 0 is refused)
+    return this.#consume(id, Math.max(1, ttlOf(keepSeconds) ?? 1));
   }
 
   async #consume(id: string, keepSeconds: number | undefined): Promise<void> {

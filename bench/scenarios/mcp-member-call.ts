@@ -70,7 +70,7 @@ export function memberCallScenario(revision: McpRevision): Scenario {
       const isKoa = server.target.id === koaHello.id;
       const tokens = isOurs ? await memberTokens(server, 8) : undefined;
       if (!isKoa) {
-        await probeMcp(server.origin, server.target.id, call, called, tokens ? { authorization: `Bearer ${tokens[0]!.access_token}` } : {});
+        await probeMcp(server.origin, server.target.id, call, called, tokens ? bearerHeader(tokens, 0) : {});
       }
       return httpWorkload({
         origin: server.origin,
