@@ -39,7 +39,7 @@ import { applyAnswerRules } from './provider/answer-rules.ts';
 import { logProviderErrors } from './provider/error-log.ts';
 import { registrationRefusalCode } from './policies/client-metadata.ts';
 import { OPEN_CORS, openCors } from './policies/cors.ts';
-import { cacheDiscovery } from './policies/host-pinning.ts';
+import { createDiscoveryCache } from './policies/discovery-cache.ts';
 import { idTokenAnswerRules } from './policies/id-tokens.ts';
 import { noIdTokenOnRefresh } from './policies/refresh.ts';
 import { revokeOnForeignReuse } from './policies/refresh-grace.ts';
@@ -136,6 +136,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   provider.proxy = options.proxy;
   logProviderErrors(provider, options.logger);
   diagnostics.attach(provider);
+  const discovery = createDiscoveryCache();
   // outermost: a storage failure anywhere below, the steps on the answer included, is a 503
   provider.use(providerStorageOutageGuard(options.logger));
   // the policies' work on each answer, in this order, as one middleware (lib/provider/after-answer.ts)
@@ -146,7 +147,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     }, createProviderErrorRenderer(options.pages, options.logger)),
     applyAnswerRules([noIdTokenOnRefresh, registrationRefusalCode, ...idTokenAnswerRules(options.idTokens)]),
     revokeOnForeignReuse(current, options.adapter, diagnostics.foreignRefreshReuse),
-    cacheDiscovery,
+    discovery.keep,
   ]));
   if (answeredBy('registration', options) === 'provider') {
     // Variant B: body size and per-address rate, before the provider reads the body
@@ -228,7 +229,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     registration: answeredBy('registration', options) === 'platform'
       ? restrictedRegistration(provider, options.registration.vendors)
       : undefined,
-    provider: dispatchToProvider(provider, options),
+    provider: dispatchToProvider(provider, options, discovery),
     accountApi: accountApi || undefined,
     mcp,
     docs,

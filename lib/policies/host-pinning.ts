@@ -8,14 +8,11 @@
  * before it is handed to the provider ({@link createHostPin}, used by
  * lib/provider/dispatch.ts): a foreign `Host` is ignored, not refused, since no answer depends
  * on it any more (README, Security → Issuer-pinned URLs). With the URLs pinned, discovery is
- * the same for every request but for the CORS header (`Vary: Origin`, set by the provider),
- * and a shared cache may keep it ({@link cacheDiscovery}).
+ * the same for every request, and is computed once (./discovery-cache.ts).
  *
  * @module
  */
 import type { IncomingMessage } from 'node:http';
-
-import type { AfterAnswer } from './provider-answer.ts';
 
 /** What the pin reads of the resolved options. */
 export interface HostPinning {
@@ -23,9 +20,6 @@ export interface HostPinning {
   /** `options.proxy`: the provider then reads the host and scheme from `X-Forwarded-*` */
   readonly proxy: boolean;
 }
-
-/** The discovery documents' `Cache-Control`: the protected-resource metadata's. */
-export const DISCOVERY_CACHE_CONTROL = 'public, max-age=3600';
 
 /**
  * A function that rewrites a request's headers so that it reads as addressed to `baseUrl`:
@@ -51,9 +45,3 @@ export function createHostPin(pinning: HostPinning): (req: IncomingMessage) => (
     };
   };
 }
-
-/** On the provider's answer (lib/provider/after-answer.ts): a successful discovery answer may be kept by shared caches. */
-export const cacheDiscovery: AfterAnswer = function cacheDiscovery(ctx) {
-  const route = (ctx as { oidc?: { route?: string } }).oidc?.route;
-  if (route === 'discovery' && ctx.status === 200) ctx.set('Cache-Control', DISCOVERY_CACHE_CONTROL);
-};

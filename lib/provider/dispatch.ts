@@ -13,6 +13,7 @@ import type Provider from 'oidc-provider';
 import { ENDPOINTS } from '../endpoints.ts';
 import { refuseBasicClientAuth, usesBasicClientAuth } from '../policies/client-auth.ts';
 import { OPEN_CORS, openCors } from '../policies/cors.ts';
+import type { DiscoveryCache } from '../policies/discovery-cache.ts';
 import { createHostPin } from '../policies/host-pinning.ts';
 import type { HostPinning } from '../policies/host-pinning.ts';
 import { providerEndpoints } from '../served-endpoints.ts';
@@ -21,7 +22,11 @@ import type { ServingFacts } from '../served-endpoints.ts';
 /** The provider's middleware, and which requests it answers (for a fast path past the other routers). */
 export type ProviderDispatch = Middleware & { handles(path: string): boolean };
 
-export function dispatchToProvider(provider: Provider, facts: ServingFacts & HostPinning): ProviderDispatch {
+/**
+ * `discovery`: the discovery document the provider computed, kept by an answer step of the
+ * provider (lib/policies/discovery-cache.ts), which answers later `GET`s of it here.
+ */
+export function dispatchToProvider(provider: Provider, facts: ServingFacts & HostPinning, discovery: DiscoveryCache): ProviderDispatch {
   const paths = new Set(providerEndpoints(facts).map((e) => e.path));
   // after sign-in and consent the browser resumes at /oauth/authorize/:uid
   const resumePrefix = `${ENDPOINTS.authorization.path}/`;
@@ -64,9 +69,10 @@ export function dispatchToProvider(provider: Provider, facts: ServingFacts & Hos
       refuseBasicClientAuth(ctx);
       return Promise.resolve();
     }
-    if (path === rfc8414) {
+    if (path === rfc8414 || path === oidcDiscovery) {
+      if (discovery.serve(ctx)) return Promise.resolve();
       // RFC 8414 metadata is the provider's discovery document
-      ctx.req.url = oidcDiscovery + (ctx.querystring ? `?${ctx.querystring}` : '');
+      if (path === rfc8414) ctx.req.url = oidcDiscovery + (ctx.querystring ? `?${ctx.querystring}` : '');
     }
     return path === registration ? registrationCors(ctx, () => handOver(ctx)) : handOver(ctx);
   }, { handles });
