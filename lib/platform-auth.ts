@@ -37,10 +37,11 @@ import { restrictedRegistration } from './registration/restricted.ts';
 import { afterProviderAnswer } from './provider/after-answer.ts';
 import { applyAnswerRules } from './provider/answer-rules.ts';
 import { logProviderErrors } from './provider/error-log.ts';
+import { skipWithheldIdTokens } from './provider/id-token-issuance.ts';
 import { registrationRefusalCode } from './policies/client-metadata.ts';
 import { OPEN_CORS, openCors } from './policies/cors.ts';
 import { createDiscoveryCache } from './policies/discovery-cache.ts';
-import { idTokenAnswerRules } from './policies/id-tokens.ts';
+import { idTokenAnswerRules, withholdsIdToken } from './policies/id-tokens.ts';
 import { noIdTokenOnRefresh } from './policies/refresh.ts';
 import { revokeOnForeignReuse } from './policies/refresh-grace.ts';
 import { withholdErrorRedirects } from './policies/redirect-trust.ts';
@@ -135,6 +136,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   built.provider = provider;
   provider.proxy = options.proxy;
   logProviderErrors(provider, options.logger);
+  skipWithheldIdTokens(provider, withholdsIdToken(options.idTokens));
   diagnostics.attach(provider);
   const discovery = createDiscoveryCache();
   // outermost: a storage failure anywhere below, the steps on the answer included, is a 503

@@ -21,6 +21,9 @@ export interface ProviderAnswer {
 
 export type AnswerRule = (answer: ProviderAnswer) => void;
 
+/** What an answer is for, known before it is written: its route and grant type. */
+export type AnswerKind = Pick<ProviderAnswer, 'route' | 'grantType'>;
+
 /**
  * Leaves `name` out of an answer's JSON body: set to `undefined`, which JSON omits, rather than
  * deleted. A `delete` turns the body into a slow dictionary object that every later access and

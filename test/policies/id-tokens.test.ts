@@ -2,7 +2,7 @@
  * lib/policies/id-tokens.ts without HTTP: with `idTokens: false`, discovery names no
  * `jwks_uri` or signing algorithms and no token answer carries an `id_token`.
  */
-import { idTokenAnswerRules, idTokenSettings } from '../../lib/policies/id-tokens.ts';
+import { idTokenAnswerRules, idTokenSettings, withholdsIdToken } from '../../lib/policies/id-tokens.ts';
 import type { ProviderAnswer } from '../../lib/policies/provider-answer.ts';
 
 function run(idTokens: boolean, answer: ProviderAnswer): Record<string, unknown> {
@@ -58,5 +58,24 @@ describe('idTokens off', () => {
 describe('idTokenSettings', () => {
   it('makes the ID token carry the UserInfo claims, not just sub (spec §2.3)', () => {
     expect(idTokenSettings()).toEqual({ conformIdTokenClaims: false });
+  });
+});
+
+describe('withholdsIdToken', () => {
+  const kinds = [
+    ['token', 'authorization_code'],
+    ['token', 'refresh_token'],
+    ['userinfo', undefined],
+    ['discovery', undefined],
+  ] as const;
+
+  it('with ID tokens on, withholds only a refresh\'s', () => {
+    const withheld = withholdsIdToken(true);
+    expect(kinds.map(([route, grantType]) => withheld({ route, grantType }))).toEqual([false, true, false, false]);
+  });
+
+  it('with ID tokens off, withholds every token answer\'s', () => {
+    const withheld = withholdsIdToken(false);
+    expect(kinds.map(([route, grantType]) => withheld({ route, grantType }))).toEqual([true, true, false, false]);
   });
 });
