@@ -18,16 +18,18 @@ import type { PlatformAuthEvent } from './types.ts';
 /** A kind of line is written at most once in this many milliseconds. */
 export const EVENT_LOG_QUIET_MS = 60_000;
 
+/** JSON-quoted (no line break gets through) and cut: a metadata-document URL is anyone's choice. */
+const clientOf = (event: PlatformAuthEvent) => JSON.stringify(event.clientId === undefined ? null : event.clientId.slice(0, 200));
+
+/** The line of `event`; only built for the events that get one (every event passes here). */
 function lineOf(event: PlatformAuthEvent): string | undefined {
-  // JSON-quoted (no line break gets through) and cut: a metadata-document URL is anyone's choice
-  const client = JSON.stringify(event.clientId === undefined ? null : event.clientId.slice(0, 200));
   switch (event.name) {
     case 'refresh.reuse_detected':
-      return `refresh-token reuse by client ${client} (${event.reason}): every token of that grant was revoked`;
+      return `refresh-token reuse by client ${clientOf(event)} (${event.reason}): every token of that grant was revoked`;
     case 'code.replayed':
-      return `authorization code of client ${client} redeemed twice: every token of that grant was revoked`;
+      return `authorization code of client ${clientOf(event)} redeemed twice: every token of that grant was revoked`;
     case 'metadata_document.failed':
-      return `the metadata document of client ${client} could not be used (${event.reason}${event.status === undefined ? '' : ` ${event.status}`})`;
+      return `the metadata document of client ${clientOf(event)} could not be used (${event.reason}${event.status === undefined ? '' : ` ${event.status}`})`;
     default:
       return undefined;
   }
