@@ -16,7 +16,7 @@
 import { errors } from 'oidc-provider';
 
 import { GRANTABLE_MODELS } from './types.ts';
-import type { Adapter, AdapterPayload, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep } from './types.ts';
+import type { Adapter, AdapterPayload, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep, PutRecords, RecordWrite } from './types.ts';
 
 interface Entry {
   /** the record as JSON text */
@@ -236,13 +236,26 @@ class MemoryAdapter implements Adapter, CompareAndSet, ConsumeAndKeep {
  * const auth = await createPlatformAuth({ baseUrl, accounts, adapter: createMemoryAdapter() });
  * ```
  */
-export function createMemoryAdapter(options: MemoryAdapterOptions = {}): ClosableAdapterFactory {
+export function createMemoryAdapter(options: MemoryAdapterOptions = {}): ClosableAdapterFactory & PutRecords {
   const { sweepIntervalMs = MEMORY_ADAPTER_DEFAULTS.sweepIntervalMs } = options;
   const store = new MemoryStore();
   const timer = setInterval(() => store.sweep(), sweepIntervalMs);
   timer.unref();
   const factory = (modelName: string) => new MemoryAdapter(modelName, store);
   return Object.assign(factory, {
+    /**
+     * {@link PutRecords.putRecords}: every record written in one synchronous step (the
+     * refresh-token grace writes two per rotation; one promise, not one per record).
+     */
+    putRecords(writes: readonly RecordWrite[]): Promise<void> {
+      for (const { model, id, payload, expiresIn } of writes) {
+        const key = `${model}:${id}`;
+        // already expired: a deletion, as the Redis adapter writes it
+        if (typeof expiresIn === 'number' && expiresIn < 1) store.delete(key);
+        else store.set(key, payload, expiresIn);
+      }
+      return Promise.resolve();
+    },
     async close() {
       clearInterval(timer);
     },

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import type { Adapter, AdapterPayload, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep } from '../../adapters/types.ts';
+import type { Adapter, AdapterPayload, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep, PutRecords } from '../../adapters/types.ts';
 
 export interface ContractSetup {
   factory: ClosableAdapterFactory;
@@ -326,6 +326,34 @@ export function describeAdapterContract(name: string, setup: () => Promise<Contr
       expect(rest).toEqual(payload);
       await sleep(2_000);
       expect(await adapter.find(id)).toBeUndefined();
+    });
+
+    test('putRecords writes records of several models in one call, each with its lifetime', async () => {
+      const { putRecords } = factory as ClosableAdapterFactory & Partial<PutRecords>;
+      expect(putRecords).toEqual(expect.any(Function));
+      const { grantId, tokenId } = await grantWithCode();
+      const use = uid();
+      const gone = uid();
+      await factory('RefreshTokenUse').upsert(gone, { generation: 0 }, TTL);
+      // the rotation's two records, as lib/policies/refresh-grace.ts writes them, and one already expired
+      const rewritten = samplePayload({ grantId, rotatedAt: epoch() });
+      await putRecords!.call(factory, [
+        { model: 'AccessToken', id: tokenId, payload: rewritten, expiresIn: 1 },
+        { model: 'RefreshTokenUse', id: use, payload: { grantId, generation: 1 }, expiresIn: TTL },
+        { model: 'RefreshTokenUse', id: gone, payload: { generation: 1 }, expiresIn: 0 },
+      ]);
+      expect(await factory('AccessToken').find(tokenId)).toEqual(rewritten);
+      expect(await factory('RefreshTokenUse').find(use)).toEqual({ grantId, generation: 1 });
+      expect(await factory('RefreshTokenUse').find(gone)).toBeUndefined();
+      // a record rewritten under its id stays in its grant's index
+      await factory('Grant').revokeByGrantId(grantId);
+      expect(await factory('AccessToken').find(tokenId)).toBeUndefined();
+      // and the lifetime given is kept
+      const again = uid();
+      await putRecords!.call(factory, [{ model: 'AccessToken', id: again, payload: samplePayload(), expiresIn: 1 }]);
+      expect(await factory('AccessToken').find(again)).toBeDefined();
+      await sleep(2_000);
+      expect(await factory('AccessToken').find(again)).toBeUndefined();
     });
 
     test('a record kept by consumeAndKeep stays in its grant\'s index past its first lifetime', async () => {
