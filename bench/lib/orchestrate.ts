@@ -37,25 +37,33 @@ const fmt = (r: RunResult, unit: string) =>
 export async function runScenario(scenario: Scenario, storage: StorageKind, ctx: RunContext): Promise<ScenarioResult> {
   const { settings, log } = ctx;
   const targets = [scenario.ours, ...scenario.baselines];
-  const base = {
-    id: scenario.id, title: scenario.title, unit: scenario.unit, order: scenario.order, storage, method: scenario.method,
-  };
-  const servers: ServerProcess[] = [];
+  const perSide = Math.max(1, scenario.processesPerSide ?? 1);
+  const method = perSide > 1 ? `${scenario.method} ${perSide} server processes per side, measured in alternate pairs.` : scenario.method;
+  const base = { id: scenario.id, title: scenario.title, unit: scenario.unit, order: scenario.order, storage, method };
+  // the processes of every side, process k of each side at index k * targets.length + side
+  const processes: ServerProcess[] = [];
   try {
     // started together: nothing is measured yet, and a cold start takes a second
-    const started = await Promise.allSettled(targets.map((target) => spawnServer({
-      target,
-      storage,
-      redisUrl: ctx.redisUrl,
-      keyPrefix: `bench:${ctx.runId}:${scenario.id}:${target.id}:`,
-      jwks: ctx.jwks,
-      cookieKeys: ctx.cookieKeys,
-      cpuProfileDir: ctx.profileDir,
-      nodeFlags: ctx.settings.asyncContextFrame ? ['--experimental-async-context-frame'] : [],
-    })));
-    for (const s of started) if (s.status === 'fulfilled') servers.push(s.value);
+    const started = await Promise.allSettled(Array.from({ length: perSide * targets.length }, (_, n) => {
+      const target = targets[n % targets.length]!;
+      const k = Math.floor(n / targets.length);
+      return spawnServer({
+        target,
+        storage,
+        redisUrl: ctx.redisUrl,
+        keyPrefix: `bench:${ctx.runId}:${scenario.id}:${target.id}:${k > 0 ? `${k}:` : ''}`,
+        jwks: ctx.jwks,
+        cookieKeys: ctx.cookieKeys,
+        cpuProfileDir: ctx.profileDir,
+        nodeFlags: ctx.settings.asyncContextFrame ? ['--experimental-async-context-frame'] : [],
+      });
+    }));
+    for (const s of started) if (s.status === 'fulfilled') processes.push(s.value);
     const failed = started.find((s) => s.status === 'rejected');
     if (failed) throw failed.reason;
+    /** process k of every side; the first ones give the memory samples and the profile */
+    const processesOf = (k: number) => processes.slice(k * targets.length, (k + 1) * targets.length);
+    const servers = processesOf(0);
     const rssStart = await Promise.all(servers.map((s) => s.stats().then((x) => x.rss)));
 
     // RSS after 10k and 100k requests, sampled at rest: the first sample between runs past each mark
@@ -68,7 +76,9 @@ export async function runScenario(scenario: Scenario, storage: StorageKind, ctx:
     };
 
     const workloads: Workload[] = [];
-    for (const [i, server] of servers.entries()) {
+    for (const [n, server] of processes.entries()) {
+      const i = n % targets.length;
+      const first = n < targets.length;
       const workload = await scenario.prepare(server);
       // in slices, each followed by a sample at rest, so that a fast server's 10k mark is
       // sampled close to 10k requests rather than after the first measured run
@@ -76,7 +86,7 @@ export async function runScenario(scenario: Scenario, storage: StorageKind, ctx:
         const slice = { durationS: Math.min(left, WARMUP_SLICE_S), connections: settings.connections };
         await workload.beforeRun?.(slice);
         await workload.run(slice);
-        sample(i, await server.stats());
+        if (first) sample(i, await server.stats());
       }
       workloads.push(workload);
       await pause(settings.durationS);
@@ -87,20 +97,23 @@ export async function runScenario(scenario: Scenario, storage: StorageKind, ctx:
     const runs: RunResult[][] = targets.map(() => []);
     const options = { durationS: settings.durationS, connections: settings.connections };
     for (let pair = 0; pair < settings.pairs; pair += 1) {
-      for (const [i, workload] of workloads.entries()) {
+      const k = pair % perSide;
+      const measured = processesOf(k);
+      for (const [i, server] of measured.entries()) {
+        const workload = workloads[k * targets.length + i]!;
         await workload.beforeRun?.(options);
         // stats() collects garbage first: the garbage of preparation is not charged to the run
-        const rest = await servers[i]!.stats();
-        sample(i, rest);
+        const rest = await server.stats();
+        if (k === 0) sample(i, rest);
         const cpuBefore = rest.cpuUs;
         const loadCpuBefore = process.cpuUsage();
         const load = await workload.run(options);
-        const cpu = (await servers[i]!.cpuUs()) - cpuBefore;
+        const cpu = (await server.cpuUs()) - cpuBefore;
         const { user, system } = process.cpuUsage(loadCpuBefore);
         const perUnit = (us: number) => (load.completed > 0 ? us / load.completed : Number.NaN);
         const result: RunResult = { ...load, serverCpuUsPerUnit: perUnit(cpu), loadCpuUsPerUnit: perUnit(user + system) };
         runs[i]!.push(result);
-        log(`    ${String(pair + 1)}/${settings.pairs} ${targets[i]!.id.padEnd(14)} ${fmt(result, scenario.unit)}`);
+        log(`    ${String(pair + 1)}/${settings.pairs} ${targets[i]!.id.padEnd(14)}${perSide > 1 ? ` #${String(k + 1)}` : ''} ${fmt(result, scenario.unit)}`);
         await pause(settings.durationS);
       }
     }
@@ -138,6 +151,6 @@ export async function runScenario(scenario: Scenario, storage: StorageKind, ctx:
     log(`    FAILED: ${failure}`);
     return { ...base, subjects: [], ratios: [], failure };
   } finally {
-    await Promise.all(servers.map((s) => s.stop()));
+    await Promise.all(processes.map((s) => s.stop()));
   }
 }

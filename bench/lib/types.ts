@@ -124,6 +124,13 @@ export interface Scenario {
   readonly targets?: readonly TargetRule[];
   /** one line for the report: what a unit of work is and how tokens were prepared */
   readonly method: string;
+  /**
+   * Server processes per side (default 1); pair p measures process p mod n of every side.
+   * One process as a whole can be biased by ±25% (bench/README.md, "A B A B"): scenarios
+   * whose ratio is ours against ours (a feature's cost, a few per cent) spread it over two.
+   * Memory samples come from the first process only.
+   */
+  readonly processesPerSide?: number;
   /** Called once per server after it started: obtain tokens, build request lists. */
   prepare(server: RunningServer): Promise<Workload>;
 }

@@ -16,6 +16,7 @@ const scenario: Scenario = {
   title: '/mcp tools/call (member token, MCP 2026-07-28), diagnostics on vs events: false',
   order: 82,
   baselines: [oursNoDiagnostics],
+  processesPerSide: 2,
   targets: [{ kind: 'ratio', min: 0.97, against: oursNoDiagnostics.id }],
   method: `${call.method} Here both sides are ours (the demo host); the baseline is started with events: false, `
     + 'so the ratio is what events, the trace and metrics cost a tools/call (target: ≤ 3%).',

@@ -17,6 +17,7 @@ const scenario: Scenario = {
   ours,
   baselines: [oursNoDiagnostics],
   usesStorage: true,
+  processesPerSide: 2,
   targets: [{ kind: 'ratio', min: 0.97, against: oursNoDiagnostics.id }],
   method: `${REFRESH_METHOD} Both sides are ours (the demo host); the baseline is started with events: false, `
     + 'so the ratio is what events, the trace and metrics cost a refresh (target: ≤ 3%).',

@@ -21,6 +21,7 @@ const scenario: Scenario = {
   ours,
   baselines: [oursNoGrace],
   usesStorage: true,
+  processesPerSide: 2,
   targets: [{ kind: 'ratio', min: 0.97, against: oursNoGrace.id }],
   method: `${REFRESH_METHOD} Both sides are ours (the demo host); the baseline is started with refreshTokenGrace: 0, `
     + 'so the ratio is what the grace wrapper costs a refresh (target: ≤ 3%).',
