@@ -30,6 +30,9 @@ interface Entry {
   expiresAt: number;
 }
 
+/** The store's key of a model's record (the factory's `putRecords` names records by model too). */
+const recordKey = (model: string, id: string): string => `${model}:${id}`;
+
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
 /** What the options of {@link MemoryAdapterOptions} are when left out (written once). */
@@ -138,7 +141,7 @@ class MemoryStore {
     const members = this.grants.get(grantId);
     if (members) for (const key of [...members]) if (key !== keep) this.delete(key);
     if (!keep) this.grants.delete(grantId);
-    this.delete(`Grant:${grantId}`);
+    this.delete(recordKey('Grant', grantId));
   }
 
   /** Removes expired records and the tombstones of deleted ones. */
@@ -162,7 +165,7 @@ class MemoryAdapter implements Adapter, CompareAndSet, ConsumeAndKeep {
   }
 
   #key(id: string): string {
-    return `${this.#model}:${id}`;
+    return recordKey(this.#model, id);
   }
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
@@ -249,7 +252,7 @@ export function createMemoryAdapter(options: MemoryAdapterOptions = {}): Closabl
      */
     putRecords(writes: readonly RecordWrite[]): Promise<void> {
       for (const { model, id, payload, expiresIn } of writes) {
-        const key = `${model}:${id}`;
+        const key = recordKey(model, id);
         // already expired: a deletion, as the Redis adapter writes it
         if (typeof expiresIn === 'number' && expiresIn < 1) store.delete(key);
         else store.set(key, payload, expiresIn);
