@@ -5,7 +5,7 @@
  * figure and its known cause together.
  *
  * Keys: `<scenario>/<rule>` or `<scenario>/<rule>/<storage>`, rule being `ratio`,
- * `throughput`, `redis-vs-memory` or `rss`. Each note says when and on what code it was
+ * `throughput` or `rss`. Each note says when and on what code it was
  * profiled: update or delete it when a change moves the bottleneck.
  *
  * @module
@@ -113,7 +113,8 @@ export const FINDINGS: Readonly<Record<string, Finding>> = {
   'revocation/ratio': { commit: 'a4bf91a', note: OAUTH_THIS_COMMIT },
   'login-throttle/ratio/memory': { commit: '7f4a24d', note: LOGIN_THROTTLE },
   'login-throttle/ratio/redis': { commit: '7f4a24d', note: LOGIN_THROTTLE },
-  'refresh/redis-vs-memory': { commit: '50b4ad4', note: REFRESH_THIS_ROUND + ' Before this round\'s Redis changes (one script per write, token and grant read together, the rotation in one script): (2026-11-24 00:56 UTC, HEAD 4d0abb3 with the same uncommitted sign-in throttle work as the refresh-grace note, load 2-4 with a jest run on one core) 0.41 by '
+  // measured as two runs of `refresh` compared, before bench/scenarios/refresh-redis.ts paired them
+  'refresh-redis/ratio': { commit: '50b4ad4', note: REFRESH_THIS_ROUND + ' Before this round\'s Redis changes (one script per write, token and grant read together, the rotation in one script): (2026-11-24 00:56 UTC, HEAD 4d0abb3 with the same uncommitted sign-in throttle work as the refresh-grace note, load 2-4 with a jest run on one core) 0.41 by '
     + 'throughput, 0.59 by server CPU (631 vs 1,077 µs per refresh); ours vs bare oidc-provider on the same Redis 1.06 '
     + '(CPU-cost 0.92), so the gap is the storage, not our layer. In the profile of ours on Redis of the same hour '
     + '(refresh-grace run): writeUtf8String 14.8% self, ioredis 7.2%, RedisStore #attempt 15% inclusive, GC 13%. '

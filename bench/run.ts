@@ -14,14 +14,14 @@ import type { JWKS } from 'oidc-provider';
 
 import { startRedis } from '../test/support/redis-server.ts';
 import type { RedisHandle } from '../test/support/redis-server.ts';
-import { discoverScenarios } from './lib/discover.ts';
+import { discoverScenarios, storagesOf } from './lib/discover.ts';
 import { runScenario } from './lib/orchestrate.ts';
 import { renderTables } from './lib/report-markdown.ts';
 import type { BenchResults, ScenarioResult } from './lib/results.ts';
 import { USAGE, UsageError, parseSettings } from './lib/settings.ts';
 import type { Settings } from './lib/settings.ts';
 import { evaluateTargets } from './lib/targets.ts';
-import type { Scenario, StorageKind } from './lib/types.ts';
+import type { Scenario } from './lib/types.ts';
 import { RESULTS_DIR, updateReadme, writeResults } from './lib/write-results.ts';
 
 function signingKeys(): JWKS {
@@ -78,7 +78,7 @@ async function main(): Promise<number> {
   const loadavgStart = loadavg();
 
   let redis: RedisHandle | undefined;
-  if (settings.adapters.includes('redis') && selected.some((s) => s.usesStorage)) {
+  if (selected.some((s) => storagesOf(s, settings.adapters).includes('redis'))) {
     // always a throwaway server on a free port: never the Redis of REDIS_URL or on 6379
     redis = await startRedis({ forceSpawn: true });
   }
@@ -104,7 +104,8 @@ async function main(): Promise<number> {
   const results: ScenarioResult[] = [];
   try {
     for (const scenario of selected) {
-      const storages: StorageKind[] = scenario.usesStorage ? [...settings.adapters] : ['none'];
+      const storages = storagesOf(scenario, settings.adapters);
+      if (storages.length === 0) console.log(`\n${scenario.id}: skipped, it runs on ${scenario.storages!.join(', ')} only (--adapter)`);
       for (const storage of storages) {
         console.log(`\n${scenario.id} (${storage})`);
         const began = performance.now();

@@ -5,7 +5,7 @@
  */
 import { readdirSync } from 'node:fs';
 
-import type { Scenario } from './types.ts';
+import type { AdapterKind, Scenario, StorageKind } from './types.ts';
 
 const DIR = new URL('../scenarios/', import.meta.url);
 
@@ -17,10 +17,21 @@ function assertScenario(value: unknown, file: string): asserts value is Scenario
     !s?.ours && 'ours',
     !(Array.isArray(s?.baselines) && s.baselines.length > 0) && 'baselines (at least one)',
     typeof s?.usesStorage !== 'boolean' && 'usesStorage',
+    s?.storages !== undefined && !(s.usesStorage === true && Array.isArray(s.storages) && s.storages.length > 0
+      && s.storages.every((a) => a === 'memory' || a === 'redis')) && 'storages (with usesStorage, some of memory, redis)',
   ].filter(Boolean);
   if (problems.length) {
     throw new Error(`bench/scenarios/${file} must default-export a Scenario (bench/lib/types.ts); missing: ${problems.join(', ')}`);
   }
+}
+
+/**
+ * The storages `scenario` runs on when `--adapter` selects `adapters`: `none` once for a
+ * scenario that never reaches storage; none at all for one whose `storages` are not selected.
+ */
+export function storagesOf(scenario: Pick<Scenario, 'usesStorage' | 'storages'>, adapters: readonly AdapterKind[]): StorageKind[] {
+  if (!scenario.usesStorage) return ['none'];
+  return adapters.filter((adapter) => !scenario.storages || scenario.storages.includes(adapter));
 }
 
 export async function discoverScenarios(): Promise<Scenario[]> {

@@ -86,7 +86,7 @@ export type TargetStatus = 'met' | 'missed' | 'not measured';
 export interface TargetResult {
   readonly target: string;
   readonly scenario: string;
-  readonly storage: StorageKind | 'memory→redis';
+  readonly storage: StorageKind;
   readonly status: TargetStatus;
   readonly measured: string;
   /** for a miss or a gap: what the numbers show, and what profiling found (bench/findings.ts) */

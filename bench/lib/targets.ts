@@ -79,7 +79,6 @@ function ruleName(rule: TargetRule, scenario: Scenario): string {
   switch (rule.kind) {
     case 'ratio': return `ours/${rule.against ?? scenario.baselines[0]!.id} ≥ ${rule.min}`;
     case 'throughput': return `≥ ${rule.min} ${scenario.unit}`;
-    case 'redis-vs-memory': return `Redis ≥ ${rule.min} × memory`;
   }
 }
 
@@ -87,22 +86,6 @@ function checkRule(rule: TargetRule, scenario: Scenario, results: readonly Scena
   const target = ruleName(rule, scenario);
   const notMeasured = (storage: TargetResult['storage'], reason: string): TargetResult =>
     ({ target, scenario: scenario.id, storage, status: 'not measured', measured: '—', why: reason });
-
-  if (rule.kind === 'redis-vs-memory') {
-    const memory = results.find((r) => r.storage === 'memory');
-    const redis = results.find((r) => r.storage === 'redis');
-    if (!memory?.subjects.length || !redis?.subjects.length) return [notMeasured('memory→redis', 'needs --adapter both')];
-    const ratio = redis.subjects[0]!.medianThroughput / memory.subjects[0]!.medianThroughput;
-    const status = ratio >= rule.min ? 'met' : 'missed';
-    // unpaired (the two storages run minutes apart), so the CPU-based figure is given beside it
-    const cpu = memory.subjects[0]!.medianCpuUsPerUnit / redis.subjects[0]!.medianCpuUsPerUnit;
-    const measured = `${f2(ratio)} (${redis.subjects[0]!.medianThroughput.toFixed(0)} / ${memory.subjects[0]!.medianThroughput.toFixed(0)} ${scenario.unit})`
-      + (Number.isFinite(cpu) ? `; by server CPU per request ${f2(cpu)} (redis-server's own CPU not included)` : '');
-    return [{
-      target, scenario: scenario.id, storage: 'memory→redis', status, measured,
-      why: status === 'missed' ? why(errorsNote(redis), finding(`${scenario.id}/redis-vs-memory`)) : undefined,
-    }];
-  }
 
   return results.map((result): TargetResult => {
     if (!result.subjects.length) return notMeasured(result.storage, `the scenario failed: ${result.failure?.split('\n')[0]}`);

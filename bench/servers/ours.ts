@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { createMemoryAdapter } from '../../adapters/memory.ts';
 import { buildApp } from '../../examples/host/app.ts';
 import type { Logger, PlatformAuthOptions } from '../../lib/index.ts';
 import type { BuildServer, ServerTarget } from '../lib/types.ts';
@@ -57,6 +58,20 @@ export const oursNoGrace: ServerTarget = {
 };
 
 export const buildOursNoGrace: BuildServer = buildOursWith({ refreshTokenGrace: 0 });
+
+/**
+ * Ours on the memory adapter whatever the scenario's storage: the other side of ours on Redis
+ * in the same run (bench/scenarios/refresh-redis.ts), so that what Redis costs ours is read as
+ * a same-run ratio, like every other target, not from two runs minutes apart.
+ */
+export const oursOnMemory: ServerTarget = {
+  id: 'ours-memory',
+  label: 'platform-auth on the memory adapter',
+  module: import.meta.url,
+  export: 'buildOursOnMemory',
+};
+
+export const buildOursOnMemory: BuildServer = (env) => buildOurs({ ...env, storage: 'memory', createAdapter: () => createMemoryAdapter() });
 
 /** Ours with sign-in throttling off (`signInThrottle: false`), for what the throttle costs a login. */
 export const oursNoThrottle: ServerTarget = {
