@@ -233,16 +233,6 @@ end
 return 1
 `;
 
-// Several records in one script (single Redis only). KEYS the records; ARGV, per record, its
-// JSON then its TTL in seconds or ''. Their indexes are not touched (see PutRecords).
-const PUT_RECORDS_LUA = `
-for i = 1, #KEYS do
-  local value, ttl = ARGV[2 * i - 1], ARGV[2 * i]
-  if ttl == '' then redis.call('SET', KEYS[i], value) else redis.call('SET', KEYS[i], value, 'EX', ttl) end
-end
-return #KEYS
-`;
-
 // A token and the grant it names in one round trip (single Redis only; the grant key is
 // derived from the record, so it cannot be declared up front — allowed outside a Cluster).
 // KEYS[1] the record; ARGV[1] the key prefix. Returns {record} or {record, grant or false}.
@@ -321,7 +311,6 @@ interface Scripts {
   platformAuthCompareAndSet(key: string, expected: string, next: string, ttl: number | ''): Promise<number>;
   platformAuthUpsert(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
   platformAuthFindWithGrant(key: string, prefix: string): Promise<[record?: string, grant?: string | null]>;
-  platformAuthPutRecords(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
 }
 
 type Client = (Redis | Cluster) & Scripts;
@@ -359,7 +348,6 @@ class RedisStore {
     // the number of keys is the first argument: a record has zero to three indexes
     client.defineCommand('platformAuthUpsert', { lua: UPSERT_LUA });
     client.defineCommand('platformAuthFindWithGrant', { numberOfKeys: 1, lua: FIND_WITH_GRANT_LUA });
-    client.defineCommand('platformAuthPutRecords', { lua: PUT_RECORDS_LUA });
     this.client = client as Client;
     this.#owned = owned;
     this.prefix = prefix;
@@ -549,27 +537,25 @@ class RedisStore {
     this.#prefetched.delete(key);
   }
 
-  /** {@link PutRecords.putRecords}: one script on a single Redis, one SET per record on a Cluster. */
+  /**
+   * {@link PutRecords.putRecords}: on a single Redis, with the other records written in this
+   * turn in one script (upsertRecord), so a refresh's rotation and its successor are one
+   * command; on a Cluster one SET per record.
+   */
   async putRecords(writes: readonly RecordWrite[]): Promise<void> {
-    const keys: string[] = [];
-    const args: (string | number)[] = [];
-    const expired: RecordWrite[] = [];
+    const writing: Promise<void>[] = [];
+    const sets: Command[] = [];
     for (const write of writes) {
       const ttl = ttlOf(write.expiresIn);
-      // already expired: written as a deletion, as upsert does
-      if (ttl !== undefined && ttl < 1) {
-        expired.push(write);
-        continue;
-      }
       const key = this.recordKey(write.model, write.id);
       this.forget(key);
-      keys.push(key);
-      args.push(JSON.stringify(write.payload), ttl ?? '');
+      // already expired: written as a deletion, as upsert does
+      if (ttl !== undefined && ttl < 1) writing.push(this.run([['del', key]]));
+      else if (this.isCluster) sets.push(withTtl(['set', key, JSON.stringify(write.payload)], ttl));
+      else writing.push(this.upsertRecord([key], [JSON.stringify(write.payload), ttl ?? '', write.id, '0']));
     }
-    const writing = keys.length === 0 ? undefined : this.isCluster
-      ? this.run(keys.map((key, i): Command => withTtl(['set', key, args[2 * i] as string], args[2 * i + 1] === '' ? undefined : args[2 * i + 1] as number)))
-      : this.call((client) => client.platformAuthPutRecords(keys.length, ...keys, ...args));
-    await Promise.all([writing, ...expired.map((write) => this.run([['del', this.recordKey(write.model, write.id)]]))]);
+    if (sets.length > 0) writing.push(this.run(sets));
+    await Promise.all(writing);
   }
 
   /**

@@ -21,9 +21,16 @@
  *
  * Across instances and on a Redis Cluster this holds because every fact is in storage: the
  * mark on the token and one small record per used generation (`RefreshTokenUse`, keyed by
- * grant and generation, so writing it is idempotent and needs no read-modify-write). Both
- * writes of a rotation go out together (as one script on a single Redis, `PutRecords`); whichever of them is lost to a fault, a retry within
- * the grace is still served and a retry after it is still refused.
+ * grant and generation, so writing it is idempotent and needs no read-modify-write).
+ *
+ * One write per rotation: oidc-provider consumes the token, then stores its successor. The
+ * rotation's two records are held back from `consume()` and written with the successor
+ * (one script on a single Redis, one pipeline on a Cluster), so a refresh costs one round
+ * trip less and the mark and the successor exist together or not at all. A rotation whose
+ * successor is not stored in the same turn of the event loop (an error in between) is
+ * written on its own at the end of that turn. Whichever write is lost to a fault, a retry
+ * within the grace is still served and a retry after it is still refused: a token not
+ * marked had no successor stored with it, so serving it again issues no second live chain.
  *
  * @module
  */
@@ -45,6 +52,13 @@ export interface RefreshGraceOptions {
   readonly now?: () => number;
   /** called (inside the request) when a rotated token is served again within the grace, for `refresh.grace_used` */
   readonly onGraceUsed?: () => void;
+}
+
+/** A rotation's records, held until its successor is stored (see the module comment). */
+interface PendingRotation {
+  readonly writes: readonly RecordWrite[];
+  /** consume() calls still waiting for their successor's upsert */
+  waiting: number;
 }
 
 interface RefreshPayload extends AdapterPayload {
@@ -74,6 +88,9 @@ class GraceRefreshTokens extends DelegatingAdapter {
   readonly #putRecords: PutRecords['putRecords'] | undefined;
   /** what find() read, for the consume() of the same request that follows it */
   readonly #recent = new Map<string, RefreshPayload>();
+  /** rotations waiting for their successor's write, by the successor's grant and generation */
+  readonly #rotations = new Map<string, PendingRotation>();
+  #leftovers: NodeJS.Immediate | undefined;
 
   constructor(inner: Adapter, uses: Adapter, options: RefreshGraceOptions, putRecords?: PutRecords['putRecords']) {
     super(inner);
@@ -109,6 +126,37 @@ class GraceRefreshTokens extends DelegatingAdapter {
     const payload = this.#recent.get(id) ?? (await this.inner.find(id) ?? undefined) as RefreshPayload | undefined;
     this.#recent.delete(id);
     if (!payload) return;
+    const writes = this.#rotationWrites(id, payload);
+    if (payload.grantId === undefined) {
+      await this.#write(writes);
+      return;
+    }
+    // held for the successor's upsert (see the module comment)
+    const successor = useId(payload.grantId, generationOf(payload) + 1);
+    const pending = this.#rotations.get(successor);
+    // racing refreshes of one token in this process: each successor carries the first mark
+    if (pending) pending.waiting += 1;
+    else this.#rotations.set(successor, { writes, waiting: 1 });
+    this.#leftovers ??= setImmediate(() => this.#writeLeftovers());
+  }
+
+  override upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+    const { grantId, rotations } = payload as RefreshPayload;
+    const key = grantId !== undefined && typeof rotations === 'number' ? useId(grantId, rotations) : undefined;
+    const pending = key === undefined ? undefined : this.#rotations.get(key);
+    if (!pending) return this.inner.upsert(id, payload, expiresIn as number);
+    pending.waiting -= 1;
+    if (pending.waiting === 0) this.#rotations.delete(key!);
+    if (this.#rotations.size === 0) {
+      clearImmediate(this.#leftovers);
+      this.#leftovers = undefined;
+    }
+    // asked for in one synchronous step: the same script (or pipeline) carries both
+    return Promise.all([this.inner.upsert(id, payload, expiresIn as number), this.#write(pending.writes)]).then(() => undefined);
+  }
+
+  /** The rotation's records: the mark on the token (first rotation only) and its generation's use. */
+  #rotationWrites(id: string, payload: RefreshPayload): RecordWrite[] {
     const now = this.#now();
     const ttl = typeof payload.exp === 'number' ? Math.max(payload.exp - now, 1) : undefined;
     const writes: RecordWrite[] = [];
@@ -123,12 +171,25 @@ class GraceRefreshTokens extends DelegatingAdapter {
       const generation = generationOf(payload);
       writes.push({ model: REFRESH_USE_MODEL, id: useId(payload.grantId, generation), payload: { grantId: payload.grantId, generation }, ...(ttl === undefined ? {} : { expiresIn: ttl }) });
     }
-    // one command on a single Redis; otherwise the two writes go out together
-    if (this.#putRecords && writes.length > 0) {
-      await this.#putRecords(writes);
-      return;
-    }
-    await Promise.all(writes.map((w) => (w.model === REFRESH_USE_MODEL ? this.#uses : this.inner).upsert(w.id, w.payload, w.expiresIn as number)));
+    return writes;
+  }
+
+  /** One command on a single Redis; otherwise the writes go out together. */
+  #write(writes: readonly RecordWrite[]): Promise<unknown> {
+    if (writes.length === 0) return Promise.resolve();
+    if (this.#putRecords) return this.#putRecords(writes);
+    return Promise.all(writes.map((w) => (w.model === REFRESH_USE_MODEL ? this.#uses : this.inner).upsert(w.id, w.payload, w.expiresIn as number)));
+  }
+
+  /**
+   * Rotations no successor was stored for in their turn, written on their own. Nobody awaits
+   * them: a failure leaves the token unmarked, and no successor was issued for it.
+   */
+  #writeLeftovers(): void {
+    this.#leftovers = undefined;
+    const rotations = [...this.#rotations.values()];
+    this.#rotations.clear();
+    for (const { writes } of rotations) this.#write(writes).catch(() => undefined);
   }
 
   override destroy(id: string): Promise<void> {

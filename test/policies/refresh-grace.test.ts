@@ -4,8 +4,9 @@
  * is used; otherwise oidc-provider sees it consumed (and revokes the grant).
  */
 import { createMemoryAdapter } from '../../adapters/memory.ts';
-import type { AdapterFactory } from '../../adapters/types.ts';
+import type { Adapter, AdapterFactory, AdapterPayload, RecordWrite } from '../../adapters/types.ts';
 import { REFRESH_USE_MODEL, withRefreshGrace } from '../../lib/policies/refresh-grace.ts';
+import { DelegatingAdapter } from '../../lib/storage/model-decorator.ts';
 
 const GRACE = 30;
 
@@ -30,6 +31,15 @@ const record = (grantId: string, rotations?: number) => ({
   grantId, accountId: 'acc', clientId: 'c', exp: 2_000_000_000, ...(rotations === undefined ? {} : { rotations }),
 });
 
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+/** What oidc-provider's refresh grant does: read the token, consume it, store its successor. */
+async function rotate(tokens: Adapter, id: string, successorId: string): Promise<void> {
+  const found = await tokens.find(id);
+  await tokens.consume(id);
+  await tokens.upsert(successorId, record(found!.grantId as string, ((found!.rotations as number | undefined) ?? 0) + 1), 3600);
+}
+
 describe('withRefreshGrace', () => {
   it('changes nothing when the grace is 0: the factory is the inner one', () => {
     const inner = createMemoryAdapter();
@@ -52,18 +62,92 @@ describe('withRefreshGrace', () => {
   it('rotating marks the token and records its generation as used, instead of consuming it', async () => {
     const { tokens, raw, uses, at } = setup();
     await tokens.upsert('rt0', record('g1'), 3600);
-    await tokens.find('rt0');
-    await tokens.consume('rt0');
+    await rotate(tokens, 'rt0', 'rt1');
     const stored = await raw.find('rt0');
     expect(stored).toMatchObject({ rotatedAt: at() });
     expect(stored?.consumed).toBeUndefined();
     expect(await uses.find('g1:0')).toEqual({ grantId: 'g1', generation: 0 });
+    expect(await raw.find('rt1')).toEqual(record('g1', 1));
+  });
+
+  it('a rotation is written with its successor, in the same write, not on consume', async () => {
+    let now = 1_000_000;
+    const inner = createMemoryAdapter();
+    const batches: RecordWrite[][] = [];
+    const upserts: string[] = [];
+    const counting = Object.assign((model: string) => {
+      const adapter = inner(model);
+      if (model !== 'RefreshToken') return adapter;
+      return new (class extends DelegatingAdapter {
+        override upsert(id: string, payload: AdapterPayload, expiresIn?: number) {
+          upserts.push(`${id}@${batches.length}`);
+          return super.upsert(id, payload, expiresIn);
+        }
+      })(adapter);
+    }, {
+      putRecords: (writes: readonly RecordWrite[]) => {
+        batches.push([...writes]);
+        return inner.putRecords(writes);
+      },
+    });
+    const tokens = withRefreshGrace(counting as AdapterFactory, { graceSeconds: GRACE, now: () => now })('RefreshToken');
+    await tokens.upsert('rt0', record('g1'), 3600);
+    await tokens.find('rt0');
+    await tokens.consume('rt0');
+    // nothing written yet: the token is still unmarked, its generation unused
+    expect(batches).toEqual([]);
+    expect(await inner('RefreshToken').find('rt0')).not.toHaveProperty('rotatedAt');
+    expect(await inner(REFRESH_USE_MODEL).find('g1:0')).toBeUndefined();
+    now += 1;
+    await tokens.upsert('rt1', record('g1', 1), 3600);
+    // asked for in one synchronous step with the successor (one script on a single Redis)
+    expect(upserts).toEqual(['rt0@0', 'rt1@0']);
+    expect(batches).toHaveLength(1);
+    expect(batches[0]!.map((w) => `${w.model}:${w.id}`)).toEqual(['RefreshToken:rt0', `${REFRESH_USE_MODEL}:g1:0`]);
+    // marked with the time of the consume
+    expect(batches[0]![0]!.payload).toMatchObject({ rotatedAt: 1_000_000 });
+    // a token stored for another reason carries nothing
+    await tokens.upsert('other', record('g2', 1), 3600);
+    expect(batches).toHaveLength(1);
+  });
+
+  it('a rotation whose successor is not stored in its turn is written on its own at the end of the turn', async () => {
+    const { tokens, raw, uses, at } = setup();
+    await tokens.upsert('rt0', record('g1'), 3600);
+    await tokens.find('rt0');
+    await tokens.consume('rt0');
+    expect(await raw.find('rt0')).not.toHaveProperty('rotatedAt');
+    await turn();
+    expect(await raw.find('rt0')).toMatchObject({ rotatedAt: at() });
+    expect(await uses.find('g1:0')).toEqual({ grantId: 'g1', generation: 0 });
+    // and a successor stored later is written as itself only
+    await tokens.upsert('rt1', record('g1', 1), 3600);
+    expect(await raw.find('rt1')).toEqual(record('g1', 1));
+  });
+
+  it('racing rotations of one token in one process: every successor carries the rotation', async () => {
+    const { tokens, raw, inner } = setup();
+    const writes: string[][] = [];
+    const put = inner.putRecords.bind(inner);
+    inner.putRecords = (batch) => {
+      writes.push(batch.map((w) => w.id));
+      return put(batch);
+    };
+    const factory = withRefreshGrace(inner as AdapterFactory, { graceSeconds: GRACE, now: () => 1_000_000 });
+    const racing = factory('RefreshToken');
+    await tokens.upsert('rt0', record('g1'), 3600);
+    await Promise.all([rotate(racing, 'rt0', 'rt1a'), rotate(racing, 'rt0', 'rt1b')]);
+    // were the first successor's write lost, the second would still mark the token
+    expect(writes).toEqual([['rt0', 'g1:0'], ['rt0', 'g1:0']]);
+    expect(await raw.find('rt0')).toMatchObject({ rotatedAt: 1_000_000 });
+    expect(await raw.find('rt1a')).toEqual(record('g1', 1));
+    expect(await raw.find('rt1b')).toEqual(record('g1', 1));
   });
 
   it('within the grace, before the successor is used, a rotated token is found usable (a retry or a race)', async () => {
     const { tokens, advance } = setup();
     await tokens.upsert('rt0', record('g1'), 3600);
-    await tokens.consume('rt0');
+    await rotate(tokens, 'rt0', 'rt1');
     advance(GRACE);
     const found = await tokens.find('rt0');
     expect(found?.consumed).toBeUndefined();
@@ -73,11 +157,10 @@ describe('withRefreshGrace', () => {
   it('a second rotation keeps the first rotation time, so the grace cannot be stretched', async () => {
     const { tokens, raw, advance, at } = setup();
     await tokens.upsert('rt0', record('g1'), 3600);
-    await tokens.consume('rt0');
+    await rotate(tokens, 'rt0', 'rt1');
     const first = at();
     advance(10);
-    await tokens.find('rt0');
-    await tokens.consume('rt0');
+    await rotate(tokens, 'rt0', 'rt1b');
     expect((await raw.find('rt0'))?.rotatedAt).toBe(first);
     advance(GRACE - 9);
     expect((await tokens.find('rt0'))?.consumed).toBe(first);
@@ -86,7 +169,7 @@ describe('withRefreshGrace', () => {
   it('after the grace, a rotated token is found consumed: reuse', async () => {
     const { tokens, advance, at } = setup();
     await tokens.upsert('rt0', record('g1'), 3600);
-    await tokens.consume('rt0');
+    await rotate(tokens, 'rt0', 'rt1');
     const rotatedAt = at();
     advance(GRACE + 1);
     expect((await tokens.find('rt0'))?.consumed).toBe(rotatedAt);
@@ -95,10 +178,9 @@ describe('withRefreshGrace', () => {
   it('once a token of the next generation is used, the rotated one is consumed even within the grace', async () => {
     const { tokens } = setup();
     await tokens.upsert('rt0', record('g1'), 3600);
-    await tokens.consume('rt0');
-    await tokens.upsert('rt1', record('g1', 1), 3600);
+    await rotate(tokens, 'rt0', 'rt1');
     expect((await tokens.find('rt0'))?.consumed).toBeUndefined();
-    await tokens.consume('rt1');
+    await rotate(tokens, 'rt1', 'rt2');
     expect((await tokens.find('rt0'))?.consumed).toEqual(expect.any(Number));
     // the successor itself is still within its own grace
     expect((await tokens.find('rt1'))?.consumed).toBeUndefined();
@@ -107,9 +189,9 @@ describe('withRefreshGrace', () => {
   it('another grant\'s use is not this grant\'s', async () => {
     const { tokens } = setup();
     await tokens.upsert('a0', record('gA'), 3600);
-    await tokens.consume('a0');
+    await rotate(tokens, 'a0', 'a1');
     await tokens.upsert('b1', record('gB', 1), 3600);
-    await tokens.consume('b1');
+    await rotate(tokens, 'b1', 'b2');
     expect((await tokens.find('a0'))?.consumed).toBeUndefined();
   });
 
