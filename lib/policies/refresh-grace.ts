@@ -25,8 +25,9 @@
  *
  * One write per rotation: oidc-provider consumes the token, then stores its successor. The
  * rotation's two records are held back from `consume()` and written with the successor
- * (one script on a single Redis, one pipeline on a Cluster), so a refresh costs one round
- * trip less and the mark and the successor exist together or not at all. A rotation whose
+ * (one script on a single Redis, one pipeline on a Cluster), and that write goes out with the
+ * access token's, which waits for it (lib/policies/refresh-issue.ts): a refresh is a read and
+ * one write, and the mark and the successor exist together or not at all. A rotation whose
  * successor is not stored in the same turn of the event loop (an error in between) is
  * written on its own at the end of that turn. Whichever write is lost to a fault, a retry
  * within the grace is still served and a retry after it is still refused: a token not
@@ -41,6 +42,7 @@ import type { Adapter, AdapterFactory, AdapterPayload, PutRecords, RecordWrite }
 import { decorateModel, DelegatingAdapter } from '../storage/model-decorator.ts';
 import { revokeOrphanedGrant } from './deleted-clients.ts';
 import type { AfterAnswer } from './provider-answer.ts';
+import { SuccessorWrites, withAccessTokensAfterRefresh } from './refresh-issue.ts';
 
 /** The storage model of the used-generation records. */
 export const REFRESH_USE_MODEL = 'RefreshTokenUse';
@@ -92,9 +94,13 @@ class GraceRefreshTokens extends DelegatingAdapter {
   readonly #rotations = new Map<string, PendingRotation>();
   #leftovers: NodeJS.Immediate | undefined;
 
-  constructor(inner: Adapter, uses: Adapter, options: RefreshGraceOptions, putRecords?: PutRecords['putRecords']) {
+  /** the successors' writes, for their grant's access token to wait for */
+  readonly #successors: SuccessorWrites;
+
+  constructor(inner: Adapter, uses: Adapter, successors: SuccessorWrites, options: RefreshGraceOptions, putRecords?: PutRecords['putRecords']) {
     super(inner);
     this.#uses = uses;
+    this.#successors = successors;
     this.#putRecords = putRecords;
     this.#grace = options.graceSeconds;
     this.#now = options.now ?? epoch;
@@ -151,8 +157,12 @@ class GraceRefreshTokens extends DelegatingAdapter {
       clearImmediate(this.#leftovers);
       this.#leftovers = undefined;
     }
-    // asked for in one synchronous step: the same script (or pipeline) carries both
-    return Promise.all([this.inner.upsert(id, payload, expiresIn as number), this.#write(pending.writes)]).then(() => undefined);
+    // asked for in one synchronous step: the same script (or pipeline) carries both, and the
+    // access token's write that follows in this turn. Confirmed now; the access token's save
+    // waits for it, and the refresh answer for that save (lib/policies/refresh-issue.ts)
+    const writing = Promise.all([this.inner.upsert(id, payload, expiresIn as number), this.#write(pending.writes)]).then(() => undefined);
+    this.#successors.hold(grantId!, writing);
+    return Promise.resolve();
   }
 
   /** The rotation's records: the mark on the token (first rotation only) and its generation's use. */
@@ -205,15 +215,18 @@ class GraceRefreshTokens extends DelegatingAdapter {
 }
 
 /**
- * The adapter factory with the grace rule on `RefreshToken`; unchanged when `graceSeconds`
- * is 0. Other models (and `close()`, if any) are the inner factory's.
+ * The adapter factory with the grace rule on `RefreshToken`, and `AccessToken` saves that wait
+ * for their grant's successor refresh token; unchanged when `graceSeconds` is 0. Other models
+ * (and `close()`, if any) are the inner factory's.
  */
 export function withRefreshGrace<F extends AdapterFactory>(factory: F, options: RefreshGraceOptions): F {
   if (options.graceSeconds <= 0) return factory;
   const uses = factory(REFRESH_USE_MODEL);
   const { putRecords } = factory as Partial<PutRecords>;
   const put = typeof putRecords === 'function' ? putRecords.bind(factory) : undefined;
-  return decorateModel(factory, 'RefreshToken', (inner) => new GraceRefreshTokens(inner, uses, options, put));
+  const successors = new SuccessorWrites();
+  const refreshTokens = decorateModel(factory, 'RefreshToken', (inner) => new GraceRefreshTokens(inner, uses, successors, options, put));
+  return withAccessTokensAfterRefresh(refreshTokens, successors);
 }
 
 /**

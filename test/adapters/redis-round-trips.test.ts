@@ -215,7 +215,7 @@ describe('a refresh and a code exchange on a single Redis', () => {
     await factory?.close();
   });
 
-  test('costs three commands: a read, the rotation with its successor, the access token', async () => {
+  test('costs two commands: a read, then the rotation with both new tokens in one script', async () => {
     const tokens = await obtainTokens(app.baseUrl, MEMBER, { scope: 'openid account:read', resource: app.baseUrl }, STUDENT);
     let status = 0;
     let body: { refresh_token?: string } = {};
@@ -234,8 +234,9 @@ describe('a refresh and a code exchange on a single Redis', () => {
     expect(await factory('RefreshToken').find(body.refresh_token!)).toMatchObject({ rotations: 1 });
     // before: 2 GET and three MULTI/SET/EVALSHA/EXEC blocks plus a SET, 15 commands; then
     // 5, with the access and the refresh token written by a command each; then 4, with the
-    // rotation (mark and generation's use) a command of its own before the successor's
-    expect(seen).toEqual(['script', 'script', 'script']);
+    // rotation (mark and generation's use) a command of its own before the successor's; then
+    // 3, with the access token written after the successor's confirmed write
+    expect(seen).toEqual(['script', 'script']);
   });
 
   test('a code exchange consumes the code and keeps it for replay detection in one command', async () => {
