@@ -24,19 +24,21 @@
  * grant and generation, so writing it is idempotent and needs no read-modify-write).
  *
  * One write per rotation: oidc-provider consumes the token, then stores its successor. The
- * rotation's two records are held back from `consume()` and written with the successor
- * (one script on a single Redis, one pipeline on a Cluster), and that write goes out with the
- * access token's, which waits for it (lib/policies/refresh-issue.ts): a refresh is a read and
- * one write, and the mark and the successor exist together or not at all. A rotation whose
+ * rotation's two records are held back from `consume()` and written with the successor of
+ * the same request (paired by `Provider.ctx`, so overlapping refreshes never swap marks), and
+ * that write goes out with the access token's, which waits for it (refresh-issue.ts). On a
+ * single Redis the mark and the successor are one script: they exist together or not at all.
+ * On a Cluster they are commands to several nodes; if one fails the access token's save
+ * fails, so a successor stored without its mark was never delivered. A rotation whose
  * successor is not stored in the same turn of the event loop (an error in between) is
  * written on its own at the end of that turn. Whichever write is lost to a fault, a retry
- * within the grace is still served and a retry after it is still refused: a token not
- * marked had no successor stored with it, so serving it again issues no second live chain.
+ * within the grace is still served and a retry after it is still refused: a token left
+ * unmarked had no successor delivered, so serving it again issues no second live chain.
  *
  * @module
  */
 import type { Context } from 'koa';
-import type Provider from 'oidc-provider';
+import Provider from 'oidc-provider';
 
 import type { Adapter, AdapterFactory, AdapterPayload, PutRecords, RecordWrite } from '../../adapters/types.ts';
 import { decorateModel, DelegatingAdapter } from '../storage/model-decorator.ts';
@@ -54,14 +56,23 @@ export interface RefreshGraceOptions {
   readonly now?: () => number;
   /** called (inside the request) when a rotated token is served again within the grace, for `refresh.grace_used` */
   readonly onGraceUsed?: () => void;
+  /**
+   * The request being served (oidc-provider's `Provider.ctx`), which pairs a consume with its
+   * successor's write and that write with the access token's; outside a request every write
+   * goes out at once. For tests.
+   */
+  readonly request?: () => object | undefined;
 }
 
 /** A rotation's records, held until its successor is stored (see the module comment). */
 interface PendingRotation {
+  readonly grantId: string;
+  /** the successor's generation */
+  readonly next: number;
   readonly writes: readonly RecordWrite[];
-  /** consume() calls still waiting for their successor's upsert */
-  waiting: number;
 }
+
+const currentRequest = () => Provider.ctx as object | undefined;
 
 interface RefreshPayload extends AdapterPayload {
   readonly grantId?: string;
@@ -90,11 +101,12 @@ class GraceRefreshTokens extends DelegatingAdapter {
   readonly #putRecords: PutRecords['putRecords'] | undefined;
   /** what find() read, for the consume() of the same request that follows it */
   readonly #recent = new Map<string, RefreshPayload>();
-  /** rotations waiting for their successor's write, by the successor's grant and generation */
-  readonly #rotations = new Map<string, PendingRotation>();
+  /** rotations waiting for their successor's write, by request */
+  readonly #rotations = new Map<object, PendingRotation>();
   #leftovers: NodeJS.Immediate | undefined;
+  readonly #request: () => object | undefined;
 
-  /** the successors' writes, for their grant's access token to wait for */
+  /** the successors' writes, for the access token of the same request to wait for */
   readonly #successors: SuccessorWrites;
 
   constructor(inner: Adapter, uses: Adapter, successors: SuccessorWrites, options: RefreshGraceOptions, putRecords?: PutRecords['putRecords']) {
@@ -105,6 +117,7 @@ class GraceRefreshTokens extends DelegatingAdapter {
     this.#grace = options.graceSeconds;
     this.#now = options.now ?? epoch;
     this.#onGraceUsed = options.onGraceUsed;
+    this.#request = options.request ?? currentRequest;
   }
 
   override find(id: string): Promise<AdapterPayload | undefined> {
@@ -133,35 +146,33 @@ class GraceRefreshTokens extends DelegatingAdapter {
     this.#recent.delete(id);
     if (!payload) return;
     const writes = this.#rotationWrites(id, payload);
-    if (payload.grantId === undefined) {
+    const request = this.#request();
+    // outside a request, or one that already holds a rotation: written now
+    if (payload.grantId === undefined || request === undefined || this.#rotations.has(request)) {
       await this.#write(writes);
       return;
     }
-    // held for the successor's upsert (see the module comment)
-    const successor = useId(payload.grantId, generationOf(payload) + 1);
-    const pending = this.#rotations.get(successor);
-    // racing refreshes of one token in this process: each successor carries the first mark
-    if (pending) pending.waiting += 1;
-    else this.#rotations.set(successor, { writes, waiting: 1 });
+    // held for the successor's upsert in this request (see the module comment)
+    this.#rotations.set(request, { grantId: payload.grantId, next: generationOf(payload) + 1, writes });
     this.#leftovers ??= setImmediate(() => this.#writeLeftovers());
   }
 
   override upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+    const request = this.#rotations.size === 0 ? undefined : this.#request();
+    const pending = request === undefined ? undefined : this.#rotations.get(request);
     const { grantId, rotations } = payload as RefreshPayload;
-    const key = grantId !== undefined && typeof rotations === 'number' ? useId(grantId, rotations) : undefined;
-    const pending = key === undefined ? undefined : this.#rotations.get(key);
-    if (!pending) return this.inner.upsert(id, payload, expiresIn as number);
-    pending.waiting -= 1;
-    if (pending.waiting === 0) this.#rotations.delete(key!);
+    // only the successor of the token this request consumed
+    if (!pending || pending.grantId !== grantId || pending.next !== rotations) return this.inner.upsert(id, payload, expiresIn as number);
+    this.#rotations.delete(request!);
     if (this.#rotations.size === 0) {
       clearImmediate(this.#leftovers);
       this.#leftovers = undefined;
     }
     // asked for in one synchronous step: the same script (or pipeline) carries both, and the
     // access token's write that follows in this turn. Confirmed now; the access token's save
-    // waits for it, and the refresh answer for that save (lib/policies/refresh-issue.ts)
+    // in this request waits for it, and the refresh answer for that save (refresh-issue.ts)
     const writing = Promise.all([this.inner.upsert(id, payload, expiresIn as number), this.#write(pending.writes)]).then(() => undefined);
-    this.#successors.hold(grantId!, writing);
+    this.#successors.hold(request!, writing);
     return Promise.resolve();
   }
 
@@ -226,7 +237,7 @@ export function withRefreshGrace<F extends AdapterFactory>(factory: F, options: 
   const put = typeof putRecords === 'function' ? putRecords.bind(factory) : undefined;
   const successors = new SuccessorWrites();
   const refreshTokens = decorateModel(factory, 'RefreshToken', (inner) => new GraceRefreshTokens(inner, uses, successors, options, put));
-  return withAccessTokensAfterRefresh(refreshTokens, successors);
+  return withAccessTokensAfterRefresh(refreshTokens, successors, options.request ?? currentRequest);
 }
 
 /**

@@ -2,73 +2,70 @@
  * A refresh's new tokens stored in one step: oidc-provider stores the successor refresh token,
  * then the access token, awaiting each, and answers only once both are saved. With the grace
  * rule on (lib/policies/refresh-grace.ts) the successor's save is confirmed at once, and its
- * write (with the rotation's records) is sent with the access token's, which waits for it: on
- * a single Redis one script for the rotation and both tokens, so a refresh is a read and one
- * write; on a Cluster one pipeline.
+ * write (with the rotation's records) goes out with the access token's, which waits for it. On
+ * a single Redis that is one script for the rotation and both tokens when nothing between the
+ * two saves waits for I/O (a host's account lookup for the token's claims may: then two
+ * scripts, and the access token's save still waits); on a Cluster, commands to several nodes.
  *
- * What keeps this safe: the access token's save of the same grant does not settle before every
- * successor write asked for before it has, and fails if one of them failed. oidc-provider
- * writes the refresh answer only after the access token's save, so a client never receives a
- * refresh token that was not stored (a 503 instead, and its retry is the grace rule's). A
- * successor write that no access token waits for (an error between the two saves) answers
- * nobody; its outcome is kept, failed, until the grant's next access token or until
- * {@link MAX_WAITING} newer grants push it out.
+ * What keeps this safe: the access token saved in the same request as a successor does not
+ * settle before that successor's write has, and fails if it failed. oidc-provider writes the
+ * refresh answer only after the access token's save (actions/grants/refresh_token.js), so a
+ * client never receives a refresh token that was not stored: it gets a 503, and its retry is
+ * the grace rule's. Writes are paired with their access token by request (`Provider.ctx`), so
+ * overlapping refreshes of one grant never settle each other's saves, and a write nobody waits
+ * for (an error between the two saves) is forgotten with its request.
  *
  * @module
  */
-import type { AdapterFactory, AdapterPayload } from '../../adapters/types.ts';
+import type { Adapter, AdapterFactory, AdapterPayload } from '../../adapters/types.ts';
 import { decorateModel, DelegatingAdapter } from '../storage/model-decorator.ts';
-
-/** Grants whose successor writes are remembered at once; the oldest goes first. */
-const MAX_WAITING = 1000;
 
 const ignore = () => undefined;
 
-/** Successor refresh-token writes not yet waited for by their grant's access token. */
+/** Successor refresh-token writes not yet waited for by the access token of their request. */
 export class SuccessorWrites {
-  readonly #byGrant = new Map<string, Promise<void>>();
+  readonly #byRequest = new WeakMap<object, Promise<void>>();
 
-  /** Remembers `writing` for the next access token of `grantId`. */
-  hold(grantId: string, writing: Promise<void>): void {
-    const earlier = this.#byGrant.get(grantId);
-    const all = earlier ? Promise.all([earlier, writing]).then(ignore) : writing;
-    if (!earlier && this.#byGrant.size >= MAX_WAITING) this.#byGrant.delete(this.#byGrant.keys().next().value!);
-    this.#byGrant.set(grantId, all);
-    // written: nothing left to wait for. Failed: kept for the access token to report (and
-    // handled here, so a failure nobody waits for is no unhandled rejection)
-    all.then(() => {
-      if (this.#byGrant.get(grantId) === all) this.#byGrant.delete(grantId);
-    }, ignore);
+  /** Remembers `writing` for the next access token saved in `request`. */
+  hold(request: object, writing: Promise<void>): void {
+    const earlier = this.#byRequest.get(request);
+    this.#byRequest.set(request, earlier ? Promise.all([earlier, writing]).then(ignore) : writing);
+    // a failure nobody waits for (an error before the access token's save) is no unhandled rejection
+    writing.catch(ignore);
   }
 
-  /** What the next access token of `grantId` must wait for, if anything; forgotten here. */
-  take(grantId: string): Promise<void> | undefined {
-    if (this.#byGrant.size === 0) return undefined;
-    const waiting = this.#byGrant.get(grantId);
-    if (waiting) this.#byGrant.delete(grantId);
+  /** What the next access token saved in `request` must wait for, if anything; forgotten here. */
+  take(request: object): Promise<void> | undefined {
+    const waiting = this.#byRequest.get(request);
+    if (waiting) this.#byRequest.delete(request);
     return waiting;
   }
 }
 
-/** The `AccessToken` adapter whose save waits for its grant's successor refresh-token writes. */
+/** The `AccessToken` adapter whose save waits for its request's successor refresh-token write. */
 class AccessTokensAfterRefresh extends DelegatingAdapter {
   readonly #successors: SuccessorWrites;
+  readonly #request: () => object | undefined;
 
-  constructor(inner: ConstructorParameters<typeof DelegatingAdapter>[0], successors: SuccessorWrites) {
+  constructor(inner: Adapter, successors: SuccessorWrites, request: () => object | undefined) {
     super(inner);
     this.#successors = successors;
+    this.#request = request;
   }
 
   override upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
-    const { grantId } = payload;
-    const waiting = typeof grantId === 'string' ? this.#successors.take(grantId) : undefined;
+    const request = this.#request();
+    const waiting = request === undefined ? undefined : this.#successors.take(request);
     // asked for first, in this turn: on a single Redis the same script as the successor's
     const saving = this.inner.upsert(id, payload, expiresIn as number);
     return waiting ? Promise.all([saving, waiting]).then(ignore) : saving;
   }
 }
 
-/** `factory` whose access tokens wait for `successors` (see the module comment). */
-export function withAccessTokensAfterRefresh<F extends AdapterFactory>(factory: F, successors: SuccessorWrites): F {
-  return decorateModel(factory, 'AccessToken', (inner) => new AccessTokensAfterRefresh(inner, successors));
+/**
+ * `factory` whose access tokens wait for `successors` written in the same request (see the
+ * module comment); `request` names the request being served.
+ */
+export function withAccessTokensAfterRefresh<F extends AdapterFactory>(factory: F, successors: SuccessorWrites, request: () => object | undefined): F {
+  return decorateModel(factory, 'AccessToken', (inner) => new AccessTokensAfterRefresh(inner, successors, request));
 }

@@ -3,6 +3,8 @@
  * token is usable again only by a retry or a race within the grace and before its successor
  * is used; otherwise oidc-provider sees it consumed (and revokes the grant).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import type { Adapter, AdapterFactory, AdapterPayload, RecordWrite } from '../../adapters/types.ts';
 import { REFRESH_USE_MODEL, withRefreshGrace } from '../../lib/policies/refresh-grace.ts';
@@ -10,10 +12,15 @@ import { DelegatingAdapter } from '../../lib/storage/model-decorator.ts';
 
 const GRACE = 30;
 
+/** The request being served, as oidc-provider's `Provider.ctx` names it. */
+const requests = new AsyncLocalStorage<object>();
+const request = () => requests.getStore();
+const inRequest = <T>(run: () => Promise<T>) => requests.run({}, run);
+
 function setup(grace = GRACE) {
   let now = 1_000_000;
   const inner = createMemoryAdapter();
-  const factory = withRefreshGrace(inner as AdapterFactory, { graceSeconds: grace, now: () => now });
+  const factory = withRefreshGrace(inner as AdapterFactory, { graceSeconds: grace, now: () => now, request });
   return {
     tokens: factory('RefreshToken'),
     raw: inner('RefreshToken'),
@@ -33,11 +40,13 @@ const record = (grantId: string, rotations?: number) => ({
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
-/** What oidc-provider's refresh grant does: read the token, consume it, store its successor. */
-async function rotate(tokens: Adapter, id: string, successorId: string): Promise<void> {
-  const found = await tokens.find(id);
-  await tokens.consume(id);
-  await tokens.upsert(successorId, record(found!.grantId as string, ((found!.rotations as number | undefined) ?? 0) + 1), 3600);
+/** What oidc-provider's refresh grant does, in one request: read the token, consume it, store its successor. */
+function rotate(tokens: Adapter, id: string, successorId: string): Promise<void> {
+  return inRequest(async () => {
+    const found = await tokens.find(id);
+    await tokens.consume(id);
+    await tokens.upsert(successorId, record(found!.grantId as string, ((found!.rotations as number | undefined) ?? 0) + 1), 3600);
+  });
 }
 
 describe('withRefreshGrace', () => {
@@ -90,32 +99,39 @@ describe('withRefreshGrace', () => {
         return inner.putRecords(writes);
       },
     });
-    const tokens = withRefreshGrace(counting as AdapterFactory, { graceSeconds: GRACE, now: () => now })('RefreshToken');
+    const tokens = withRefreshGrace(counting as AdapterFactory, { graceSeconds: GRACE, now: () => now, request })('RefreshToken');
     await tokens.upsert('rt0', record('g1'), 3600);
-    await tokens.find('rt0');
-    await tokens.consume('rt0');
-    // nothing written yet: the token is still unmarked, its generation unused
-    expect(batches).toEqual([]);
-    expect(await inner('RefreshToken').find('rt0')).not.toHaveProperty('rotatedAt');
-    expect(await inner(REFRESH_USE_MODEL).find('g1:0')).toBeUndefined();
-    now += 1;
-    await tokens.upsert('rt1', record('g1', 1), 3600);
+    await inRequest(async () => {
+      await tokens.find('rt0');
+      await tokens.consume('rt0');
+      // nothing written yet: the token is still unmarked, its generation unused
+      expect(batches).toEqual([]);
+      expect(await inner('RefreshToken').find('rt0')).not.toHaveProperty('rotatedAt');
+      expect(await inner(REFRESH_USE_MODEL).find('g1:0')).toBeUndefined();
+      now += 1;
+      // a token of another grant or generation stored meanwhile carries nothing
+      await tokens.upsert('other', record('g1', 2), 3600);
+      expect(batches).toEqual([]);
+      await tokens.upsert('rt1', record('g1', 1), 3600);
+    });
     // asked for in one synchronous step with the successor (one script on a single Redis)
-    expect(upserts).toEqual(['rt0@0', 'rt1@0']);
+    expect(upserts).toEqual(['rt0@0', 'other@0', 'rt1@0']);
     expect(batches).toHaveLength(1);
     expect(batches[0]!.map((w) => `${w.model}:${w.id}`)).toEqual(['RefreshToken:rt0', `${REFRESH_USE_MODEL}:g1:0`]);
     // marked with the time of the consume
     expect(batches[0]![0]!.payload).toMatchObject({ rotatedAt: 1_000_000 });
-    // a token stored for another reason carries nothing
-    await tokens.upsert('other', record('g2', 1), 3600);
+    // a successor stored in another request carries nothing either
+    await inRequest(() => tokens.upsert('rt1b', record('g1', 1), 3600));
     expect(batches).toHaveLength(1);
   });
 
   it('a rotation whose successor is not stored in its turn is written on its own at the end of the turn', async () => {
     const { tokens, raw, uses, at } = setup();
     await tokens.upsert('rt0', record('g1'), 3600);
-    await tokens.find('rt0');
-    await tokens.consume('rt0');
+    await inRequest(async () => {
+      await tokens.find('rt0');
+      await tokens.consume('rt0');
+    });
     expect(await raw.find('rt0')).not.toHaveProperty('rotatedAt');
     await turn();
     expect(await raw.find('rt0')).toMatchObject({ rotatedAt: at() });
@@ -123,6 +139,25 @@ describe('withRefreshGrace', () => {
     // and a successor stored later is written as itself only
     await tokens.upsert('rt1', record('g1', 1), 3600);
     expect(await raw.find('rt1')).toEqual(record('g1', 1));
+  });
+
+  it('outside a request, a rotation is written by consume itself', async () => {
+    const { tokens, raw, at } = setup();
+    await tokens.upsert('rt0', record('g1'), 3600);
+    await tokens.find('rt0');
+    await tokens.consume('rt0');
+    expect(await raw.find('rt0')).toMatchObject({ rotatedAt: at() });
+  });
+
+  it('two tokens of one grant and generation rotated at once: each is marked (reuse detection keeps both)', async () => {
+    const { tokens, raw, advance } = setup();
+    await tokens.upsert('x1', record('g1', 1), 3600);
+    await tokens.upsert('y1', record('g1', 1), 3600);
+    await Promise.all([rotate(tokens, 'x1', 'x2'), rotate(tokens, 'y1', 'y2')]);
+    expect(await raw.find('x1')).toMatchObject({ rotatedAt: expect.any(Number) });
+    expect(await raw.find('y1')).toMatchObject({ rotatedAt: expect.any(Number) });
+    advance(GRACE + 1);
+    expect((await tokens.find('y1'))?.consumed).toEqual(expect.any(Number));
   });
 
   it('racing rotations of one token in one process: every successor carries the rotation', async () => {
@@ -133,7 +168,7 @@ describe('withRefreshGrace', () => {
       writes.push(batch.map((w) => w.id));
       return put(batch);
     };
-    const factory = withRefreshGrace(inner as AdapterFactory, { graceSeconds: GRACE, now: () => 1_000_000 });
+    const factory = withRefreshGrace(inner as AdapterFactory, { graceSeconds: GRACE, now: () => 1_000_000, request });
     const racing = factory('RefreshToken');
     await tokens.upsert('rt0', record('g1'), 3600);
     await Promise.all([rotate(racing, 'rt0', 'rt1a'), rotate(racing, 'rt0', 'rt1b')]);

@@ -29,52 +29,65 @@ const settled = async (promise: Promise<unknown>) => {
 };
 
 describe('SuccessorWrites and the access token that waits for them', () => {
-  it('an access token of the grant waits for its successor write, and fails with it', async () => {
+  /** the request being served, as `Provider.ctx` names it */
+  let request: object | undefined;
+  const accessTokens = (successors: SuccessorWrites) =>
+    withAccessTokensAfterRefresh(createMemoryAdapter() as AdapterFactory, successors, () => request)('AccessToken');
+
+  it('the access token of the same request waits for its successor write, and fails with it', async () => {
     const successors = new SuccessorWrites();
-    const tokens = withAccessTokensAfterRefresh(createMemoryAdapter() as AdapterFactory, successors)('AccessToken');
+    const tokens = accessTokens(successors);
+    request = {};
     const write = deferred();
-    successors.hold('g1', write.promise);
+    successors.hold(request, write.promise);
     const saving = tokens.upsert('at1', { grantId: 'g1' }, 60);
     expect(await settled(saving)).toBe('pending');
     write.reject(new StorageUnavailableError('injected'));
     await expect(saving).rejects.toThrow(StorageUnavailableError);
-    // taken: the grant's next access token does not wait again
+    // taken: a later access token of the request does not wait again
     expect(await settled(tokens.upsert('at2', { grantId: 'g1' }, 60))).toBe('resolved');
   });
 
-  it('another grant\'s access token, or one without a grant, does not wait', async () => {
+  it('an access token of another request, or outside any, does not wait', async () => {
     const successors = new SuccessorWrites();
-    const tokens = withAccessTokensAfterRefresh(createMemoryAdapter() as AdapterFactory, successors)('AccessToken');
-    successors.hold('g1', deferred().promise);
-    expect(await settled(tokens.upsert('at1', { grantId: 'g2' }, 60))).toBe('resolved');
-    expect(await settled(tokens.upsert('at2', {}, 60))).toBe('resolved');
+    const tokens = accessTokens(successors);
+    successors.hold({}, deferred().promise);
+    request = {};
+    expect(await settled(tokens.upsert('at1', { grantId: 'g1' }, 60))).toBe('resolved');
+    request = undefined;
+    expect(await settled(tokens.upsert('at2', { grantId: 'g1' }, 60))).toBe('resolved');
   });
 
-  it('a successful write is forgotten once done; a failed one is kept for the next access token', async () => {
+  it('overlapping refreshes of one grant: each access token waits for its own request\'s write', async () => {
     const successors = new SuccessorWrites();
-    const ok = deferred();
-    successors.hold('g1', ok.promise);
-    ok.resolve();
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(successors.take('g1')).toBeUndefined();
-    const failed = deferred();
-    successors.hold('g2', failed.promise);
-    failed.reject(new Error('lost'));
-    await new Promise((resolve) => setImmediate(resolve));
-    await expect(successors.take('g2')).rejects.toThrow('lost');
+    const tokens = accessTokens(successors);
+    const a = {};
+    const b = {};
+    const writeA = deferred();
+    const writeB = deferred();
+    successors.hold(a, writeA.promise);
+    successors.hold(b, writeB.promise);
+    // B's access token first, then A's (A awaited I/O between its two saves)
+    request = b;
+    const savingB = tokens.upsert('atB', { grantId: 'g1' }, 60);
+    request = a;
+    const savingA = tokens.upsert('atA', { grantId: 'g1' }, 60);
+    writeB.resolve();
+    await savingB;
+    expect(await settled(savingA)).toBe('pending');
+    writeA.reject(new StorageUnavailableError('injected'));
+    await expect(savingA).rejects.toThrow(StorageUnavailableError);
   });
 
-  it('two successors of one grant (racing refreshes): the access token waits for both', async () => {
+  it('a failed write nobody waits for is no unhandled rejection and never reaches another request', async () => {
     const successors = new SuccessorWrites();
-    const first = deferred();
-    const second = deferred();
-    successors.hold('g1', first.promise);
-    successors.hold('g1', second.promise);
-    const waiting = successors.take('g1')!;
-    first.resolve();
-    expect(await settled(waiting)).toBe('pending');
-    second.reject(new Error('second lost'));
-    await expect(waiting).rejects.toThrow('second lost');
+    const tokens = accessTokens(successors);
+    const write = deferred();
+    successors.hold({}, write.promise);
+    write.reject(new Error('lost'));
+    await new Promise((resolve) => setImmediate(resolve));
+    request = {};
+    expect(await settled(tokens.upsert('at1', { grantId: 'g1' }, 60))).toBe('resolved');
   });
 });
 
@@ -92,7 +105,8 @@ describe('a rotation through the grace rule', () => {
         }
       })(adapter);
     }, { putRecords: inner.putRecords.bind(inner) });
-    const factory = withRefreshGrace(gated as AdapterFactory, { graceSeconds: 30 });
+    const request = {};
+    const factory = withRefreshGrace(gated as AdapterFactory, { graceSeconds: 30, request: () => request });
     const refreshTokens = factory('RefreshToken');
     const accessTokens = factory('AccessToken');
     await refreshTokens.upsert('rt0', { grantId: 'g1', exp: 2_000_000_000 }, 3600);
