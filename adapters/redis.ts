@@ -64,7 +64,7 @@ import { Redis } from 'ioredis';
 import type { Cluster } from 'ioredis';
 import { errors } from 'oidc-provider';
 
-import { GRANTABLE_MODELS, StorageUnavailableError } from './types.ts';
+import { GRANT_CONTEXT_MODEL, GRANTABLE_MODELS, StorageUnavailableError } from './types.ts';
 import type { Adapter, AdapterPayload, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep, PutRecords, RecordWrite } from './types.ts';
 
 /** What the options of {@link RedisAdapterOptions} are when left out (written once). */
@@ -233,16 +233,18 @@ end
 return 1
 `;
 
-// A token and the grant it names in one round trip (single Redis only; the grant key is
-// derived from the record, so it cannot be declared up front — allowed outside a Cluster).
-// KEYS[1] the record; ARGV[1] the key prefix. Returns {record} or {record, grant or false}.
-// The grant is read in the same script, so both are one consistent snapshot.
+// A token, the grant it names and that grant's context (the site an operator or MCP client
+// acts for, read by the token's claims) in one round trip (single Redis only; their keys are
+// derived from the record, so they cannot be declared up front — allowed outside a Cluster).
+// KEYS[1] the record; ARGV[1] the key prefix. Returns {record} or {record, grant or false,
+// context or false}. All are read in the same script, so they are one consistent snapshot.
 const FIND_WITH_GRANT_LUA = `
 local raw = redis.call('GET', KEYS[1])
 if not raw then return {} end
 local ok, payload = pcall(cjson.decode, raw)
 if not ok or type(payload) ~= 'table' or type(payload.grantId) ~= 'string' or payload.grantId == '' then return {raw} end
-return {raw, redis.call('GET', ARGV[1] .. 'Grant:{' .. payload.grantId .. '}')}
+local tag = ':{' .. payload.grantId .. '}'
+return {raw, redis.call('GET', ARGV[1] .. 'Grant' .. tag), redis.call('GET', ARGV[1] .. 'GrantContext' .. tag)}
 `;
 
 // KEYS[1] index key; ARGV[1] id. Deletes the index entry only if it still names this
@@ -310,7 +312,7 @@ interface Scripts {
   platformAuthRevoke(indexKey: string, grantKey: string, keepKey: string): Promise<number>;
   platformAuthCompareAndSet(key: string, expected: string, next: string, ttl: number | ''): Promise<number>;
   platformAuthUpsert(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
-  platformAuthFindWithGrant(key: string, prefix: string): Promise<[record?: string, grant?: string | null]>;
+  platformAuthFindWithGrant(key: string, prefix: string): Promise<[record?: string, grant?: string | null, context?: string | null]>;
 }
 
 type Client = (Redis | Cluster) & Scripts;
@@ -509,11 +511,12 @@ class RedisStore {
    */
   async getWithGrant(key: string): Promise<AdapterPayload | undefined> {
     if (this.isCluster) return this.get(key);
-    const [raw, grant] = await this.call((client) => client.platformAuthFindWithGrant(key, this.prefix));
+    const [raw, grant, context] = await this.call((client) => client.platformAuthFindWithGrant(key, this.prefix));
     if (raw === undefined) return undefined;
     const payload = JSON.parse(raw) as AdapterPayload;
     if (grant !== undefined && typeof payload.grantId === 'string') {
       this.#prefetch(this.recordKey('Grant', payload.grantId), grant ?? null);
+      this.#prefetch(this.recordKey(GRANT_CONTEXT_MODEL, payload.grantId), context ?? null);
     }
     return payload;
   }
@@ -583,6 +586,7 @@ class RedisStore {
     const indexKey = this.grantIndexKey(grantId);
     const grantKey = this.recordKey('Grant', grantId);
     this.forget(grantKey);
+    this.forget(this.recordKey(GRANT_CONTEXT_MODEL, grantId));
     await this.call(async (client) => {
       if (!this.isCluster) {
         await client.platformAuthRevoke(indexKey, grantKey, keepKey ?? '');

@@ -82,6 +82,9 @@ export interface ClosableAdapterFactory extends AdapterFactory {
   close(): Promise<void>;
 }
 
+/** The library's record of the site a grant was given for (lib/grant-context.ts), keyed by grant id. */
+export const GRANT_CONTEXT_MODEL = 'GrantContext';
+
 /** Models whose records belong to a grant and die with it (`revokeByGrantId`). */
 export const GRANTABLE_MODELS: ReadonlySet<string> = new Set([
   'AccessToken',
@@ -91,7 +94,7 @@ export const GRANTABLE_MODELS: ReadonlySet<string> = new Set([
   'BackchannelAuthenticationRequest',
   'PreAuthorizedCode',
   // this library's per-grant record (lib/grant-context.ts)
-  'GrantContext',
+  GRANT_CONTEXT_MODEL,
 ]);
 
 /**

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { GRANT_CONTEXT_MODEL } from '../adapters/types.ts';
 import type { Adapter, AdapterFactory } from '../adapters/types.ts';
 
 export interface GrantContext {
@@ -15,7 +16,7 @@ export class GrantContextStore {
   readonly #adapter: Adapter;
 
   constructor(adapter: AdapterFactory) {
-    this.#adapter = adapter('GrantContext');
+    this.#adapter = adapter(GRANT_CONTEXT_MODEL);
   }
 
   async save(grantId: string, context: GrantContext, expiresIn: number): Promise<void> {

@@ -31,7 +31,8 @@
  * On a Cluster they are commands to several nodes; if one fails the access token's save
  * fails, so a successor stored without its mark was never delivered. A rotation whose
  * successor is not stored in the same turn of the event loop (an error in between) is
- * written on its own at the end of that turn. Whichever write is lost to a fault, a retry
+ * written on its own at the end of that turn, and the request's access token waits for that
+ * write too. Whichever write is lost to a fault, a retry
  * within the grace is still served and a retry after it is still refused: a token left
  * unmarked had no successor delivered, so serving it again issues no second live chain.
  *
@@ -99,7 +100,11 @@ class GraceRefreshTokens extends DelegatingAdapter {
   readonly #onGraceUsed: (() => void) | undefined;
   /** the storage's write of several records in one step, when it has one */
   readonly #putRecords: PutRecords['putRecords'] | undefined;
-  /** what find() read, for the consume() of the same request that follows it */
+  /**
+   * what find() read, for the consume() of the same request that follows it: by request, so
+   * a racing request's slower read can never stand in for this one's (outside a request, by id)
+   */
+  readonly #read = new WeakMap<object, { readonly id: string; readonly payload: RefreshPayload }>();
   readonly #recent = new Map<string, RefreshPayload>();
   /** rotations waiting for their successor's write, by request */
   readonly #rotations = new Map<object, PendingRotation>();
@@ -142,8 +147,7 @@ class GraceRefreshTokens extends DelegatingAdapter {
   }
 
   override async consume(id: string): Promise<void> {
-    const payload = this.#recent.get(id) ?? (await this.inner.find(id) ?? undefined) as RefreshPayload | undefined;
-    this.#recent.delete(id);
+    const payload = this.#recall(id) ?? (await this.inner.find(id) ?? undefined) as RefreshPayload | undefined;
     if (!payload) return;
     const writes = this.#rotationWrites(id, payload);
     const request = this.#request();
@@ -203,14 +207,17 @@ class GraceRefreshTokens extends DelegatingAdapter {
   }
 
   /**
-   * Rotations no successor was stored for in their turn, written on their own. Nobody awaits
-   * them: a failure leaves the token unmarked, and no successor was issued for it.
+   * Rotations no successor was stored for in their turn, written on their own. The access
+   * token saved later in the same request, if any, waits for that write and fails with it:
+   * were a successor still stored and delivered, its predecessor is marked (or the answer is
+   * a 503), never a second live chain.
    */
   #writeLeftovers(): void {
     this.#leftovers = undefined;
-    const rotations = [...this.#rotations.values()];
+    for (const [request, { writes }] of this.#rotations) {
+      this.#successors.hold(request, this.#write(writes).then(() => undefined));
+    }
     this.#rotations.clear();
-    for (const { writes } of rotations) this.#write(writes).catch(() => undefined);
   }
 
   override destroy(id: string): Promise<void> {
@@ -219,15 +226,33 @@ class GraceRefreshTokens extends DelegatingAdapter {
   }
 
   #remember(id: string, payload: RefreshPayload): void {
+    const request = this.#request();
+    if (request !== undefined) {
+      this.#read.set(request, { id, payload });
+      return;
+    }
     // bounded: entries live for the length of one refresh request
     if (this.#recent.size >= 1000) this.#recent.delete(this.#recent.keys().next().value!);
     this.#recent.set(id, payload);
+  }
+
+  /** What this request's find() read for `id`, forgotten here. */
+  #recall(id: string): RefreshPayload | undefined {
+    const request = this.#request();
+    const read = request === undefined ? undefined : this.#read.get(request);
+    if (read?.id === id) {
+      this.#read.delete(request!);
+      return read.payload;
+    }
+    const recent = this.#recent.get(id);
+    this.#recent.delete(id);
+    return recent;
   }
 }
 
 /**
  * The adapter factory with the grace rule on `RefreshToken`, and `AccessToken` saves that wait
- * for their grant's successor refresh token; unchanged when `graceSeconds` is 0. Other models
+ * for the rotation and successor refresh token written in their request; unchanged when `graceSeconds` is 0. Other models
  * (and `close()`, if any) are the inner factory's.
  */
 export function withRefreshGrace<F extends AdapterFactory>(factory: F, options: RefreshGraceOptions): F {

@@ -12,6 +12,7 @@ import { accountClaims } from '../claims.ts';
 import type { AccountStore } from '../contracts.ts';
 import type { GrantContextStore } from '../grant-context.ts';
 import { parseScope } from '../scopes/catalogue.ts';
+import type { AnswerKind } from './provider-answer.ts';
 import { clientAudience, memberClientSite, rolesAt } from './audience.ts';
 
 export interface TokenClaimsDeps {
@@ -19,6 +20,8 @@ export interface TokenClaimsDeps {
   readonly grantContexts: GrantContextStore;
   /** for tokens minted outside a request (no ctx), e.g. by host tooling */
   readonly findClient: (clientId: string) => Promise<Client | undefined>;
+  /** the answers that go out without an ID token (lib/policies/id-tokens.ts): its claims are not gathered */
+  readonly withholdsIdToken?: (answer: AnswerKind) => boolean;
 }
 
 /** The site a token of `grantId` speaks for: the member client's, or the one chosen at consent. */
@@ -36,7 +39,13 @@ export function createFindAccount(deps: TokenClaimsDeps): FindAccount {
     if (!account) return undefined;
     return {
       accountId: account.id,
-      async claims(_use, scope) {
+      async claims(use, scope) {
+        // oidc-provider gathers an ID token's claims before it asks to make the token, which
+        // lib/provider/id-token-issuance.ts then skips: for an answer without one (a refresh),
+        // no site lookup (a storage read after the tokens were written) for claims nobody gets
+        if (use === 'id_token' && deps.withholdsIdToken?.({ route: ctx.oidc.route, grantType: ctx.oidc.params?.grant_type as string | undefined })) {
+          return { sub: account.id };
+        }
         const site = await resolveSite(deps.grantContexts, ctx.oidc.client, token?.grantId);
         return { ...accountClaims(account, site, new Set(parseScope(scope))) };
       },

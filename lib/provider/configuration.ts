@@ -20,7 +20,7 @@ import { createProviderErrorRenderer } from '../pages/error-page.ts';
 import { codeFlowSettings, featuresOff } from '../policies/code-flow.ts';
 import { withCodeReplay } from '../policies/code-replay.ts';
 import { discoveryAdditions } from '../policies/discovery.ts';
-import { idTokenSettings } from '../policies/id-tokens.ts';
+import { idTokenSettings, withholdsIdToken } from '../policies/id-tokens.ts';
 import { EXTRA_CLIENT_METADATA, validateClientMetadata } from '../policies/client-metadata.ts';
 import { checkRegistrationLimits } from '../policies/registration-limits.ts';
 import { allowClientOrigin } from '../policies/cors.ts';
@@ -51,7 +51,7 @@ export interface ConfigurationDeps {
 export function buildConfiguration(options: ResolvedOptions, deps: ConfigurationDeps): Configuration {
   const { baseUrl, ttl } = options;
   const cimd = options.clientIdMetadataDocuments;
-  const claimsDeps = { accounts: options.accounts, grantContexts: deps.grantContexts, findClient: deps.findClient };
+  const claimsDeps = { accounts: options.accounts, grantContexts: deps.grantContexts, findClient: deps.findClient, withholdsIdToken: withholdsIdToken(options.idTokens) };
   const introspection = { introspectionClients: options.introspectionClients, findClient: deps.findClient, provider: deps.provider };
   const documents = createDocumentFetch({
     adapter: options.adapter, fetch: cimd.fetch, bodyLimit: DOCUMENT_BODY_LIMIT, cacheDuration: DOCUMENT_CACHE_SECONDS,

@@ -12,7 +12,7 @@ import { createRedisAdapter } from '../../adapters/redis.ts';
 import type { ClosableAdapterFactory, PutRecords } from '../../adapters/types.ts';
 import { startRedis } from '../support/redis-server.ts';
 import type { RedisHandle } from '../support/redis-server.ts';
-import { MEMBER, STUDENT, exchangeCode, obtainCode, obtainTokens } from '../support/flows.ts';
+import { ADMIN, MEMBER, STUDENT, exchangeCode, obtainCode, obtainTokens, operator } from '../support/flows.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
 
@@ -157,6 +157,32 @@ describe('redis adapter: commands per operation (single Redis)', () => {
     expect(await grants.find('g2')).toBeUndefined();
   });
 
+  test('a token, its grant and the grant\'s context are read in one command; a revoked grant\'s context is not served', async () => {
+    const tokens = factory('AccessToken');
+    const grants = factory('Grant');
+    const contexts = factory('GrantContext');
+    await grants.upsert('g5', { accountId: 'a', clientId: 'c' }, 60);
+    await contexts.upsert('g5', { grantId: 'g5', orgId: 'site-1' }, 60);
+    await tokens.upsert('t5', { grantId: 'g5', accountId: 'a' }, 60);
+    await grants.upsert('g6', { accountId: 'a', clientId: 'c' }, 60);
+    await tokens.upsert('t6', { grantId: 'g6', accountId: 'a' }, 60);
+
+    const seen = await commandsDuring(async () => {
+      const token = await tokens.find('t5');
+      // the token's claims read the site of an operator or MCP client's grant next
+      expect(await grants.find(token!.grantId as string)).toMatchObject({ clientId: 'c' });
+      expect(await contexts.find(token!.grantId as string)).toEqual({ grantId: 'g5', orgId: 'site-1' });
+      // a member client's grant has none: read as absent, from the same command
+      await tokens.find('t6');
+      expect(await contexts.find('g6')).toBeUndefined();
+    });
+    expect(seen).toEqual(['script', 'script']);
+
+    await tokens.find('t5');
+    await tokens.revokeByGrantId('g5');
+    expect(await contexts.find('g5')).toBeUndefined();
+  });
+
   test('a grant destroyed in the same turn is not served from the token read', async () => {
     const tokens = factory('AccessToken');
     const grants = factory('Grant');
@@ -236,6 +262,24 @@ describe('a refresh and a code exchange on a single Redis', () => {
     // 5, with the access and the refresh token written by a command each; then 4, with the
     // rotation (mark and generation's use) a command of its own before the successor's; then
     // 3, with the access token written after the successor's confirmed write
+    expect(seen).toEqual(['script', 'script']);
+  });
+
+  test('an operator client\'s refresh, whose access token reads its grant\'s site, is two commands too', async () => {
+    const op = operator(app.baseUrl, app.operatorSecret);
+    const tokens = await obtainTokens(app.baseUrl, op, { scope: 'openid courses:read', resource: app.baseUrl }, ADMIN);
+    let status = 0;
+    const seen = await commandsDuring(async () => {
+      const response = await fetch(`${app.baseUrl}/api/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: op.clientId, client_secret: op.clientSecret }),
+      });
+      status = response.status;
+      await response.text();
+    });
+    expect(status).toBe(200);
+    // the grant's context comes with the token's read (a GET of its own split the write in two)
     expect(seen).toEqual(['script', 'script']);
   });
 

@@ -6,6 +6,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 import { createMemoryAdapter } from '../../adapters/memory.ts';
+import { StorageUnavailableError } from '../../adapters/types.ts';
 import type { Adapter, AdapterFactory, AdapterPayload, RecordWrite } from '../../adapters/types.ts';
 import { REFRESH_USE_MODEL, withRefreshGrace } from '../../lib/policies/refresh-grace.ts';
 import { DelegatingAdapter } from '../../lib/storage/model-decorator.ts';
@@ -139,6 +140,53 @@ describe('withRefreshGrace', () => {
     // and a successor stored later is written as itself only
     await tokens.upsert('rt1', record('g1', 1), 3600);
     expect(await raw.find('rt1')).toEqual(record('g1', 1));
+  });
+
+  it('a rotation written on its own at the end of its turn: its request\'s access token waits for it and fails with it', async () => {
+    const inner = createMemoryAdapter();
+    const failing = Object.assign((model: string) => inner(model), {
+      putRecords: () => Promise.reject(new StorageUnavailableError('injected: the rotation was not written')),
+    });
+    const factory = withRefreshGrace(failing as AdapterFactory, { graceSeconds: GRACE, request });
+    const tokens = factory('RefreshToken');
+    await tokens.upsert('rt0', record('g1'), 3600);
+    await inRequest(async () => {
+      await tokens.find('rt0');
+      await tokens.consume('rt0');
+      // a wait for I/O before the successor's save: the rotation goes out alone, and fails
+      await turn();
+      await tokens.upsert('rt1', record('g1', 1), 3600);
+      // so the answer cannot go out with rt1 while rt0 stays unmarked
+      await expect(factory('AccessToken').upsert('at1', { grantId: 'g1' }, 60)).rejects.toThrow(StorageUnavailableError);
+    });
+    expect(await inner('RefreshToken').find('rt0')).not.toHaveProperty('rotatedAt');
+  });
+
+  it('consume uses what its own request read, not a racing request\'s later read', async () => {
+    const { tokens, raw, advance, at } = setup();
+    await tokens.upsert('rt0', record('g1'), 3600);
+    await rotate(tokens, 'rt0', 'rt1');
+    const first = at();
+    advance(5);
+    let finishSlowRead!: () => void;
+    const slowRead = new Promise<void>((resolve) => {
+      finishSlowRead = resolve;
+    });
+    await inRequest(async () => {
+      await tokens.find('rt0');
+      // another request's read of rt0 lands now (it found it still unmarked before)
+      void inRequest(async () => {
+        await raw.upsert('rt0', record('g1'), 3600);
+        await tokens.find('rt0');
+        finishSlowRead();
+      });
+      await slowRead;
+      await raw.upsert('rt0', { ...record('g1'), rotatedAt: first }, 3600);
+      await tokens.consume('rt0');
+      await tokens.upsert('rt1b', record('g1', 1), 3600);
+    });
+    // the first rotation time stands: the grace was not stretched
+    expect((await raw.find('rt0'))?.rotatedAt).toBe(first);
   });
 
   it('outside a request, a rotation is written by consume itself', async () => {

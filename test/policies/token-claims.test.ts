@@ -10,6 +10,7 @@ import type { Account, AccountStore } from '../../lib/contracts.ts';
 import { GrantContextStore } from '../../lib/grant-context.ts';
 import { createExtraTokenClaims, createFindAccount, resolveSite } from '../../lib/policies/token-claims.ts';
 import type { TokenClaimsDeps } from '../../lib/policies/token-claims.ts';
+import { withholdsIdToken } from '../../lib/policies/id-tokens.ts';
 
 const ada: Account = {
   id: 'ada', email: 'ada@example.com', name: 'Ada Lovelace',
@@ -141,6 +142,21 @@ describe('createFindAccount', () => {
 
   it('gives sub, org_id and roles with openid, and nothing of profile or email', async () => {
     expect(await claimsFor(operatorClient, 'grant-op', 'openid')).toEqual({ sub: 'ada', org_id: 'site-a', roles: ['admin'] });
+  });
+
+  it('gathers nothing for an ID token the answer goes out without (a refresh): no site lookup', async () => {
+    let reads = 0;
+    const counting = { find: async (grantId: string) => { reads += 1; return grantContexts.find(grantId); } } as unknown as TokenClaimsDeps['grantContexts'];
+    const findAccount = createFindAccount({ ...deps(), grantContexts: counting, withholdsIdToken: withholdsIdToken(true) });
+    const at = (grantType: string) => ({ oidc: { client: operatorClient, route: 'token', params: { grant_type: grantType } } }) as unknown as KoaContextWithOIDC;
+    const onRefresh = await findAccount(at('refresh_token'), 'ada', { grantId: 'grant-op' } as Parameters<typeof findAccount>[2]);
+    expect(await onRefresh!.claims('id_token', 'openid profile', {}, [])).toEqual({ sub: 'ada' });
+    expect(reads).toBe(0);
+    // the same account's UserInfo claims, and a code exchange's ID token, are whole
+    expect(await onRefresh!.claims('userinfo', 'openid', {}, [])).toEqual({ sub: 'ada', org_id: 'site-a', roles: ['admin'] });
+    const onCode = await findAccount(at('authorization_code'), 'ada', { grantId: 'grant-op' } as Parameters<typeof findAccount>[2]);
+    expect(await onCode!.claims('id_token', 'openid', {}, [])).toEqual({ sub: 'ada', org_id: 'site-a', roles: ['admin'] });
+    expect(reads).toBe(2);
   });
 
   it('adds name with profile', async () => {
