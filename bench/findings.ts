@@ -85,19 +85,18 @@ const MCP_THIS_COMMIT = '(2026-11-24 10:18-10:26 UTC, run recorded as a4bf91a, c
   + 'Removed this session: Date#toISOString on every answer (b04cc95, ~11 µs), the Headers copy of the web Request '
   + '(a4a748c). What remains of ours is the bearer check and the HTTP hand-over, which the no-auth baselines do not do.';
 
-const REFRESH_ON_REDIS = '(2026-11-24 20:17-21:05 UTC: the full run of b89816c, then, right after it, the same '
-  + 'workload paired for bare oidc-provider, on Redis against on the memory adapter, two processes per side, 6 pairs, '
-  + 'by a scenario file not kept) ours on Redis 0.719 × ours on memory (CPU-cost 0.735; 304 vs 203 µs of server CPU '
-  + 'per refresh in the first paired run); bare oidc-provider 0.693 (CPU-cost 0.724). Redis costs bare oidc-provider '
-  + 'the same share of a refresh, and ours on Redis ran at 1.18× bare on Redis in the same full run: the gap is '
-  + 'oidc-provider\'s own sequence of storage writes, not our layer. MONITOR of one refresh, both servers: the same '
-  + 'four round trips (the token read with its grant in one script; the rotation: ours marks the token and records '
-  + 'its generation in one script, bare consumes; the new refresh token with its grant index; the access token with '
-  + 'its grant index), which the provider awaits one after the other (actions/grants/refresh_token.js: consume, then '
-  + 'save, then save), about 25 µs of the server\'s own CPU each in ioredis, redis-server\'s CPU not counted. The '
-  + 'earlier figures of 0.79-0.94 compared two runs minutes apart. Reaching 0.8 needs fewer storage writes per '
-  + 'rotation than the provider\'s sequence (e.g. the rotation written with the new refresh token in one script), '
-  + 'a change to the refresh path not made here.';
+const REFRESH_ON_REDIS = '(2026-11-24 21:25-23:35 UTC, HEAD fba8924 and its parents, nothing else running) A refresh '
+  + 'on a single Redis is now two commands (test/adapters/redis-round-trips.test.ts, MONITOR): the token read with its '
+  + 'grant and the grant\'s site, then one script with the rotation, both new tokens and the grant\'s last use; at '
+  + 'b89816c it was four, awaited one after the other. Paired runs of refresh-redis (4 pairs each): 0.700 (CPU-cost '
+  + '0.664) at 3879c64, 0.768 (0.789) with the rotation written with the successor (bce6758), 0.797 (0.874) with both '
+  + 'tokens in one write (a0cb79b); then, alternating a0cb79b and fba8924 back to back, 0.821 (0.901) / 0.781 (0.823) / '
+  + '0.727 (0.740) / 0.732 (0.707): the two commits are within the noise of each other. The full run of fba8924 gave '
+  + '0.737 (0.750), pairs 0.625-0.892. Pairs are bimodal (about 0.62-0.72 or 0.78-0.95, in every run above): on this '
+  + 'two-core machine redis-server, the server and the load generator share the cores only on the Redis side, and the '
+  + 'server\'s own CPU per refresh moves with them (225-367 µs for the same code). Fewer round trips lowered the '
+  + 'typical server CPU per refresh on Redis from ~300 to ~260 µs against ~230 on memory; the rest of the gap is '
+  + 'ioredis\' per-command work and the JSON of the records, which memory does not pay.';
 
 const MCP_MEMBER_CALL_HOOKS = '(2026-11-24 21:12-21:20 UTC, b89816c, nothing else running: two runs of 4 pairs on '
   + 'memory, one after the other, the second with --async-context-frame on both sides) ours 1.400 × the v2 SDK\'s '
@@ -128,5 +127,5 @@ export const FINDINGS: Readonly<Record<string, Finding>> = {
   'revocation/ratio': { commit: 'a4bf91a', note: OAUTH_THIS_COMMIT },
   'login-throttle/ratio/memory': { commit: '7f4a24d', note: LOGIN_THROTTLE },
   'login-throttle/ratio/redis': { commit: '7f4a24d', note: LOGIN_THROTTLE },
-  'refresh-redis/ratio': { commit: 'b89816c', note: REFRESH_ON_REDIS },
+  'refresh-redis/ratio': { commit: 'fba8924', note: REFRESH_ON_REDIS },
 };
