@@ -32,9 +32,9 @@
  * fails, so a successor stored without its mark was never delivered. A rotation whose
  * successor is not stored in the same turn of the event loop (an error in between) is
  * written on its own at the end of that turn, and the request's access token waits for that
- * write too. Whichever write is lost to a fault, a retry
- * within the grace is still served and a retry after it is still refused: a token left
- * unmarked had no successor delivered, so serving it again issues no second live chain.
+ * write too. Whichever write is lost to a fault, a retry within the grace is still served and
+ * a retry after it is still refused: a token left unmarked had no successor delivered, so
+ * serving it again issues no second live chain.
  *
  * @module
  */
@@ -252,8 +252,8 @@ class GraceRefreshTokens extends DelegatingAdapter {
 
 /**
  * The adapter factory with the grace rule on `RefreshToken`, and `AccessToken` saves that wait
- * for the rotation and successor refresh token written in their request; unchanged when `graceSeconds` is 0. Other models
- * (and `close()`, if any) are the inner factory's.
+ * for the rotation and successor refresh token written in their request; unchanged when
+ * `graceSeconds` is 0. Other models (and `close()`, if any) are the inner factory's.
  */
 export function withRefreshGrace<F extends AdapterFactory>(factory: F, options: RefreshGraceOptions): F {
   if (options.graceSeconds <= 0) return factory;
