@@ -102,10 +102,10 @@ class GraceRefreshTokens extends DelegatingAdapter {
   readonly #putRecords: PutRecords['putRecords'] | undefined;
   /**
    * what find() read, for the consume() of the same request that follows it: by request, so
-   * a racing request's slower read can never stand in for this one's (outside a request, by id)
+   * a racing request's slower read can never stand in for this one's (outside a request,
+   * consume() reads again)
    */
   readonly #read = new WeakMap<object, { readonly id: string; readonly payload: RefreshPayload }>();
-  readonly #recent = new Map<string, RefreshPayload>();
   /** rotations waiting for their successor's write, by request */
   readonly #rotations = new Map<object, PendingRotation>();
   #leftovers: NodeJS.Immediate | undefined;
@@ -220,33 +220,18 @@ class GraceRefreshTokens extends DelegatingAdapter {
     this.#rotations.clear();
   }
 
-  override destroy(id: string): Promise<void> {
-    this.#recent.delete(id);
-    return this.inner.destroy(id);
-  }
-
   #remember(id: string, payload: RefreshPayload): void {
     const request = this.#request();
-    if (request !== undefined) {
-      this.#read.set(request, { id, payload });
-      return;
-    }
-    // bounded: entries live for the length of one refresh request
-    if (this.#recent.size >= 1000) this.#recent.delete(this.#recent.keys().next().value!);
-    this.#recent.set(id, payload);
+    if (request !== undefined) this.#read.set(request, { id, payload });
   }
 
   /** What this request's find() read for `id`, forgotten here. */
   #recall(id: string): RefreshPayload | undefined {
     const request = this.#request();
     const read = request === undefined ? undefined : this.#read.get(request);
-    if (read?.id === id) {
-      this.#read.delete(request!);
-      return read.payload;
-    }
-    const recent = this.#recent.get(id);
-    this.#recent.delete(id);
-    return recent;
+    if (read?.id !== id) return undefined;
+    this.#read.delete(request!);
+    return read.payload;
   }
 }
 
