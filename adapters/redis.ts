@@ -212,24 +212,42 @@ return 1
 // Cluster slots). One command instead of MULTI, SET, index writes and EXEC per record, and
 // one for all the records written in one turn (a refresh writes its access and refresh
 // token together): on a shared machine each command's client-side cost counts.
-// ARGV[1] the number of records; then, per record, five ARGV: how many KEYS are its own,
-// its JSON, its TTL in seconds or '', its id, and '1' if its last key is a grant index. Its
-// KEYS, in turn: the record, its uid/userCode index keys, then the grant index if any.
-const UPSERT_LUA = `${INDEX_GRANT_FUNCTION}
-local k, a = 1, 2
-for _ = 1, tonumber(ARGV[1]) do
-  local count, ttl, grant = tonumber(ARGV[a]), ARGV[a + 2], ARGV[a + 4] == '1'
-  local last = k + count - 1
-  if grant then last = last - 1 end
-  for i = k, last do
-    local value = ARGV[a + 3]
-    if i == k then value = ARGV[a + 1] end
-    if ttl == '' then redis.call('SET', KEYS[i], value) else redis.call('SET', KEYS[i], value, 'EX', ttl) end
+// From ARGV[first]: the number of records; then, per record, five ARGV: how many KEYS are its
+// own, its JSON, its TTL in seconds or '', its id, and '1' if its last key is a grant index.
+// Its KEYS, in turn from KEYS[1]: the record, its uid/userCode index keys, then the grant
+// index if any. Returns the index of the first KEYS and of the first ARGV after them.
+const UPSERT_FUNCTION = `
+local function upsertRecords(first)
+  local k, a = 1, first + 1
+  for _ = 1, tonumber(ARGV[first]) do
+    local count, ttl, grant = tonumber(ARGV[a]), ARGV[a + 2], ARGV[a + 4] == '1'
+    local last = k + count - 1
+    if grant then last = last - 1 end
+    for i = k, last do
+      local value = ARGV[a + 3]
+      if i == k then value = ARGV[a + 1] end
+      if ttl == '' then redis.call('SET', KEYS[i], value) else redis.call('SET', KEYS[i], value, 'EX', ttl) end
+    end
+    if grant then indexGrant(KEYS[k + count - 1], KEYS[k], ttl) end
+    k = k + count
+    a = a + 5
   end
-  if grant then indexGrant(KEYS[k + count - 1], KEYS[k], ttl) end
-  k = k + count
-  a = a + 5
+  return k, a
 end
+`;
+
+const UPSERT_LUA = `${INDEX_GRANT_FUNCTION}${UPSERT_FUNCTION}
+upsertRecords(1)
+return 1
+`;
+
+// The records asked for before a grant's revocation, then the revocation, in one command
+// (single Redis): a revocation answered at the revocation endpoint writes what is left of the
+// revoked token (lib/events/revoked-tokens.ts) in the same step. KEYS and ARGV as UPSERT_LUA,
+// then KEYS: the grant index and the Grant record; ARGV: a member key to keep, or ''.
+const UPSERT_THEN_REVOKE_LUA = `${INDEX_GRANT_FUNCTION}${UPSERT_FUNCTION}${REVOKE_FUNCTION}
+local k, a = upsertRecords(1)
+revoke(KEYS[k], KEYS[k + 1], ARGV[a])
 return 1
 `;
 
@@ -312,6 +330,7 @@ interface Scripts {
   platformAuthRevoke(indexKey: string, grantKey: string, keepKey: string): Promise<number>;
   platformAuthCompareAndSet(key: string, expected: string, next: string, ttl: number | ''): Promise<number>;
   platformAuthUpsert(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
+  platformAuthUpsertThenRevoke(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
   platformAuthFindWithGrant(key: string, prefix: string): Promise<[record?: string, grant?: string | null, context?: string | null]>;
 }
 
@@ -324,6 +343,13 @@ interface QueuedUpsert {
   readonly args: readonly (string | number)[];
   resolve(): void;
   reject(error: unknown): void;
+}
+
+/** Queued record writes taken together, as KEYS and ARGV of UPSERT_LUA. */
+interface UpsertBatch {
+  readonly queued: readonly QueuedUpsert[];
+  readonly keys: readonly string[];
+  readonly args: readonly (string | number)[];
 }
 
 /** A call of the store under way, and when it times out (performance.now() time). */
@@ -349,6 +375,7 @@ class RedisStore {
     client.defineCommand('platformAuthCompareAndSet', { numberOfKeys: 1, lua: COMPARE_AND_SET_LUA });
     // the number of keys is the first argument: a record has zero to three indexes
     client.defineCommand('platformAuthUpsert', { lua: UPSERT_LUA });
+    client.defineCommand('platformAuthUpsertThenRevoke', { lua: UPSERT_THEN_REVOKE_LUA });
     client.defineCommand('platformAuthFindWithGrant', { numberOfKeys: 1, lua: FIND_WITH_GRANT_LUA });
     this.client = client as Client;
     this.#owned = owned;
@@ -450,18 +477,30 @@ class RedisStore {
   #upserts: QueuedUpsert[] = [];
 
   #writeUpserts(): void {
-    const batch = this.#upserts;
-    if (batch.length === 0) return;
+    const batch = this.#takeUpserts();
+    if (!batch) return;
+    this.#settle(batch, this.call((client) => client.platformAuthUpsert(batch.keys.length, ...batch.keys, ...batch.args)));
+  }
+
+  /** The record writes not sent yet, as UPSERT_LUA's KEYS and ARGV; the queue is emptied. */
+  #takeUpserts(): UpsertBatch | undefined {
+    const queued = this.#upserts;
+    if (queued.length === 0) return undefined;
     this.#upserts = [];
     const keys: string[] = [];
-    const args: (string | number)[] = [batch.length];
-    for (const upsert of batch) {
+    const args: (string | number)[] = [queued.length];
+    for (const upsert of queued) {
       keys.push(...upsert.keys);
       args.push(upsert.keys.length, ...upsert.args);
     }
-    this.call((client) => client.platformAuthUpsert(keys.length, ...keys, ...args)).then(
-      () => { for (const upsert of batch) upsert.resolve(); },
-      (error: unknown) => { for (const upsert of batch) upsert.reject(error); },
+    return { queued, keys, args };
+  }
+
+  /** Settles the writes of `batch` with the command that carried them. */
+  #settle(batch: UpsertBatch, sent: Promise<unknown>): void {
+    sent.then(
+      () => { for (const upsert of batch.queued) upsert.resolve(); },
+      (error: unknown) => { for (const upsert of batch.queued) upsert.reject(error); },
     );
   }
 
@@ -587,7 +626,14 @@ class RedisStore {
     const grantKey = this.recordKey('Grant', grantId);
     this.forget(grantKey);
     this.forget(this.recordKey(GRANT_CONTEXT_MODEL, grantId));
-    await this.call(async (client) => {
+    // the record writes asked for before it go first, in the same command (UPSERT_THEN_REVOKE_LUA)
+    const before = this.isCluster ? undefined : this.#takeUpserts();
+    const revoking = this.call(async (client) => {
+      if (before) {
+        const keys = [...before.keys, indexKey, grantKey];
+        await client.platformAuthUpsertThenRevoke(keys.length, ...keys, ...before.args, keepKey ?? '');
+        return;
+      }
       if (!this.isCluster) {
         await client.platformAuthRevoke(indexKey, grantKey, keepKey ?? '');
         return;
@@ -597,6 +643,8 @@ class RedisStore {
       // same hash tag: one slot, one command; deleted last so a failure above can be retried
       await client.del(indexKey, grantKey);
     });
+    if (before) this.#settle(before, revoking);
+    await revoking;
   }
 
   async close(): Promise<void> {

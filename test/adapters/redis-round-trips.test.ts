@@ -4,7 +4,7 @@
  * together), counted with MONITOR; and the boundary of the grant read with a token, which
  * must never answer a later request.
  */
-import { randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 
 import { Redis } from 'ioredis';
 
@@ -31,13 +31,18 @@ afterAll(async () => {
 
 /** Top-level commands the server received while `run` ran (not those a script issued). */
 async function commandsDuring(run: () => Promise<unknown>): Promise<string[]> {
+  return (await argsDuring(run)).map(([name]) => name!);
+}
+
+/** The same, each with its arguments; a script's name is `script`. */
+async function argsDuring(run: () => Promise<unknown>): Promise<string[][]> {
   const connection = new Redis(server.url);
   const monitor = await connection.monitor();
-  const seen: string[] = [];
+  const seen: string[][] = [];
   monitor.on('monitor', (_time: string, args: string[], source: string) => {
     // a script's first run may go as EVAL (ioredis loads it), later ones as EVALSHA
     const name = args[0]!.toLowerCase();
-    if (!source.includes('lua')) seen.push(name === 'eval' || name === 'evalsha' ? 'script' : name);
+    if (!source.includes('lua')) seen.push([name === 'eval' || name === 'evalsha' ? 'script' : name, ...args.slice(1)]);
   });
   await sleep(50);
   try {
@@ -130,6 +135,36 @@ describe('redis adapter: commands per operation (single Redis)', () => {
       Promise.resolve().then(() => models[0]!.find('t-g4')),
     ]);
     expect(after).toBeUndefined();
+  });
+
+  test('records asked for before a grant\'s revocation go in its command, first', async () => {
+    const access = factory('AccessToken');
+    const kept = factory('RevokedAccessToken');
+    const { putRecords } = factory as unknown as PutRecords;
+    await access.upsert('t-g5', { grantId: 'g5' }, 60);
+    const seen = await commandsDuring(async () => {
+      // as a revocation does: what is left of the token asked for, then its grant revoked
+      const written = putRecords([{ model: 'RevokedAccessToken', id: 'h-g5', payload: { clientId: 'c' }, expiresIn: 60 }]);
+      await Promise.all([written, access.revokeByGrantId('g5')]);
+    });
+    expect(seen).toEqual(['script']);
+    expect(await access.find('t-g5')).toBeUndefined();
+    expect(await kept.find('h-g5')).toEqual({ clientId: 'c' });
+
+    // written first: a record of the revoked grant asked for before it is deleted with it
+    await Promise.all([access.upsert('t-g6', { grantId: 'g6' }, 60), access.revokeByGrantId('g6')]);
+    expect(await access.find('t-g6')).toBeUndefined();
+
+    // a revocation that fails fails the writes it carried
+    const failing = createRedisAdapter({ url: server.url, keyPrefix: prefix });
+    const failingAccess = failing('AccessToken');
+    await failingAccess.find('warm-up');
+    await failing.close();
+    const outcomes = await Promise.allSettled([
+      (failing as unknown as PutRecords).putRecords([{ model: 'RevokedAccessToken', id: 'h-g7', payload: {}, expiresIn: 60 }]),
+      failingAccess.revokeByGrantId('g7'),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
   });
 
   test('a token and its grant are read in one command; the grant read serves only this turn', async () => {
@@ -281,6 +316,45 @@ describe('a refresh and a code exchange on a single Redis', () => {
     expect(status).toBe(200);
     // the grant's context comes with the token's read (a GET of its own split the write in two)
     expect(seen).toEqual(['script', 'script']);
+  });
+
+  test('a revocation writes what is left of the token in the command that revokes its grant', async () => {
+    // diagnostics on (they are what keeps the record)
+    const withEvents = await startApp({ auth: { adapter: factory } });
+    try {
+      const issued = await obtainTokens(withEvents.baseUrl, MEMBER, { scope: 'openid account:read', resource: withEvents.baseUrl }, STUDENT);
+      let status = 0;
+      const seen = await argsDuring(async () => {
+        const response = await fetch(`${withEvents.baseUrl}/api/oauth/revoke`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ token: issued.access_token, token_type_hint: 'access_token', client_id: MEMBER.clientId }),
+        });
+        status = response.status;
+        await response.text();
+      });
+      expect(status).toBe(200);
+      const mentions = (model: string) => seen.filter((args) => args.some((a) => a.includes(`:${model}:{`)));
+      // one command carries the record and the grant's revocation; before, the record was a command of its own
+      const kept = mentions('RevokedAccessToken');
+      expect(kept).toHaveLength(1);
+      expect(kept[0]!.some((a) => a.includes(':index:grant:{'))).toBe(true);
+      // the token's read (with its grant), its deletion, then that command; the trace's writes are batched per client
+      const forRequest = seen.filter((args) => !args.some((a) => a.includes(':ClientTrace:{')));
+      // a MULTI block is one round trip (the token's deletion with its index entry)
+      let trips = 0;
+      let inMulti = false;
+      for (const [name] of forRequest) {
+        if (name === 'exec') inMulti = false;
+        else if (!inMulti) trips += 1;
+        if (name === 'multi') inMulti = true;
+      }
+      expect(trips).toBe(4);
+      // written by then, under the token's hash
+      expect(await factory('RevokedAccessToken').find(hash('sha256', issued.access_token, 'base64url'))).toMatchObject({ clientId: MEMBER.clientId });
+    } finally {
+      await withEvents.close();
+    }
   });
 
   test('a code exchange consumes the code and keeps it for replay detection in one command', async () => {

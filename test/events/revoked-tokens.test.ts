@@ -45,7 +45,7 @@ it('keeps nothing for a token already expired', async () => {
   expect(await revoked.find('t-expired-0123456789')).toBeUndefined();
 });
 
-it('writes the revocations of one turn together at its end, and finds them on this instance before then', async () => {
+it('asks for each write in the step that revoked the token, and finds it on this instance until written', async () => {
   const batches: (readonly RecordWrite[])[] = [];
   let release: () => void = () => {};
   const held = new Promise<void>((resolve) => { release = resolve; });
@@ -58,20 +58,37 @@ it('writes the revocations of one turn together at its end, and finds them on th
   }) as AdapterFactory & PutRecords;
   const revoked = new RevokedTokens(factory);
   const tokens = ['token-a-0123456789', 'token-b-0123456789', 'token-c-0123456789'];
-  for (const [i, token] of tokens.entries()) revoked.remember(token, { clientId: `app-${i}` }, epoch() + 600);
-  // before the write: from memory, not from storage
+  for (const [i, token] of tokens.entries()) {
+    revoked.remember(token, { clientId: `app-${i}` }, epoch() + 600);
+    // asked for at once: a storage that batches per turn (Redis) sends it with the grant's revocation
+    expect(batches).toHaveLength(i + 1);
+  }
+  expect(batches.map((b) => b.map((w) => [w.model, w.payload]))).toEqual(tokens.map((_, i) => [[REVOKED_TOKEN_MODEL, { clientId: `app-${i}` }]]));
+  // while the writes are under way: found here, not yet in storage
   const [here, elsewhere] = await Promise.all([revoked.find('token-b-0123456789'), new RevokedTokens(adapter).find('token-b-0123456789')]);
   expect(here).toEqual({ clientId: 'app-1', accountId: undefined, site: undefined });
   expect(elsewhere).toBeUndefined();
-
+  let flushed = false;
+  const flushing = revoked.flush().then(() => { flushed = true; });
   await new Promise((resolve) => setImmediate(resolve));
-  expect(batches).toHaveLength(1);
-  expect(batches[0]!.map((w) => [w.model, w.payload])).toEqual(tokens.map((_, i) => [REVOKED_TOKEN_MODEL, { clientId: `app-${i}` }]));
-  // while the write is under way: still found here
-  expect(await revoked.find('token-c-0123456789')).toEqual({ clientId: 'app-2', accountId: undefined, site: undefined });
+  expect(flushed).toBe(false);
   release();
-  await new Promise((resolve) => setTimeout(resolve, 10));
+  await flushing;
   expect(await new RevokedTokens(adapter).find('token-c-0123456789')).toEqual({ clientId: 'app-2', accountId: undefined, site: undefined });
-  await revoked.flush();
-  expect(batches).toHaveLength(1);
+  expect(batches).toHaveLength(3);
+});
+
+it('never fails the revocation: a write that throws or rejects is dropped', async () => {
+  const failing = Object.assign((name: string) => adapter(name), {
+    putRecords(writes: readonly RecordWrite[]): Promise<void> {
+      if (writes[0]!.payload.clientId === 'throws') throw new Error('adapter bug');
+      return Promise.reject(new Error('storage down'));
+    },
+  }) as AdapterFactory & PutRecords;
+  const revoked = new RevokedTokens(failing);
+  expect(() => revoked.remember('token-throws-0123456789', { clientId: 'throws' }, epoch() + 600)).not.toThrow();
+  revoked.remember('token-rejects-0123456789', { clientId: 'rejects' }, epoch() + 600);
+  await expect(revoked.flush()).resolves.toBeUndefined();
+  // not written: a later refusal of these tokens is `unknown`
+  expect(await revoked.find('token-rejects-0123456789')).toBeUndefined();
 });
