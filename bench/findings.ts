@@ -98,18 +98,41 @@ const REFRESH_ON_REDIS = '(2026-11-24 21:25-23:35 UTC, HEAD fba8924 and its pare
   + 'typical server CPU per refresh on Redis from ~300 to ~260 µs against ~230 on memory; the rest of the gap is '
   + 'ioredis\' per-command work and the JSON of the records, which memory does not pay.';
 
-const MCP_MEMBER_CALL_HOOKS = '(2026-11-24 21:12-21:20 UTC, b89816c, nothing else running: two runs of 4 pairs on '
-  + 'memory, one after the other, the second with --async-context-frame on both sides) ours 1.400 × the v2 SDK\'s '
-  + 'handler (CPU-cost 1.501; 277-299 µs of server CPU per member call against 409-465), and with the flag 1.674 '
-  + '(1.797; ours 238-278 µs, the baseline unchanged at 420-504: it never starts an AsyncLocalStorage). The whole gap '
-  + 'to 1.5 is the promise hooks that oidc-provider\'s AsyncLocalStorage (helpers/als.js, als.run per provider request) '
-  + 'turns on for every promise of a Node 22 process once the first provider request has run; the flag (Node 24\'s '
-  + 'default) removes them. Counted with an async_hooks init hook (at 1e0b87f, whose lib/ b89816c leaves unchanged): a '
-  + 'member call makes 147 promises in ours against 101 in the baseline, ~25 of them in the bearer check\'s three '
-  + 'oidc-provider model reads (AccessToken, Grant, Client), the SDK\'s share the same on both sides. strace of both '
-  + 'servers under load: one read and one writev per request each, so the larger writev share in ours\' profile (~38 '
-  + 'against ~27 µs per request) is time off the CPU after waking the load generator, not more system calls. On Redis '
-  + 'the target is met (1.764 in the full run of the same commit).';
+const REVOCATION_THIS_COMMIT = '(2026-11-25 00:42-01:33 UTC, 0ef94e7: the full run, then 3 profiled pairs per storage; '
+  + 'the machine ran everything about 1.7 times slower than on 2026-11-24, nothing else running) On Redis a revocation is '
+  + 'four round trips (test/adapters/redis-round-trips.test.ts, MONITOR), was five: the record of the revoked token now '
+  + 'goes in the command that revokes its grant (aa97b0e). Its ratio is 0.896 (CPU-cost 0.878; pairs 0.756-0.965) in the '
+  + 'full run and 1.012 (1.019; 0.861-1.064) in the profiled one: pairs of one run spread by ±15% today. Profile on Redis, '
+  + 'µs per revocation sampled: ours 404 against 390 (3.7% more), of which GC +8.5 and promise hooks +4 (every promise '
+  + 'of ours pays them once oidc-provider\'s AsyncLocalStorage has run), diagnostics ~2.6 (token.revoked event, trace), '
+  + 'the record\'s SHA-256 and write ~3.5. On memory ours 262 against 207: jose decodeProtectedHeader 28 against 15, '
+  + 'i.e. the TypeError that oidc-provider\'s rejectStructuredTokens provokes and discards for every opaque token (its '
+  + 'stack capture: with --stack-trace-limit=0 both sides pay 6-7 µs there). Served by one process, alternately, the '
+  + 'same throw cost ours 20.7 µs and bare oidc-provider 21.2 (unprofiled, hrtime around the call, 12,000 each): the '
+  + 'difference between the two profiles is the processes, not our code. Ours\' own work on memory: the record\'s write '
+  + '5.2, its SHA-256 4.4, diagnostics ~4, GC +4.5.';
+
+const INTROSPECTION_THIS_COMMIT = '(2026-11-25 01:28-01:33 UTC, 0ef94e7, 3 profiled pairs per storage) The full run gave '
+  + 'introspection on Redis 0.845 (CPU-cost 0.840), the profiled run on the same commit 0.918 (0.923; pairs 0.867-0.970), '
+  + 'and the full run of 2026-11-24 0.906 on the code before (lib/ unchanged for introspection since): a miss within '
+  + 'the spread between runs. Profile on Redis, µs per request sampled: ours 284 against 259; GC +4.4, promise hooks and '
+  + 'microtasks ~+8 (oidc-provider\'s AsyncLocalStorage, as above), the rest in items of under 1 µs (the host\'s Koa '
+  + 'context and headers, the storage-outage guard, diagnostics); no single cause.';
+
+const GRACE_COST = '(2026-11-25, 0ef94e7) bench/grace-cost.ts, the storage calls of a rotating refresh in one process '
+  + 'with and without withRefreshGrace, alternately: the rule adds 4.4 µs per refresh (19.6 against 15.2 µs; 4.9 and 5.5 '
+  + 'in two runs on aa97b0e, the same lib/), about 2% of a refresh on memory (230 µs on 2026-11-24). The HTTP scenario\'s '
+  + 'pairs for the same code range 0.78-1.08 in the full run of 0ef94e7 (memory) and its medians 0.88-0.99 across runs; '
+  + 'an in-process run of the whole demo host with and without the rule (one process, alternate batches; not committed) '
+  + 'saw 899 against 912 µs per refresh including its own client, no difference beyond its noise. On Redis the rule '
+  + 'saves commands and the target holds (1.123).';
+
+const MCP_MEMBER_CALL_HOOKS_NOW = '(2026-11-25 01:36-01:39 UTC, 0ef94e7, two runs of 4 pairs on memory, the second with '
+  + '--async-context-frame on both sides; the machine about 1.7 times slower than on 2026-11-24) ours 1.308 × the v2 '
+  + 'SDK\'s handler (CPU-cost 1.389; 454-563 µs per member call against 641-724), and with the flag 1.469 (1.602; ours '
+  + '397-525, the baseline unchanged): as on b89816c, most of the gap to 1.5 is the promise hooks that oidc-provider\'s '
+  + 'AsyncLocalStorage turns on for every promise of a Node 22 process (the baseline never starts one); Node 24, or Node 22 '
+  + 'with --experimental-async-context-frame (README), removes them. On Redis the target is met (1.560 in the full run).';
 
 /**
  * Quoted next to a miss only when the run under test is on the same commit: a cause
@@ -117,14 +140,14 @@ const MCP_MEMBER_CALL_HOOKS = '(2026-11-24 21:12-21:20 UTC, b89816c, nothing els
  */
 export const FINDINGS: Readonly<Record<string, Finding>> = {
   'mcp-tools-list/ratio': { commit: '4d0abb3', note: MCP_MODERN },
-  'mcp-member-call/ratio/memory': { commit: 'b89816c', note: MCP_MEMBER_CALL_HOOKS },
+  'mcp-member-call/ratio/memory': { commit: '0ef94e7', note: MCP_MEMBER_CALL_HOOKS_NOW },
   'mcp-member-call-legacy/ratio': { commit: 'a4bf91a', note: MCP_THIS_COMMIT },
   'discovery/rss': { commit: 'ad51695', note: RESIDENT_MEMORY },
   'introspection/rss': { commit: 'ad51695', note: RESIDENT_MEMORY },
-  'refresh-grace/ratio': { commit: 'a4bf91a', note: OAUTH_THIS_COMMIT },
+  'refresh-grace/ratio': { commit: '0ef94e7', note: GRACE_COST },
   'refresh/ratio': { commit: 'a4bf91a', note: OAUTH_THIS_COMMIT },
-  'introspection/ratio': { commit: 'a4bf91a', note: OAUTH_THIS_COMMIT },
-  'revocation/ratio': { commit: 'a4bf91a', note: OAUTH_THIS_COMMIT },
+  'introspection/ratio': { commit: '0ef94e7', note: INTROSPECTION_THIS_COMMIT },
+  'revocation/ratio': { commit: '0ef94e7', note: REVOCATION_THIS_COMMIT },
   'login-throttle/ratio/memory': { commit: '7f4a24d', note: LOGIN_THROTTLE },
   'login-throttle/ratio/redis': { commit: '7f4a24d', note: LOGIN_THROTTLE },
   'refresh-redis/ratio': { commit: 'fba8924', note: REFRESH_ON_REDIS },
