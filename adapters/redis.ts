@@ -262,7 +262,7 @@ if not raw then return {} end
 local ok, payload = pcall(cjson.decode, raw)
 if not ok or type(payload) ~= 'table' or type(payload.grantId) ~= 'string' or payload.grantId == '' then return {raw} end
 local tag = ':{' .. payload.grantId .. '}'
-return {raw, redis.call('GET', ARGV[1] .. 'Grant' .. tag), redis.call('GET', ARGV[1] .. 'GrantContext' .. tag)}
+return {raw, redis.call('GET', ARGV[1] .. 'Grant' .. tag), redis.call('GET', ARGV[1] .. '${GRANT_CONTEXT_MODEL}' .. tag)}
 `;
 
 // KEYS[1] index key; ARGV[1] id. Deletes the index entry only if it still names this

@@ -67,11 +67,11 @@ export interface RecordWrite {
 
 /**
  * The optional write of several records, of any models, in one step (on a single Redis, one
- * command with the other record writes asked for in the same turn). For records whose indexes are already in place or that have none: a
- * record rewritten under the same id keeps its `uid`, `userCode` and grant index entries
- * from its first write, and none are added here. The refresh-token grace writes its two
- * records of a rotation with it, beside the successor token's upsert
- * (lib/policies/refresh-grace.ts).
+ * command with the other record writes asked for in the same turn). For records whose indexes
+ * are already in place or that have none: a record rewritten under the same id keeps its
+ * `uid`, `userCode` and grant index entries from its first write, and none are added here.
+ * The refresh-token grace writes its two records of a rotation with it, beside the successor
+ * token's upsert (lib/policies/refresh-grace.ts).
  */
 export interface PutRecords {
   putRecords(writes: readonly RecordWrite[]): Promise<void>;

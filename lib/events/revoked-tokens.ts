@@ -48,7 +48,8 @@ export class RevokedTokens {
 
   /** Remembers that `token` was revoked, until `expiresAt` (epoch seconds); the write is asked for now. */
   remember(token: string, owner: TokenOwner, expiresAt: number | undefined): void {
-    const expiresIn = (typeof expiresAt === 'number' ? expiresAt : epoch() + DEFAULT_KEPT_S) - epoch();
+    const now = epoch();
+    const expiresIn = (typeof expiresAt === 'number' ? expiresAt : now + DEFAULT_KEPT_S) - now;
     if (expiresIn <= 0) return;
     const id = keyOf(token);
     const payload: AdapterPayload = {
