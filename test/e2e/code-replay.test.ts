@@ -11,7 +11,9 @@ import type { RunningApp } from '../support/start-app.ts';
 let app: RunningApp;
 
 beforeAll(async () => {
-  app = await startApp({ auth: { ttl: { authorizationCode: 1 } } });
+  // expiry is whole epoch seconds: a 1 s code can expire milliseconds after it is issued, so the
+  // first redemption on a busy CI machine could find it expired; 3 s leaves it at least 2 s
+  app = await startApp({ auth: { ttl: { authorizationCode: 3 } } });
 });
 
 afterAll(async () => {
@@ -36,7 +38,7 @@ describe('authorization code replay after the code expired', () => {
     const tokens = await first.json() as TokenSet;
     expect(await userinfoStatus(tokens.access_token)).toBe(200);
 
-    await sleep(2100); // past the code's 1 s lifetime
+    await sleep(3100); // past the code's 3 s lifetime
 
     const replay = await exchangeCode(app.baseUrl, MEMBER, code, verifier, app.baseUrl);
     expect(replay.status).toBe(400);
@@ -50,7 +52,7 @@ describe('authorization code replay after the code expired', () => {
 
   it('an unredeemed code past its lifetime is still only expired', async () => {
     const { code, verifier } = await obtainCode(app.baseUrl, MEMBER, { scope: 'openid account:read', resource: app.baseUrl }, STUDENT);
-    await sleep(2100);
+    await sleep(3100);
     const late = await exchangeCode(app.baseUrl, MEMBER, code, verifier, app.baseUrl);
     expect(late.status).toBe(400);
     expect(await late.json()).toMatchObject({ error: 'invalid_grant' });
