@@ -65,7 +65,9 @@ import type { Cluster } from 'ioredis';
 import { errors } from 'oidc-provider';
 
 import { GRANT_CONTEXT_MODEL, GRANTABLE_MODELS, StorageUnavailableError } from './types.ts';
-import type { Adapter, AdapterPayload, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep, PutRecords, RecordWrite } from './types.ts';
+import type {
+  Adapter, AdapterPayload, CappedList, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep, PutRecords, RecordWrite,
+} from './types.ts';
 
 /** What the options of {@link RedisAdapterOptions} are when left out (written once). */
 export const REDIS_ADAPTER_DEFAULTS = Object.freeze({ keyPrefix: 'platform-auth:' });
@@ -287,6 +289,16 @@ end
 return 1
 `;
 
+// KEYS[1] a capped list; ARGV[1] how many items to keep, ARGV[2] TTL in seconds, ARGV[3..]
+// the items, oldest first. Pushed newest first, trimmed and given its lifetime in one step:
+// one key, atomic on a Cluster too, and nothing read back.
+const PUSH_CAPPED_LUA = `
+for i = 3, #ARGV do redis.call('LPUSH', KEYS[1], ARGV[i]) end
+redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[1]) - 1)
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+return 1
+`;
+
 type Consumed = [status: 0] | [status: 1 | 2, grantId?: string];
 
 // Replies meaning "not now" rather than "wrong": loading a dataset after a restart, a
@@ -329,6 +341,7 @@ interface Scripts {
   platformAuthConsume(key: string, now: number, prefix: string, revokeHere: '0' | '1', keepSeconds: number | '', indexed: '0' | '1'): Promise<Consumed>;
   platformAuthRevoke(indexKey: string, grantKey: string, keepKey: string): Promise<number>;
   platformAuthCompareAndSet(key: string, expected: string, next: string, ttl: number | ''): Promise<number>;
+  platformAuthPushCapped(key: string, max: number, ttl: number, ...items: string[]): Promise<number>;
   platformAuthUpsert(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
   platformAuthUpsertThenRevoke(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
   platformAuthFindWithGrant(key: string, prefix: string): Promise<[record?: string, grant?: string | null, context?: string | null]>;
@@ -373,6 +386,7 @@ class RedisStore {
     client.defineCommand('platformAuthIndexGrant', { numberOfKeys: 1, lua: INDEX_GRANT_LUA });
     client.defineCommand('platformAuthDeleteIfEquals', { numberOfKeys: 1, lua: DELETE_IF_EQUALS_LUA });
     client.defineCommand('platformAuthCompareAndSet', { numberOfKeys: 1, lua: COMPARE_AND_SET_LUA });
+    client.defineCommand('platformAuthPushCapped', { numberOfKeys: 1, lua: PUSH_CAPPED_LUA });
     // the number of keys is the first argument: a record has zero to three indexes
     client.defineCommand('platformAuthUpsert', { lua: UPSERT_LUA });
     client.defineCommand('platformAuthUpsertThenRevoke', { lua: UPSERT_THEN_REVOKE_LUA });
@@ -389,6 +403,11 @@ class RedisStore {
 
   indexKey(kind: 'uid' | 'userCode', model: string, value: string): string {
     return `${this.prefix}index:${kind}:${model}:{${value}}`;
+  }
+
+  /** A model's capped list (CappedList), apart from its record of the same id. */
+  listKey(model: string, id: string): string {
+    return `${this.prefix}list:${model}:{${id}}`;
   }
 
   grantIndexKey(grantId: string): string {
@@ -689,7 +708,7 @@ function withTtl(command: Command, ttl: number | undefined): Command {
   return ttl === undefined ? command : [...command, 'EX', ttl];
 }
 
-class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep {
+class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList {
   readonly #model: string;
   readonly #store: RedisStore;
 
@@ -804,6 +823,24 @@ class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep {
     const was = expected === undefined ? '' : JSON.stringify(expected);
     const written = await store.call((client) => client.platformAuthCompareAndSet(store.recordKey(this.#model, id), was, value, ttl ?? ''));
     return written === 1;
+  }
+
+  /** {@link CappedList.pushCapped}: one script, which sends only the new items and reads nothing back. */
+  async pushCapped(id: string, items: readonly AdapterPayload[], max: number, expiresIn: number): Promise<void> {
+    if (items.length === 0) return;
+    if (!Number.isInteger(max) || max < 1) throw new RangeError(`pushCapped: max must be a positive integer, got ${max}`);
+    const store = this.#store;
+    // at least a second: EXPIRE 0 would delete the list just written
+    const ttl = Math.max(1, ttlOf(expiresIn) ?? 1);
+    const values = items.map((item) => JSON.stringify(item));
+    await store.call((client) => client.platformAuthPushCapped(store.listKey(this.#model, id), max, ttl, ...values));
+  }
+
+  /** {@link CappedList.readCapped} */
+  async readCapped(id: string): Promise<AdapterPayload[]> {
+    const store = this.#store;
+    const values = await store.call((client) => client.lrange(store.listKey(this.#model, id), 0, -1));
+    return values.map((value) => JSON.parse(value) as AdapterPayload);
   }
 }
 

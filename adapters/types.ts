@@ -56,6 +56,23 @@ export interface ConsumeAndKeep {
   consumeAndKeep(id: string, keepSeconds: number): Promise<void>;
 }
 
+/**
+ * The optional capped list of an adapter (one model), for an append-mostly log of the
+ * library's own (the per-client trace, lib/trace/store.ts): items go in without reading what
+ * is there, so an append moves only the new items and never has to be retried when another
+ * instance appended meanwhile. Lists are kept apart from the model's records: the same `id`
+ * may have both.
+ */
+export interface CappedList {
+  /**
+   * Puts `items` (oldest first) at the front of the list `id`, keeps its first `max` items
+   * and makes it expire `expiresIn` seconds from now, in one atomic step.
+   */
+  pushCapped(id: string, items: readonly AdapterPayload[], max: number, expiresIn: number): Promise<void>;
+  /** The list `id`, newest first (in the order pushed); `[]` when there is none. */
+  readCapped(id: string): Promise<AdapterPayload[]>;
+}
+
 /** One record of {@link PutRecords.putRecords}. */
 export interface RecordWrite {
   readonly model: string;

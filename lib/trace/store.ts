@@ -1,20 +1,30 @@
 /**
- * The per-client trace in storage: one record per client (model `ClientTrace`), its last
- * `entries` entries newest first, kept `ttlSeconds` after its last write. Through the
- * adapter, so every instance on the same storage writes and reads the same trace.
+ * The per-client trace in storage (model `ClientTrace`): each client's last `entries`
+ * entries newest first, kept `ttlSeconds` after its last write. Through the adapter, so every
+ * instance on the same storage writes and reads the same trace.
  *
- * Appending is a read, a merge and a write. With the adapter's `compareAndSet` (both adapters
- * here have it) the write happens only if nobody wrote in between, else it is redone, so
- * instances appending at once lose nothing. An adapter without it falls back to `upsert`:
- * then two instances appending to one client's trace at the same moment may lose one of the
- * two batches (last writer wins), which a diagnostic trace can afford.
+ * With an adapter that keeps capped lists ({@link CappedList}: the Redis adapter, `LPUSH` +
+ * `LTRIM` + `EXPIRE` in one script), an append is one write of the new entries only: nothing
+ * is read, and nothing is redone when another instance appended meanwhile. That matters for
+ * a popular app, whose trace every instance appends to several times a second: read, merged
+ * and written back whole, each append would move the whole trace (tens of KB) twice and
+ * collide with the other instances' appends. The list keeps the entries pushed last; an
+ * instance writes its batch within a quarter of a second of its events (lib/trace/recorder.ts),
+ * so those are the newest entries but for that quarter second at the edge.
  *
- * An adapter may offer {@link CappedListAdapter.pushCapped} (an atomic capped-list push, e.g.
- * Redis `LPUSH` + `LTRIM` + `EXPIRE`); it is used when present, which saves the read.
+ * Otherwise appending is a read, a merge and a write. With the adapter's `compareAndSet`
+ * (the memory adapter has it) the write happens only if nobody wrote in between, else it is
+ * redone, so instances appending at once lose nothing. An adapter with neither falls back to
+ * `upsert`: then two instances appending to one client's trace at the same moment may lose
+ * one of the two batches (last writer wins), which a diagnostic trace can afford.
+ *
+ * A trace written as one record (before the Redis adapter kept lists) is still read, merged
+ * with the list, until it expires (`ttlSeconds` after its last write): nothing is lost when
+ * instances are upgraded.
  *
  * @module
  */
-import type { Adapter, AdapterFactory, AdapterPayload, CompareAndSet } from '../../adapters/types.ts';
+import type { Adapter, AdapterFactory, AdapterPayload, CappedList, CompareAndSet } from '../../adapters/types.ts';
 import type { TraceEntry } from './entry.ts';
 
 /** The storage model of the traces. */
@@ -43,16 +53,6 @@ const MAX_TRIES = 8;
 /** A few random milliseconds, so that instances that collided do not collide again. */
 const backOff = () => new Promise<void>((resolve) => setTimeout(resolve, Math.floor(Math.random() * 10)));
 
-/**
- * An optional adapter method: pushes `items` (oldest first) onto the front of the list `id`,
- * keeps its first `max` items, and sets its lifetime to `expiresIn` seconds, atomically;
- * `readCapped` returns the list, newest first. Not part of adapters/types.ts yet.
- */
-export interface CappedListAdapter {
-  pushCapped(id: string, items: readonly AdapterPayload[], max: number, expiresIn: number): Promise<void>;
-  readCapped(id: string): Promise<AdapterPayload[]>;
-}
-
 export interface TraceStoreOptions {
   readonly adapter: AdapterFactory;
   /** entries kept per client */
@@ -79,7 +79,7 @@ function latestPerClient(clients: readonly TracedClient[]): TracedClient[] {
   return [...latest.values()].sort((x, y) => (x.at < y.at ? 1 : x.at > y.at ? -1 : 0));
 }
 
-type TraceAdapter = Adapter & Partial<CompareAndSet> & Partial<CappedListAdapter>;
+type TraceAdapter = Adapter & Partial<CompareAndSet> & Partial<CappedList>;
 
 /**
  * Newest first by time: instances write their batches in any order (each waits its own
@@ -156,7 +156,9 @@ export class ClientTraceStore {
   async read(clientId: string): Promise<TraceEntry[]> {
     const store = this.#store;
     if (typeof store.readCapped === 'function' && typeof store.pushCapped === 'function') {
-      return newestFirst((await store.readCapped(clientId)) as unknown as TraceEntry[]);
+      // with the record an older version wrote, if it has not expired yet (sent together: one round trip on Redis)
+      const [listed, before] = await Promise.all([store.readCapped(clientId), store.find(clientId)]);
+      return newestFirst([...(listed as unknown as TraceEntry[]), ...entriesOf(before)]).slice(0, this.#max);
     }
     return entriesOf(await store.find(clientId));
   }

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Cluster } from 'ioredis';
 
 import { createRedisAdapter } from '../../adapters/redis.ts';
+import type { CappedList } from '../../adapters/types.ts';
 import { connectCluster, startRedisCluster } from '../support/redis-cluster.ts';
 import type { ClusterHandle } from '../support/redis-cluster.ts';
 import { describeAdapterContract } from './contract.ts';
@@ -80,6 +81,17 @@ describe('redis adapter on a Cluster', () => {
     expect(racers.every((r) => r.status === 'rejected' && (r.reason as { error?: string }).error === 'invalid_grant')).toBe(true);
     expect((await Promise.all(tokens.map((id) => factory('AccessToken').find(id)))).filter(Boolean)).toHaveLength(0);
     expect((await factory('AuthorizationCode').find(code))?.consumed).toEqual(expect.any(Number));
+  });
+
+  test('capped lists of clients spread over several masters: one script each, newest first, trimmed', async () => {
+    const factory = createRedisAdapter({ client, keyPrefix: freshPrefix() });
+    const traces = factory('ClientTrace') as ReturnType<typeof factory> & CappedList;
+    const ids = Array.from({ length: 6 }, () => randomUUID());
+    await Promise.all(ids.map(async (id) => {
+      await traces.pushCapped(id, [{ n: 1 }, { n: 2 }], 3, 60);
+      await traces.pushCapped(id, [{ n: 3 }, { n: 4 }], 3, 60);
+    }));
+    for (const id of ids) expect(await traces.readCapped(id)).toEqual([{ n: 4 }, { n: 3 }, { n: 2 }]);
   });
 
   // last: counts what every test above sent

@@ -10,6 +10,8 @@ import { Redis } from 'ioredis';
 
 import { createRedisAdapter } from '../../adapters/redis.ts';
 import type { ClosableAdapterFactory, PutRecords } from '../../adapters/types.ts';
+import type { TraceEntry } from '../../lib/trace/entry.ts';
+import { ClientTraceStore } from '../../lib/trace/store.ts';
 import { startRedis } from '../support/redis-server.ts';
 import type { RedisHandle } from '../support/redis-server.ts';
 import { ADMIN, MEMBER, STUDENT, exchangeCode, obtainCode, obtainTokens, operator } from '../support/flows.ts';
@@ -249,6 +251,23 @@ describe('redis adapter: commands per operation (single Redis)', () => {
     } finally {
       inspect.disconnect();
     }
+  });
+
+  test('a trace append is one command carrying only the new entries; a read sends the list and record reads together', async () => {
+    const store = new ClientTraceStore({ adapter: factory, entries: 50, ttlSeconds: 60 });
+    const entry = (n: number): TraceEntry => ({ at: new Date(1_700_000_000_000 + n).toISOString(), event: 'refresh.rotated', outcome: 'ok', summary: `entry-${n}` });
+    await store.append('popular-app', Array.from({ length: 40 }, (_, n) => entry(n)));
+    const seen = await argsDuring(() => store.append('popular-app', [entry(40)]));
+    // no read of the trace, no compare-and-set of the whole of it
+    expect(seen.map(([name]) => name)).toEqual(['script']);
+    const sent = seen[0]!.join(' ');
+    expect(sent).toContain('entry-40');
+    expect(sent).not.toContain('entry-39');
+    // the list and the record an older version would have written, together
+    const reads = await commandsDuring(async () => {
+      expect((await store.read('popular-app')).map((e) => e.summary).slice(0, 2)).toEqual(['entry-40', 'entry-39']);
+    });
+    expect(reads.sort()).toEqual(['get', 'lrange']);
   });
 
   test('a token whose grant is gone reads as the token, and the grant as absent', async () => {

@@ -8,7 +8,7 @@ import { Cluster, Redis, ReplyError } from 'ioredis';
 import { createRedisAdapter } from '../../adapters/redis.ts';
 import type { ConnectionLogger } from '../../adapters/redis.ts';
 import { StorageUnavailableError } from '../../adapters/types.ts';
-import type { ClosableAdapterFactory } from '../../adapters/types.ts';
+import type { CappedList, ClosableAdapterFactory } from '../../adapters/types.ts';
 import { startRedis } from '../support/redis-server.ts';
 import type { RedisHandle } from '../support/redis-server.ts';
 import { describeAdapterContract } from './contract.ts';
@@ -119,6 +119,33 @@ describe('redis adapter', () => {
       await factory('AccessToken').destroy(id);
       expect(await inspect.exists(`${prefix}Client:{client-1}`)).toBe(0);
       expect(await inspect.sismember(`${prefix}index:grant:{${grantId}}`, `${prefix}AccessToken:{${id}}`)).toBe(0);
+    } finally {
+      await factory.close();
+    }
+  });
+
+  test('a capped list: newest first, trimmed, with its lifetime, apart from the record of the same id', async () => {
+    const prefix = freshPrefix();
+    const factory = createRedisAdapter({ url: server.url, keyPrefix: prefix });
+    try {
+      const traces = factory('ClientTrace') as ReturnType<typeof factory> & CappedList;
+      await traces.upsert('app', { whole: true }, 60);
+      await traces.pushCapped('app', [{ n: 1 }, { n: 2 }, { n: 3 }], 4, 30);
+      await traces.pushCapped('app', [{ n: 4 }, { n: 5 }], 4, 120);
+      expect(await traces.readCapped('app')).toEqual([{ n: 5 }, { n: 4 }, { n: 3 }, { n: 2 }]);
+      const key = `${prefix}list:ClientTrace:{app}`;
+      expect(await inspect.type(key)).toBe('list');
+      expect(await inspect.llen(key)).toBe(4);
+      // each push renews the lifetime
+      expect(await inspect.ttl(key)).toBeGreaterThan(115);
+      expect(await inspect.ttl(key)).toBeLessThanOrEqual(120);
+      // the record of the same id is another key, untouched
+      expect(await traces.find('app')).toEqual({ whole: true });
+      // nothing to push writes nothing; an unknown list is empty
+      await traces.pushCapped('other', [], 4, 30);
+      expect(await inspect.exists(`${prefix}list:ClientTrace:{other}`)).toBe(0);
+      expect(await traces.readCapped('other')).toEqual([]);
+      await expect(traces.pushCapped('app', [{ n: 6 }], 0, 30)).rejects.toThrow(RangeError);
     } finally {
       await factory.close();
     }

@@ -67,20 +67,52 @@ it('falls back to upsert on an adapter without compare-and-set', async () => {
   expect(summaries(await store.read('app'))).toEqual(['#3', '#2']);
 });
 
-it('uses an adapter\'s capped-list push when it has one', async () => {
+describe('on an adapter with capped lists', () => {
   const lists = new Map<string, AdapterPayload[]>();
   const pushes: unknown[][] = [];
-  const capped: AdapterFactory = () => ({
-    async pushCapped(id: string, items: AdapterPayload[], max: number, expiresIn: number) {
-      pushes.push([id, items.length, max, expiresIn]);
-      lists.set(id, [...[...items].reverse(), ...(lists.get(id) ?? [])].slice(0, max));
-    },
-    async readCapped(id: string) { return lists.get(id) ?? []; },
-  }) as unknown as Adapter;
-  const store = new ClientTraceStore({ adapter: capped, entries: 2, ttlSeconds: 60 });
-  await store.append('app', [entry(1), entry(2), entry(3)]);
-  expect(pushes).toEqual([['app', 3, 2, 60]]);
-  expect(summaries(await store.read('app'))).toEqual(['#3', '#2']);
+  const writes: string[] = [];
+  /** the memory adapter's records, with a capped list beside them and every record write noted */
+  const capped: AdapterFactory = (name) => {
+    const inner = adapter(name) as Adapter & CompareAndSet;
+    return {
+      find: (id: string) => inner.find(id),
+      upsert: (id: string, payload: AdapterPayload, expiresIn: number) => { writes.push(id); return inner.upsert(id, payload, expiresIn); },
+      compareAndSet: (id: string, expected: AdapterPayload | undefined, next: AdapterPayload | undefined, expiresIn?: number) => {
+        writes.push(id);
+        return inner.compareAndSet(id, expected, next, expiresIn);
+      },
+      async pushCapped(id: string, items: AdapterPayload[], max: number, expiresIn: number) {
+        pushes.push([id, items.length, max, expiresIn]);
+        lists.set(id, [...[...items].reverse(), ...(lists.get(id) ?? [])].slice(0, max));
+      },
+      async readCapped(id: string) { return lists.get(id) ?? []; },
+    } as unknown as Adapter;
+  };
+  beforeEach(() => {
+    lists.clear();
+    pushes.length = 0;
+    writes.length = 0;
+  });
+
+  it('appends with one push of the new entries, and writes no record', async () => {
+    const store = new ClientTraceStore({ adapter: capped, entries: 2, ttlSeconds: 60 });
+    await store.append('app', [entry(1), entry(2), entry(3)]);
+    expect(pushes).toEqual([['app', 3, 2, 60]]);
+    expect(writes).toEqual([]);
+    expect(summaries(await store.read('app'))).toEqual(['#3', '#2']);
+  });
+
+  it('still reads a trace written as one record before, merged with the list, newest first and capped', async () => {
+    // what an instance of the previous version wrote: the whole trace as one record
+    await adapter(TRACE_MODEL).upsert('app', { entries: [entry(5), entry(2), entry(1)] } as unknown as AdapterPayload, 60);
+    const store = new ClientTraceStore({ adapter: capped, entries: 4, ttlSeconds: 60 });
+    await store.append('app', [entry(3), entry(4)]);
+    expect(summaries(await store.read('app'))).toEqual(['#5', '#4', '#3', '#2']);
+    // the record is left to expire, never rewritten
+    expect(writes).toEqual([]);
+    await adapter(TRACE_MODEL).destroy('app');
+    expect(summaries(await store.read('app'))).toEqual(['#4', '#3']);
+  });
 });
 
 it('lists the traced clients, each once with its latest entry, most recent first', async () => {
