@@ -66,7 +66,8 @@ import { errors } from 'oidc-provider';
 
 import { GRANT_CONTEXT_MODEL, GRANTABLE_MODELS, StorageUnavailableError } from './types.ts';
 import type {
-  Adapter, AdapterPayload, CappedList, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep, PutRecords, RecordWrite,
+  Adapter, AdapterPayload, CappedList, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep, LatestByMember, LatestEntry, PutRecords,
+  RecordWrite,
 } from './types.ts';
 
 /** What the options of {@link RedisAdapterOptions} are when left out (written once). */
@@ -299,6 +300,38 @@ redis.call('EXPIRE', KEYS[1], ARGV[2])
 return 1
 `;
 
+// KEYS[1] a sorted set (member → time), KEYS[2] a hash (member → payload), one index in one
+// slot; ARGV[1] how many members to keep, ARGV[2] TTL in seconds, then member, time (ms),
+// payload for each entry. A member's payload is replaced only by a newer one; the oldest
+// members beyond the cap are dropped from both; both get the lifetime.
+const PUT_LATEST_LUA = `
+for i = 3, #ARGV, 3 do
+  local kept = redis.call('ZSCORE', KEYS[1], ARGV[i])
+  if not kept or tonumber(kept) < tonumber(ARGV[i + 1]) then
+    redis.call('ZADD', KEYS[1], ARGV[i + 1], ARGV[i])
+    redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 2])
+  end
+end
+local extra = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[1])
+if extra > 0 then
+  local dropped = redis.call('ZRANGE', KEYS[1], 0, extra - 1)
+  redis.call('ZREMRANGEBYRANK', KEYS[1], 0, extra - 1)
+  for _, member in ipairs(dropped) do redis.call('HDEL', KEYS[2], member) end
+end
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+return 1
+`;
+
+// KEYS as PUT_LATEST_LUA: the payloads, the most recent member first, in one snapshot.
+const READ_LATEST_LUA = `
+local payloads = {}
+for i, member in ipairs(redis.call('ZREVRANGE', KEYS[1], 0, -1)) do
+  payloads[i] = redis.call('HGET', KEYS[2], member)
+end
+return payloads
+`;
+
 type Consumed = [status: 0] | [status: 1 | 2, grantId?: string];
 
 // Replies meaning "not now" rather than "wrong": loading a dataset after a restart, a
@@ -342,6 +375,8 @@ interface Scripts {
   platformAuthRevoke(indexKey: string, grantKey: string, keepKey: string): Promise<number>;
   platformAuthCompareAndSet(key: string, expected: string, next: string, ttl: number | ''): Promise<number>;
   platformAuthPushCapped(key: string, max: number, ttl: number, ...items: string[]): Promise<number>;
+  platformAuthPutLatest(ranks: string, payloads: string, max: number, ttl: number, ...entries: (string | number)[]): Promise<number>;
+  platformAuthReadLatest(ranks: string, payloads: string): Promise<(string | null)[]>;
   platformAuthUpsert(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
   platformAuthUpsertThenRevoke(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
   platformAuthFindWithGrant(key: string, prefix: string): Promise<[record?: string, grant?: string | null, context?: string | null]>;
@@ -387,6 +422,8 @@ class RedisStore {
     client.defineCommand('platformAuthDeleteIfEquals', { numberOfKeys: 1, lua: DELETE_IF_EQUALS_LUA });
     client.defineCommand('platformAuthCompareAndSet', { numberOfKeys: 1, lua: COMPARE_AND_SET_LUA });
     client.defineCommand('platformAuthPushCapped', { numberOfKeys: 1, lua: PUSH_CAPPED_LUA });
+    client.defineCommand('platformAuthPutLatest', { numberOfKeys: 2, lua: PUT_LATEST_LUA });
+    client.defineCommand('platformAuthReadLatest', { numberOfKeys: 2, lua: READ_LATEST_LUA });
     // the number of keys is the first argument: a record has zero to three indexes
     client.defineCommand('platformAuthUpsert', { lua: UPSERT_LUA });
     client.defineCommand('platformAuthUpsertThenRevoke', { lua: UPSERT_THEN_REVOKE_LUA });
@@ -408,6 +445,11 @@ class RedisStore {
   /** A model's capped list (CappedList), apart from its record of the same id. */
   listKey(model: string, id: string): string {
     return `${this.prefix}list:${model}:{${id}}`;
+  }
+
+  /** A model's latest-by-member index (LatestByMember): its ranks and its payloads, in one slot. */
+  latestKeys(model: string, id: string): [ranks: string, payloads: string] {
+    return [`${this.prefix}latest:${model}:{${id}}`, `${this.prefix}latest:${model}:payloads:{${id}}`];
   }
 
   grantIndexKey(grantId: string): string {
@@ -708,7 +750,7 @@ function withTtl(command: Command, ttl: number | undefined): Command {
   return ttl === undefined ? command : [...command, 'EX', ttl];
 }
 
-class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList {
+class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList, LatestByMember {
   readonly #model: string;
   readonly #store: RedisStore;
 
@@ -841,6 +883,23 @@ class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList
     const store = this.#store;
     const values = await store.call((client) => client.lrange(store.listKey(this.#model, id), 0, -1));
     return values.map((value) => JSON.parse(value) as AdapterPayload);
+  }
+
+  /** {@link LatestByMember.putLatest}: one script, which sends only the entries given and reads nothing back. */
+  async putLatest(id: string, entries: readonly LatestEntry[], max: number, expiresIn: number): Promise<void> {
+    if (entries.length === 0) return;
+    if (!Number.isInteger(max) || max < 1) throw new RangeError(`putLatest: max must be a positive integer, got ${max}`);
+    const store = this.#store;
+    const ttl = Math.max(1, ttlOf(expiresIn) ?? 1);
+    const args = entries.flatMap(({ member, at, payload }) => [member, at, JSON.stringify(payload)]);
+    await store.call((client) => client.platformAuthPutLatest(...store.latestKeys(this.#model, id), max, ttl, ...args));
+  }
+
+  /** {@link LatestByMember.readLatest} */
+  async readLatest(id: string): Promise<AdapterPayload[]> {
+    const store = this.#store;
+    const values = await store.call((client) => client.platformAuthReadLatest(...store.latestKeys(this.#model, id)));
+    return values.filter((value): value is string => typeof value === 'string').map((value) => JSON.parse(value) as AdapterPayload);
   }
 }
 

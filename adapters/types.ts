@@ -73,6 +73,31 @@ export interface CappedList {
   readCapped(id: string): Promise<AdapterPayload[]>;
 }
 
+/** One member of {@link LatestByMember.putLatest}. */
+export interface LatestEntry {
+  readonly member: string;
+  /** when, in epoch milliseconds: a member keeps its latest */
+  readonly at: number;
+  readonly payload: AdapterPayload;
+}
+
+/**
+ * The optional index of the latest payload per member, for a small "most recent" list of the
+ * library's own (the traced clients, lib/trace/store.ts): members go in without reading the
+ * list, so a write moves only what changed and never has to be retried when another instance
+ * wrote meanwhile. Kept apart from the model's records: the same `id` may have both.
+ */
+export interface LatestByMember {
+  /**
+   * Records `entries` in the index `id`, each replacing its member's payload only when newer
+   * than the one kept; keeps the `max` most recent members and makes the index expire
+   * `expiresIn` seconds from now, in one atomic step.
+   */
+  putLatest(id: string, entries: readonly LatestEntry[], max: number, expiresIn: number): Promise<void>;
+  /** The payloads of the index `id`, the most recent member first; `[]` when there is none. */
+  readLatest(id: string): Promise<AdapterPayload[]>;
+}
+
 /** One record of {@link PutRecords.putRecords}. */
 export interface RecordWrite {
   readonly model: string;

@@ -77,4 +77,6 @@ export type { BearerAuth, Scopes, VerifyOptions } from './resource/bearer.ts';
 export type { RequireBearerOptions, BearerState } from './resource/require-bearer.ts';
 export { createMemoryAdapter } from '../adapters/memory.ts';
 export { StorageUnavailableError } from '../adapters/types.ts';
-export type { AdapterFactory, CappedList, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep } from '../adapters/types.ts';
+export type {
+  AdapterFactory, CappedList, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep, LatestByMember, LatestEntry,
+} from '../adapters/types.ts';

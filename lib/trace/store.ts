@@ -18,13 +18,19 @@
  * `upsert`: then two instances appending to one client's trace at the same moment may lose
  * one of the two batches (last writer wins), which a diagnostic trace can afford.
  *
- * A trace written as one record (before the Redis adapter kept lists) is still read, merged
- * with the list, until it expires (`ttlSeconds` after its last write): nothing is lost when
- * instances are upgraded.
+ * The list of traced clients (model `ClientTraceIndex`, one for the deployment) is written by
+ * every instance every second. With an adapter that keeps an index of the latest per member
+ * ({@link LatestByMember}: the Redis adapter, a sorted set and a hash in one script) a write
+ * sends only the clients traced since the last; otherwise it is one record, read, merged and
+ * written back by compare-and-set like a trace.
+ *
+ * A trace or a list of clients written as one record (before the Redis adapter kept lists and
+ * indexes) is still read, merged with the new form, until it expires (`ttlSeconds` after its
+ * last write): nothing is lost when instances are upgraded.
  *
  * @module
  */
-import type { Adapter, AdapterFactory, AdapterPayload, CappedList, CompareAndSet } from '../../adapters/types.ts';
+import type { Adapter, AdapterFactory, AdapterPayload, CappedList, CompareAndSet, LatestByMember } from '../../adapters/types.ts';
 import type { TraceEntry } from './entry.ts';
 
 /** The storage model of the traces. */
@@ -79,7 +85,7 @@ function latestPerClient(clients: readonly TracedClient[]): TracedClient[] {
   return [...latest.values()].sort((x, y) => (x.at < y.at ? 1 : x.at > y.at ? -1 : 0));
 }
 
-type TraceAdapter = Adapter & Partial<CompareAndSet> & Partial<CappedList>;
+type TraceAdapter = Adapter & Partial<CompareAndSet> & Partial<CappedList> & Partial<LatestByMember>;
 
 /**
  * Newest first by time: instances write their batches in any order (each waits its own
@@ -92,6 +98,11 @@ function newestFirst(entries: readonly TraceEntry[]): TraceEntry[] {
 function entriesOf(stored: AdapterPayload | undefined | void): TraceEntry[] {
   const entries = (stored as Partial<StoredTrace> | undefined)?.entries;
   return Array.isArray(entries) ? entries : [];
+}
+
+function clientsOf(stored: AdapterPayload | undefined | void): TracedClient[] {
+  const clients = (stored as Partial<StoredIndex> | undefined)?.clients;
+  return Array.isArray(clients) ? clients : [];
 }
 
 export class ClientTraceStore {
@@ -133,9 +144,18 @@ export class ClientTraceStore {
   /** Records `clients` (their latest entries) in the list of traced clients. */
   async touch(clients: readonly TracedClient[]): Promise<void> {
     const index = this.#index;
+    if (typeof index.putLatest === 'function' && typeof index.readLatest === 'function') {
+      const now = Date.now();
+      const entries = clients.map((client) => {
+        const at = Date.parse(client.at);
+        return { member: client.clientId, at: Number.isFinite(at) ? at : now, payload: client as unknown as AdapterPayload };
+      });
+      await index.putLatest(INDEX_ID, entries, TRACED_CLIENTS_KEPT, this.#ttl);
+      return;
+    }
     for (let tries = 0; ; tries += 1) {
       const stored = await index.find(INDEX_ID) ?? undefined;
-      const known = Array.isArray((stored as Partial<StoredIndex> | undefined)?.clients) ? (stored as StoredIndex).clients : [];
+      const known = clientsOf(stored);
       const next: StoredIndex = { clients: latestPerClient([...clients, ...known]).slice(0, TRACED_CLIENTS_KEPT) };
       if (typeof index.compareAndSet !== 'function' || tries >= MAX_TRIES) {
         await index.upsert(INDEX_ID, next, this.#ttl);
@@ -148,8 +168,13 @@ export class ClientTraceStore {
 
   /** The clients with a trace, the most recently traced first. */
   async tracedClients(): Promise<TracedClient[]> {
-    const stored = await this.#index.find(INDEX_ID) as Partial<StoredIndex> | undefined;
-    return Array.isArray(stored?.clients) ? stored.clients : [];
+    const index = this.#index;
+    if (typeof index.putLatest === 'function' && typeof index.readLatest === 'function') {
+      // with the record an older version wrote, if it has not expired yet, as read() does
+      const [latest, before] = await Promise.all([index.readLatest(INDEX_ID), index.find(INDEX_ID)]);
+      return latestPerClient([...(latest as unknown as TracedClient[]), ...clientsOf(before)]).slice(0, TRACED_CLIENTS_KEPT);
+    }
+    return clientsOf(await index.find(INDEX_ID));
   }
 
   /** The trace of `clientId`, newest first. */

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Cluster } from 'ioredis';
 
 import { createRedisAdapter } from '../../adapters/redis.ts';
-import type { CappedList } from '../../adapters/types.ts';
+import type { CappedList, LatestByMember } from '../../adapters/types.ts';
 import { connectCluster, startRedisCluster } from '../support/redis-cluster.ts';
 import type { ClusterHandle } from '../support/redis-cluster.ts';
 import { describeAdapterContract } from './contract.ts';
@@ -92,6 +92,17 @@ describe('redis adapter on a Cluster', () => {
       await traces.pushCapped(id, [{ n: 3 }, { n: 4 }], 3, 60);
     }));
     for (const id of ids) expect(await traces.readCapped(id)).toEqual([{ n: 4 }, { n: 3 }, { n: 2 }]);
+  });
+
+  test('latest-by-member indexes on several masters: both keys of one index in one slot, one script', async () => {
+    const factory = createRedisAdapter({ client, keyPrefix: freshPrefix() });
+    const index = factory('ClientTraceIndex') as ReturnType<typeof factory> & LatestByMember;
+    const ids = Array.from({ length: 6 }, () => randomUUID());
+    await Promise.all(ids.map(async (id) => {
+      await index.putLatest(id, [{ member: 'a', at: 1, payload: { n: 1 } }, { member: 'b', at: 2, payload: { n: 2 } }], 2, 60);
+      await index.putLatest(id, [{ member: 'c', at: 3, payload: { n: 3 } }], 2, 60);
+    }));
+    for (const id of ids) expect(await index.readLatest(id)).toEqual([{ n: 3 }, { n: 2 }]);
   });
 
   // last: counts what every test above sent

@@ -270,6 +270,18 @@ describe('redis adapter: commands per operation (single Redis)', () => {
     expect(reads.sort()).toEqual(['get', 'lrange']);
   });
 
+  test('a write of the list of traced clients is one command carrying only the clients given', async () => {
+    const store = new ClientTraceStore({ adapter: factory, entries: 50, ttlSeconds: 60 });
+    const client = (n: number) => ({ clientId: `app-${n}`, at: new Date(1_700_000_000_000 + n).toISOString(), outcome: 'ok' as const, summary: `summary-${n}` });
+    await store.touch(Array.from({ length: 100 }, (_, n) => client(n)));
+    const seen = await argsDuring(() => store.touch([client(100)]));
+    expect(seen.map(([name]) => name)).toEqual(['script']);
+    const sent = seen[0]!.join(' ');
+    expect(sent).toContain('summary-100');
+    expect(sent).not.toContain('summary-99');
+    expect((await store.tracedClients()).map((c) => c.clientId).slice(0, 2)).toEqual(['app-100', 'app-99']);
+  });
+
   test('a token whose grant is gone reads as the token, and the grant as absent', async () => {
     const tokens = factory('AccessToken');
     const grants = factory('Grant');

@@ -8,7 +8,7 @@ import { Cluster, Redis, ReplyError } from 'ioredis';
 import { createRedisAdapter } from '../../adapters/redis.ts';
 import type { ConnectionLogger } from '../../adapters/redis.ts';
 import { StorageUnavailableError } from '../../adapters/types.ts';
-import type { CappedList, ClosableAdapterFactory } from '../../adapters/types.ts';
+import type { CappedList, ClosableAdapterFactory, LatestByMember } from '../../adapters/types.ts';
 import { startRedis } from '../support/redis-server.ts';
 import type { RedisHandle } from '../support/redis-server.ts';
 import { describeAdapterContract } from './contract.ts';
@@ -146,6 +146,41 @@ describe('redis adapter', () => {
       expect(await inspect.exists(`${prefix}list:ClientTrace:{other}`)).toBe(0);
       expect(await traces.readCapped('other')).toEqual([]);
       await expect(traces.pushCapped('app', [{ n: 6 }], 0, 30)).rejects.toThrow(RangeError);
+    } finally {
+      await factory.close();
+    }
+  });
+
+  test('a latest-by-member index: each member once with its newest payload, capped, with its lifetime', async () => {
+    const prefix = freshPrefix();
+    const factory = createRedisAdapter({ url: server.url, keyPrefix: prefix });
+    try {
+      const index = factory('ClientTraceIndex') as ReturnType<typeof factory> & LatestByMember;
+      await index.upsert('recent', { whole: true }, 60);
+      await index.putLatest('recent', [
+        { member: 'a', at: 1000, payload: { n: 'a1' } },
+        { member: 'b', at: 2000, payload: { n: 'b2' } },
+        { member: 'c', at: 3000, payload: { n: 'c3' } },
+      ], 3, 30);
+      // a newer payload replaces; an older one (another instance's late write) is ignored
+      await index.putLatest('recent', [{ member: 'a', at: 4000, payload: { n: 'a4' } }, { member: 'c', at: 2500, payload: { n: 'c-old' } }], 3, 120);
+      expect(await index.readLatest('recent')).toEqual([{ n: 'a4' }, { n: 'c3' }, { n: 'b2' }]);
+      // past the cap the oldest member goes, from both keys
+      await index.putLatest('recent', [{ member: 'd', at: 5000, payload: { n: 'd5' } }], 3, 120);
+      expect(await index.readLatest('recent')).toEqual([{ n: 'd5' }, { n: 'a4' }, { n: 'c3' }]);
+      const [ranks, payloads] = [`${prefix}latest:ClientTraceIndex:{recent}`, `${prefix}latest:ClientTraceIndex:payloads:{recent}`];
+      expect(await inspect.zcard(ranks)).toBe(3);
+      expect((await inspect.hkeys(payloads)).sort()).toEqual(['a', 'c', 'd']);
+      for (const key of [ranks, payloads]) {
+        expect(await inspect.ttl(key)).toBeGreaterThan(115);
+        expect(await inspect.ttl(key)).toBeLessThanOrEqual(120);
+      }
+      // the record of the same id is another key, untouched
+      expect(await index.find('recent')).toEqual({ whole: true });
+      await index.putLatest('other', [], 3, 30);
+      expect(await inspect.exists(`${prefix}latest:ClientTraceIndex:{other}`)).toBe(0);
+      expect(await index.readLatest('other')).toEqual([]);
+      await expect(index.putLatest('recent', [{ member: 'e', at: 6000, payload: {} }], 0, 30)).rejects.toThrow(RangeError);
     } finally {
       await factory.close();
     }

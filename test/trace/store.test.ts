@@ -4,9 +4,9 @@
  * back to last-writer-wins, and one with a capped-list push uses it.
  */
 import { createMemoryAdapter } from '../../adapters/memory.ts';
-import type { Adapter, AdapterFactory, AdapterPayload, CompareAndSet } from '../../adapters/types.ts';
+import type { Adapter, AdapterFactory, AdapterPayload, CompareAndSet, LatestEntry } from '../../adapters/types.ts';
 import type { TraceEntry } from '../../lib/trace/entry.ts';
-import { ClientTraceStore, TRACE_MODEL } from '../../lib/trace/store.ts';
+import { ClientTraceStore, TRACE_INDEX_MODEL, TRACE_MODEL, TRACED_CLIENTS_KEPT } from '../../lib/trace/store.ts';
 
 const entry = (n: number): TraceEntry => ({ at: new Date(1_700_000_000_000 + n).toISOString(), event: 'refresh.rotated', outcome: 'ok', summary: `#${n}` });
 const summaries = (entries: TraceEntry[]) => entries.map((e) => e.summary);
@@ -67,20 +67,27 @@ it('falls back to upsert on an adapter without compare-and-set', async () => {
   expect(summaries(await store.read('app'))).toEqual(['#3', '#2']);
 });
 
+/** The memory adapter's records of model `name`, every write noted in `writes`. */
+function recordsNotingWrites(name: string, writes: string[]) {
+  const inner = adapter(name) as Adapter & CompareAndSet;
+  return {
+    find: (id: string) => inner.find(id),
+    upsert: (id: string, payload: AdapterPayload, expiresIn: number) => { writes.push(id); return inner.upsert(id, payload, expiresIn); },
+    compareAndSet: (id: string, expected: AdapterPayload | undefined, next: AdapterPayload | undefined, expiresIn?: number) => {
+      writes.push(id);
+      return inner.compareAndSet(id, expected, next, expiresIn);
+    },
+  };
+}
+
 describe('on an adapter with capped lists', () => {
   const lists = new Map<string, AdapterPayload[]>();
   const pushes: unknown[][] = [];
   const writes: string[] = [];
   /** the memory adapter's records, with a capped list beside them and every record write noted */
   const capped: AdapterFactory = (name) => {
-    const inner = adapter(name) as Adapter & CompareAndSet;
     return {
-      find: (id: string) => inner.find(id),
-      upsert: (id: string, payload: AdapterPayload, expiresIn: number) => { writes.push(id); return inner.upsert(id, payload, expiresIn); },
-      compareAndSet: (id: string, expected: AdapterPayload | undefined, next: AdapterPayload | undefined, expiresIn?: number) => {
-        writes.push(id);
-        return inner.compareAndSet(id, expected, next, expiresIn);
-      },
+      ...recordsNotingWrites(name, writes),
       async pushCapped(id: string, items: AdapterPayload[], max: number, expiresIn: number) {
         pushes.push([id, items.length, max, expiresIn]);
         lists.set(id, [...[...items].reverse(), ...(lists.get(id) ?? [])].slice(0, max));
@@ -112,6 +119,57 @@ describe('on an adapter with capped lists', () => {
     expect(writes).toEqual([]);
     await adapter(TRACE_MODEL).destroy('app');
     expect(summaries(await store.read('app'))).toEqual(['#4', '#3']);
+  });
+});
+
+describe('on an adapter with an index of the latest per member', () => {
+  const indexes = new Map<string, Map<string, { at: number; payload: AdapterPayload }>>();
+  const puts: unknown[][] = [];
+  const writes: string[] = [];
+  /** the memory adapter's records, with a latest-per-member index beside them and every record write noted */
+  const indexed: AdapterFactory = (name) => {
+    return {
+      ...recordsNotingWrites(name, writes),
+      async putLatest(id: string, entries: LatestEntry[], max: number, expiresIn: number) {
+        puts.push([id, entries.map((e) => [e.member, e.at]), max, expiresIn]);
+        const index = indexes.get(id) ?? new Map<string, { at: number; payload: AdapterPayload }>();
+        for (const e of entries) {
+          const kept = index.get(e.member);
+          if (!kept || kept.at < e.at) index.set(e.member, { at: e.at, payload: e.payload });
+        }
+        indexes.set(id, new Map([...index].sort((x, y) => y[1].at - x[1].at).slice(0, max)));
+      },
+      async readLatest(id: string) { return [...(indexes.get(id)?.values() ?? [])].map((v) => v.payload); },
+    } as unknown as Adapter;
+  };
+  const at = (n: number) => new Date(1_700_000_000_000 + n).toISOString();
+  beforeEach(() => {
+    indexes.clear();
+    puts.length = 0;
+    writes.length = 0;
+  });
+
+  it('writes only the clients given, reads nothing, and writes no record', async () => {
+    const store = new ClientTraceStore({ adapter: indexed, entries: 5, ttlSeconds: 60 });
+    await store.touch([{ clientId: 'a', at: at(1), outcome: 'ok', summary: 'a1' }, { clientId: 'b', at: at(2), outcome: 'refused', summary: 'b2' }]);
+    await store.touch([{ clientId: 'a', at: at(3), outcome: 'refused', summary: 'a3' }]);
+    expect(puts).toEqual([
+      ['recent', [['a', 1_700_000_000_001], ['b', 1_700_000_000_002]], TRACED_CLIENTS_KEPT, 60],
+      ['recent', [['a', 1_700_000_000_003]], TRACED_CLIENTS_KEPT, 60],
+    ]);
+    expect(writes).toEqual([]);
+    expect((await store.tracedClients()).map((c) => `${c.clientId} ${c.summary}`)).toEqual(['a a3', 'b b2']);
+  });
+
+  it('still lists the clients of a list written as one record before, merged, each once', async () => {
+    // what an instance of the previous version wrote: the whole list as one record
+    await adapter(TRACE_INDEX_MODEL).upsert('recent', {
+      clients: [{ clientId: 'a', at: at(5), outcome: 'ok', summary: 'a5' }, { clientId: 'c', at: at(1), outcome: 'ok', summary: 'c1' }],
+    } as unknown as AdapterPayload, 60);
+    const store = new ClientTraceStore({ adapter: indexed, entries: 5, ttlSeconds: 60 });
+    await store.touch([{ clientId: 'a', at: at(2), outcome: 'refused', summary: 'a2' }, { clientId: 'b', at: at(3), outcome: 'ok', summary: 'b3' }]);
+    expect((await store.tracedClients()).map((c) => `${c.clientId} ${c.summary}`)).toEqual(['a a5', 'b b3', 'c c1']);
+    expect(writes).toEqual([]);
   });
 });
 
