@@ -746,6 +746,15 @@ function ttlOf(expiresIn: number | undefined): number | undefined {
   return typeof expiresIn === 'number' && Number.isFinite(expiresIn) ? Math.ceil(expiresIn) : undefined;
 }
 
+/**
+ * The TTL of a capped structure (a list, a latest-by-member index) after checking its cap: at
+ * least a second, since EXPIRE 0 would delete what was just written.
+ */
+function cappedTtl(method: string, max: number, expiresIn: number): number {
+  if (!Number.isInteger(max) || max < 1) throw new RangeError(`${method}: max must be a positive integer, got ${max}`);
+  return Math.max(1, ttlOf(expiresIn) ?? 1);
+}
+
 function withTtl(command: Command, ttl: number | undefined): Command {
   return ttl === undefined ? command : [...command, 'EX', ttl];
 }
@@ -870,10 +879,8 @@ class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList
   /** {@link CappedList.pushCapped}: one script, which sends only the new items and reads nothing back. */
   async pushCapped(id: string, items: readonly AdapterPayload[], max: number, expiresIn: number): Promise<void> {
     if (items.length === 0) return;
-    if (!Number.isInteger(max) || max < 1) throw new RangeError(`pushCapped: max must be a positive integer, got ${max}`);
+    const ttl = cappedTtl('pushCapped', max, expiresIn);
     const store = this.#store;
-    // at least a second: EXPIRE 0 would delete the list just written
-    const ttl = Math.max(1, ttlOf(expiresIn) ?? 1);
     const values = items.map((item) => JSON.stringify(item));
     await store.call((client) => client.platformAuthPushCapped(store.listKey(this.#model, id), max, ttl, ...values));
   }
@@ -888,9 +895,8 @@ class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList
   /** {@link LatestByMember.putLatest}: one script, which sends only the entries given and reads nothing back. */
   async putLatest(id: string, entries: readonly LatestEntry[], max: number, expiresIn: number): Promise<void> {
     if (entries.length === 0) return;
-    if (!Number.isInteger(max) || max < 1) throw new RangeError(`putLatest: max must be a positive integer, got ${max}`);
+    const ttl = cappedTtl('putLatest', max, expiresIn);
     const store = this.#store;
-    const ttl = Math.max(1, ttlOf(expiresIn) ?? 1);
     const args = entries.flatMap(({ member, at, payload }) => [member, at, JSON.stringify(payload)]);
     await store.call((client) => client.platformAuthPutLatest(...store.latestKeys(this.#model, id), max, ttl, ...args));
   }

@@ -105,26 +105,40 @@ function clientsOf(stored: AdapterPayload | undefined | void): TracedClient[] {
   return Array.isArray(clients) ? clients : [];
 }
 
+function cappedList(adapter: TraceAdapter): CappedList | undefined {
+  return typeof adapter.pushCapped === 'function' && typeof adapter.readCapped === 'function' ? adapter as CappedList : undefined;
+}
+
+function latestByMember(adapter: TraceAdapter): LatestByMember | undefined {
+  return typeof adapter.putLatest === 'function' && typeof adapter.readLatest === 'function' ? adapter as LatestByMember : undefined;
+}
+
 export class ClientTraceStore {
   readonly #store: TraceAdapter;
   readonly #index: TraceAdapter;
+  /** the trace adapter's capped lists, when it has them (found once, here) */
+  readonly #lists: CappedList | undefined;
+  /** the index adapter's latest-by-member index, when it has one */
+  readonly #latest: LatestByMember | undefined;
   readonly #max: number;
   readonly #ttl: number;
 
   constructor(options: TraceStoreOptions) {
     this.#store = options.adapter(TRACE_MODEL) as TraceAdapter;
     this.#index = options.adapter(TRACE_INDEX_MODEL) as TraceAdapter;
+    this.#lists = cappedList(this.#store);
+    this.#latest = latestByMember(this.#index);
     this.#max = options.entries;
     this.#ttl = options.ttlSeconds;
   }
 
   /** Adds `entries` (oldest first) to the trace of `clientId`. */
   async append(clientId: string, entries: readonly TraceEntry[]): Promise<void> {
-    const store = this.#store;
-    if (typeof store.pushCapped === 'function' && typeof store.readCapped === 'function') {
-      await store.pushCapped(clientId, entries as unknown as AdapterPayload[], this.#max, this.#ttl);
+    if (this.#lists) {
+      await this.#lists.pushCapped(clientId, entries as unknown as AdapterPayload[], this.#max, this.#ttl);
       return;
     }
+    const store = this.#store;
     const batch = [...entries].reverse();
     for (let tries = 0; tries < MAX_TRIES; tries += 1) {
       const stored = await store.find(clientId) ?? undefined;
@@ -143,16 +157,16 @@ export class ClientTraceStore {
 
   /** Records `clients` (their latest entries) in the list of traced clients. */
   async touch(clients: readonly TracedClient[]): Promise<void> {
-    const index = this.#index;
-    if (typeof index.putLatest === 'function' && typeof index.readLatest === 'function') {
+    if (this.#latest) {
       const now = Date.now();
       const entries = clients.map((client) => {
         const at = Date.parse(client.at);
         return { member: client.clientId, at: Number.isFinite(at) ? at : now, payload: client as unknown as AdapterPayload };
       });
-      await index.putLatest(INDEX_ID, entries, TRACED_CLIENTS_KEPT, this.#ttl);
+      await this.#latest.putLatest(INDEX_ID, entries, TRACED_CLIENTS_KEPT, this.#ttl);
       return;
     }
+    const index = this.#index;
     for (let tries = 0; ; tries += 1) {
       const stored = await index.find(INDEX_ID) ?? undefined;
       const known = clientsOf(stored);
@@ -169,9 +183,9 @@ export class ClientTraceStore {
   /** The clients with a trace, the most recently traced first. */
   async tracedClients(): Promise<TracedClient[]> {
     const index = this.#index;
-    if (typeof index.putLatest === 'function' && typeof index.readLatest === 'function') {
+    if (this.#latest) {
       // with the record an older version wrote, if it has not expired yet, as read() does
-      const [latest, before] = await Promise.all([index.readLatest(INDEX_ID), index.find(INDEX_ID)]);
+      const [latest, before] = await Promise.all([this.#latest.readLatest(INDEX_ID), index.find(INDEX_ID)]);
       return latestPerClient([...(latest as unknown as TracedClient[]), ...clientsOf(before)]).slice(0, TRACED_CLIENTS_KEPT);
     }
     return clientsOf(await index.find(INDEX_ID));
@@ -180,9 +194,9 @@ export class ClientTraceStore {
   /** The trace of `clientId`, newest first. */
   async read(clientId: string): Promise<TraceEntry[]> {
     const store = this.#store;
-    if (typeof store.readCapped === 'function' && typeof store.pushCapped === 'function') {
+    if (this.#lists) {
       // with the record an older version wrote, if it has not expired yet (sent together: one round trip on Redis)
-      const [listed, before] = await Promise.all([store.readCapped(clientId), store.find(clientId)]);
+      const [listed, before] = await Promise.all([this.#lists.readCapped(clientId), store.find(clientId)]);
       return newestFirst([...(listed as unknown as TraceEntry[]), ...entriesOf(before)]).slice(0, this.#max);
     }
     return entriesOf(await store.find(clientId));
