@@ -18,8 +18,9 @@
  * there, writes that maintain indexes are separate commands, and revoking a grant (also the
  * one triggered by a replayed `consume`) is SMEMBERS followed by one DEL per key. The grant
  * index and the `Grant` record share the `{<grantId>}` tag, so those two still go together.
- * On a single Redis (the common case) the same writes run in one MULTI, and `consume`
- * revokes inside its Lua script, so no request can observe a half-revoked grant.
+ * On a single Redis (the common case) a record and its indexes are written, or destroyed,
+ * by one script, and `consume` revokes inside its Lua script, so no request can observe a
+ * half-revoked grant.
  *
  * `consume` is a Lua script, so exactly one of any number of racing callers marks the
  * record consumed; the others see the mark, revoke the grant and reject with
@@ -268,6 +269,32 @@ local tag = ':{' .. payload.grantId .. '}'
 return {raw, redis.call('GET', ARGV[1] .. 'Grant' .. tag), redis.call('GET', ARGV[1] .. '${GRANT_CONTEXT_MODEL}' .. tag)}
 `;
 
+// A record and its index entries in one step (single Redis only; the index keys are derived
+// from the record, as FIND_WITH_GRANT_LUA's are): before, a GET for the indexes the record
+// names, then a MULTI with the deletions, two round trips of every revocation, logout and
+// finished interaction. KEYS[1] the record; ARGV[1] the key prefix, ARGV[2] the model,
+// ARGV[3] the id, ARGV[4] '1' when the model's records are in their grant's index. A uid or
+// user-code index is deleted only if it still names this record (DELETE_IF_EQUALS_LUA).
+const DESTROY_LUA = `
+local raw = redis.call('GET', KEYS[1])
+if not raw then return 0 end
+redis.call('DEL', KEYS[1])
+local ok, payload = pcall(cjson.decode, raw)
+if not ok or type(payload) ~= 'table' then return 1 end
+local function named(value) return type(value) == 'string' and value ~= '' end
+for _, kind in ipairs({'uid', 'userCode'}) do
+  local value = payload[kind]
+  if named(value) then
+    local key = ARGV[1] .. 'index:' .. kind .. ':' .. ARGV[2] .. ':{' .. value .. '}'
+    if redis.call('GET', key) == ARGV[3] then redis.call('DEL', key) end
+  end
+end
+if ARGV[4] == '1' and named(payload.grantId) then
+  redis.call('SREM', ARGV[1] .. 'index:grant:{' .. payload.grantId .. '}', KEYS[1])
+end
+return 1
+`;
+
 // KEYS[1] index key; ARGV[1] id. Deletes the index entry only if it still names this
 // record: a newer record may have taken over the uid (Session.resetIdentifier).
 const DELETE_IF_EQUALS_LUA = `
@@ -380,6 +407,7 @@ interface Scripts {
   platformAuthUpsert(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
   platformAuthUpsertThenRevoke(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
   platformAuthFindWithGrant(key: string, prefix: string): Promise<[record?: string, grant?: string | null, context?: string | null]>;
+  platformAuthDestroy(key: string, prefix: string, model: string, id: string, indexed: '0' | '1'): Promise<number>;
 }
 
 type Client = (Redis | Cluster) & Scripts;
@@ -428,6 +456,7 @@ class RedisStore {
     client.defineCommand('platformAuthUpsert', { lua: UPSERT_LUA });
     client.defineCommand('platformAuthUpsertThenRevoke', { lua: UPSERT_THEN_REVOKE_LUA });
     client.defineCommand('platformAuthFindWithGrant', { numberOfKeys: 1, lua: FIND_WITH_GRANT_LUA });
+    client.defineCommand('platformAuthDestroy', { numberOfKeys: 1, lua: DESTROY_LUA });
     this.client = client as Client;
     this.#owned = owned;
     this.prefix = prefix;
@@ -849,6 +878,12 @@ class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList
     const store = this.#store;
     const key = store.recordKey(this.#model, id);
     store.forget(key);
+    if (!store.isCluster) {
+      const indexed = GRANTABLE_MODELS.has(this.#model) ? '1' : '0';
+      await store.call((client) => client.platformAuthDestroy(key, store.prefix, this.#model, id, indexed));
+      return;
+    }
+    // a Cluster: the indexes are in other slots; read the record for them, then delete
     const payload = await store.get(key);
     if (!payload) return;
     const commands: Command[] = [['del', key]];
