@@ -295,6 +295,18 @@ end
 return 1
 `;
 
+// A lookup by uid or user code: the index entry and the record it names in one round trip
+// (single Redis only; the record's key is derived from the entry, as FIND_WITH_GRANT_LUA's
+// keys are). oidc-provider finds the session of an interaction by its uid twice on each
+// sign-in and consent page it hands back (interactionDetails, interactionResult). KEYS[1] the
+// index; ARGV[1] the key prefix, ARGV[2] the model. Returns the record's JSON, or nil. The
+// caller checks that the record still has this uid: an entry may outlive its record's change.
+const FIND_BY_INDEX_LUA = `
+local id = redis.call('GET', KEYS[1])
+if not id then return false end
+return redis.call('GET', ARGV[1] .. ARGV[2] .. ':{' .. id .. '}')
+`;
+
 // KEYS[1] index key; ARGV[1] id. Deletes the index entry only if it still names this
 // record: a newer record may have taken over the uid (Session.resetIdentifier).
 const DELETE_IF_EQUALS_LUA = `
@@ -408,6 +420,7 @@ interface Scripts {
   platformAuthUpsertThenRevoke(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
   platformAuthFindWithGrant(key: string, prefix: string): Promise<[record?: string, grant?: string | null, context?: string | null]>;
   platformAuthDestroy(key: string, prefix: string, model: string, id: string, indexed: '0' | '1'): Promise<number>;
+  platformAuthFindByIndex(indexKey: string, prefix: string, model: string): Promise<string | null>;
 }
 
 type Client = (Redis | Cluster) & Scripts;
@@ -457,6 +470,7 @@ class RedisStore {
     client.defineCommand('platformAuthUpsertThenRevoke', { lua: UPSERT_THEN_REVOKE_LUA });
     client.defineCommand('platformAuthFindWithGrant', { numberOfKeys: 1, lua: FIND_WITH_GRANT_LUA });
     client.defineCommand('platformAuthDestroy', { numberOfKeys: 1, lua: DESTROY_LUA });
+    client.defineCommand('platformAuthFindByIndex', { numberOfKeys: 1, lua: FIND_BY_INDEX_LUA });
     this.client = client as Client;
     this.#owned = owned;
     this.prefix = prefix;
@@ -841,9 +855,17 @@ class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList
 
   async #findByIndex(kind: 'uid' | 'userCode', value: string): Promise<AdapterPayload | undefined> {
     const store = this.#store;
-    const id = await store.call((client) => client.get(store.indexKey(kind, this.#model, value)));
-    if (id === null) return undefined;
-    const payload = await this.find(id);
+    const indexKey = store.indexKey(kind, this.#model, value);
+    let payload: AdapterPayload | undefined;
+    if (!store.isCluster && !READ_WITH_GRANT.has(this.#model)) {
+      const raw = await store.call((client) => client.platformAuthFindByIndex(indexKey, store.prefix, this.#model));
+      payload = raw === null ? undefined : JSON.parse(raw) as AdapterPayload;
+    } else {
+      // a Cluster (the record is in another slot), or a token read with its grant: two steps
+      const id = await store.call((client) => client.get(indexKey));
+      if (id === null) return undefined;
+      payload = await this.find(id);
+    }
     return payload?.[kind] === value ? payload : undefined;
   }
 

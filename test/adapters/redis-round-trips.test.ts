@@ -109,6 +109,33 @@ describe('redis adapter: commands per operation (single Redis)', () => {
     }
   });
 
+  test('a lookup by uid or user code is one command; an entry whose record changed finds nothing', async () => {
+    const sessions = factory('Session');
+    const devices = factory('DeviceCode');
+    await sessions.upsert('s1', { uid: 'su1', accountId: 'a' }, 60);
+    await devices.upsert('d1', { userCode: 'UC-1', grantId: 'g-uc' }, 60);
+    let found: unknown[] = [];
+    // before: a GET of the index entry, then a GET of the record it names
+    const seen = await commandsDuring(async () => {
+      found = [await sessions.findByUid('su1'), await devices.findByUserCode('UC-1')];
+    });
+    expect(seen).toEqual(['script', 'script']);
+    expect(found).toEqual([{ uid: 'su1', accountId: 'a' }, { userCode: 'UC-1', grantId: 'g-uc' }]);
+    // the record behind an entry now has another uid: the stale entry answers nothing
+    await sessions.upsert('s1', { uid: 'su2', accountId: 'a' }, 60);
+    expect(await sessions.findByUid('su1')).toBeUndefined();
+    expect(await sessions.findByUid('su2')).toEqual({ uid: 'su2', accountId: 'a' });
+    expect(await sessions.findByUid('none')).toBeUndefined();
+    // an entry whose record is gone
+    const probe = new Redis(server.url);
+    try {
+      await probe.del(`${prefix}DeviceCode:{d1}`);
+    } finally {
+      probe.disconnect();
+    }
+    expect(await devices.findByUserCode('UC-1')).toBeUndefined();
+  });
+
   test('the records written in one turn go out as one command, after what was asked before them', async () => {
     const access = factory('AccessToken');
     const refresh = factory('RefreshToken');
