@@ -297,10 +297,11 @@ return 1
 
 // A lookup by uid or user code: the index entry and the record it names in one round trip
 // (single Redis only; the record's key is derived from the entry, as FIND_WITH_GRANT_LUA's
-// keys are). oidc-provider finds the session of an interaction by its uid twice on each
-// sign-in and consent page it hands back (interactionDetails, interactionResult). KEYS[1] the
-// index; ARGV[1] the key prefix, ARGV[2] the model. Returns the record's JSON, or nil. The
-// caller checks that the record still has this uid: an entry may outlive its record's change.
+// keys are). oidc-provider finds an interaction's session by its uid in interactionDetails
+// and again in interactionResult, once the member has signed in: three lookups per login
+// flow (the consent page, then its submission). KEYS[1] the index; ARGV[1] the key prefix,
+// ARGV[2] the model. Returns the record's JSON, or nil. The caller checks that the record
+// still has this uid: an entry may outlive its record's change.
 const FIND_BY_INDEX_LUA = `
 local id = redis.call('GET', KEYS[1])
 if not id then return false end
