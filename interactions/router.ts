@@ -256,8 +256,13 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
       signInFailed(ctx, state, 'credentials');
       return incorrect();
     }
-    await attempt.succeeded();
-    await finish(ctx, await loginResult(provider, state.interaction, { accountId: account.id }));
+    // the throttle's counters are cleared alongside the provider's first read of the result,
+    // not before it: on Redis both go out in one write (each write to a socket costs more than
+    // the commands it carries). A failure of either is the request's failure, as before.
+    await Promise.all([
+      attempt.succeeded(),
+      (async () => finish(ctx, await loginResult(provider, state.interaction, { accountId: account.id })))(),
+    ]);
   });
 
   router.post('/:uid/confirm', forms, loadInteraction, checkCsrf, async function submitConsent(ctx) {

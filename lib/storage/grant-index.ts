@@ -17,8 +17,9 @@
  *   token, no read.
  *
  * The cost of a consent does not grow with the account's grants (a popular app signing the
- * same member in from fresh browsers makes a new grant each time): a read of the link, a read
- * of the head, a link write and a head write. Listing walks the chain, one read per grant.
+ * same member in from fresh browsers makes a new grant each time): a read of the link and of
+ * the head (together), a link write and a head write. Listing walks the chain, one read per
+ * grant.
  *
  * Lifetimes: a link lives as long as the longest-lived grant it leads to (its own or the
  * chain's `exp` when written), so the chain is never cut while a grant it reaches can live;
@@ -121,11 +122,13 @@ export class GrantIndex {
   }
 
   async #add(accountId: string, grantId: string, exp: number): Promise<void> {
-    if (asLink(await this.#links.find(grantId))?.accountId === accountId) return;
     const heads = this.#heads;
+    // the link and the head are read together: one round trip, not two
+    const [linked, first] = await Promise.all([this.#links.find(grantId), heads.find(accountId)]);
+    if (asLink(linked)?.accountId === accountId) return;
     const cas = typeof heads.compareAndSet === 'function';
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
-      const stored = (await heads.find(accountId)) ?? undefined;
+      const stored = (attempt === 0 ? first : await heads.find(accountId)) ?? undefined;
       const head = asHead(stored);
       const now = this.#now();
       const chainExp = Math.max(exp, head && head.exp > now ? head.exp : 0);

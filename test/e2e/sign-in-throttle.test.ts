@@ -6,8 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 
+import { createMemoryAdapter } from '../../adapters/memory.ts';
 import { createRedisAdapter } from '../../adapters/redis.ts';
-import type { ClosableAdapterFactory } from '../../adapters/types.ts';
+import type { Adapter, AdapterFactory, ClosableAdapterFactory, CompareAndSet } from '../../adapters/types.ts';
 import { createAccountStore } from '../../examples/host/seed.ts';
 import type { AccountStore, PlatformAuthOptions, SignInContext } from '../../lib/index.ts';
 import { AdminBrowser } from '../examples/admin-browser.ts';
@@ -61,6 +62,12 @@ async function submitLogin(browser: Browser, page: PageResult, email: string, pa
     body: new URLSearchParams({ ...form.hidden, email, password }).toString(),
   });
   return { status: response.status, retryAfter: response.headers.get('retry-after'), html: await response.text(), location: response.headers.get('location') };
+}
+
+/** The methods of a memory adapter as own properties, to override some (its fields are private). */
+function bound(store: Adapter & CompareAndSet): Adapter & CompareAndSet {
+  const methods = ['upsert', 'find', 'findByUid', 'findByUserCode', 'consume', 'destroy', 'revokeByGrantId', 'compareAndSet'] as const;
+  return Object.fromEntries(methods.map((name) => [name, (store[name] as (...args: unknown[]) => unknown).bind(store)])) as unknown as Adapter & CompareAndSet;
 }
 
 /** The visible words of a page: no tags, no nonce. */
@@ -169,6 +176,43 @@ describe('sign-in throttling', () => {
         for (let i = 0; i < 4; i += 1) expect((await submitLogin(browser, page, STUDENT.email, 'wrong')).status).toBe(401);
         expect((await submitLogin(browser, page, STUDENT.email, STUDENT.password)).status).toBe(303);
       }
+    });
+  });
+
+  it('a success clears its counters alongside finishing the sign-in, not before it (one trip to storage, not two)', async () => {
+    // storage that answers the throttle's writes a turn late, as a remote one does; the log
+    // says whether the provider's read of the interaction waited for them
+    const inner = createMemoryAdapter();
+    const log: string[] = [];
+    const adapter = ((model: string) => {
+      const store = inner(model) as Adapter & CompareAndSet;
+      if (model === 'SignInThrottle') {
+        return Object.assign(bound(store), {
+          async compareAndSet(...args: Parameters<CompareAndSet['compareAndSet']>) {
+            const written = await store.compareAndSet(...args);
+            await new Promise((resolve) => setImmediate(resolve));
+            log.push('throttle written');
+            return written;
+          },
+        });
+      }
+      if (model === 'Interaction') {
+        return Object.assign(bound(store), {
+          find(id: string) {
+            log.push('interaction read');
+            return store.find(id);
+          },
+        });
+      }
+      return store;
+    }) as AdapterFactory;
+    await withApp({ adapter }, async (app) => {
+      const { browser, page } = await loginPage(app);
+      log.length = 0;
+      expect((await submitLogin(browser, page, STUDENT.email, STUDENT.password)).status).toBe(303);
+      // the page's read; the reservations (account, address); then the provider's read of the
+      // interaction for the result, asked for before the two clearing writes were answered
+      expect(log).toEqual(['interaction read', 'throttle written', 'throttle written', 'interaction read', 'throttle written', 'throttle written']);
     });
   });
 

@@ -5,7 +5,7 @@
  * compare-and-set, and the last use of a grant is recorded beside each access token.
  */
 import { createMemoryAdapter } from '../../adapters/memory.ts';
-import type { Adapter, AdapterFactory, AdapterPayload } from '../../adapters/types.ts';
+import type { Adapter, AdapterFactory, AdapterPayload, CompareAndSet } from '../../adapters/types.ts';
 import { ACCOUNT_GRANTS_MODEL, GRANT_LINK_MODEL, GRANT_USE_MODEL, GrantIndex, withGrantIndex } from '../../lib/storage/grant-index.ts';
 
 interface Write {
@@ -90,6 +90,35 @@ describe('GrantIndex', () => {
     // nothing stored grows with the chain
     expect(JSON.stringify(await inner(ACCOUNT_GRANTS_MODEL).find('acc-1')).length).toBeLessThan(60);
     expect(await index.grantsOf('acc-1')).toHaveLength(201);
+  });
+
+  it('reads the grant\'s link and the account\'s head together: one round trip to storage, not two', async () => {
+    const inner = createMemoryAdapter();
+    const asked: string[] = [];
+    const held: (() => void)[] = [];
+    let holding = true;
+    const factory = ((model: string) => {
+      const adapter = inner(model) as Adapter & CompareAndSet;
+      return {
+        upsert: adapter.upsert.bind(adapter),
+        destroy: adapter.destroy.bind(adapter),
+        compareAndSet: adapter.compareAndSet.bind(adapter),
+        find(id: string) {
+          asked.push(`${model}:${id}`);
+          // answered only when the test lets go: a read asked for after another's answer is not here yet
+          if (!holding) return adapter.find(id);
+          return new Promise<void>((resolve) => held.push(resolve)).then(() => adapter.find(id));
+        },
+      } as unknown as Adapter;
+    }) as AdapterFactory;
+    const index = new GrantIndex(factory, { grantSeconds: 7200, now: () => 1_000_000 });
+    const adding = index.add('acc-1', 'g1', 1_000_100);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(asked).toEqual([`${GRANT_LINK_MODEL}:g1`, `${ACCOUNT_GRANTS_MODEL}:acc-1`]);
+    holding = false;
+    while (held.length) held.shift()!();
+    await adding;
+    expect(await index.grantsOf('acc-1')).toEqual(['g1']);
   });
 
   it('keeps every link as long as the longest-lived grant it leads to, and the head as long as the chain', async () => {
