@@ -29,6 +29,7 @@ import { diagnosticsOf } from '../lib/events/diagnostics.ts';
 import type { InteractionsApi } from '../lib/pages/sign-in.ts';
 import { memberClientSite } from '../lib/policies/audience.ts';
 import type { OidcClient } from './client-view.ts';
+import { saveInteractionResult } from './interaction-result.ts';
 import { loginResult } from './login-result.ts';
 import type { Interaction } from './login-result.ts';
 
@@ -125,13 +126,12 @@ export function createSignInFlow({ provider, options }: SignInFlowDeps): SignInF
   }
 
   async function conclude(ctx: Context, interaction: Interaction, result: Record<string, unknown>): Promise<string> {
-    interaction.result = result;
-    await interaction.save(interaction.exp - now());
+    const returnTo = await saveInteractionResult(interaction, result, { mergeWithLastSubmission: false });
     clearBinding(ctx);
     ctx.set('Cache-Control', 'no-store');
     ctx.status = 303;
-    ctx.redirect(interaction.returnTo);
-    return interaction.returnTo;
+    ctx.redirect(returnTo);
+    return returnTo;
   }
 
   const api: InteractionsApi = {
@@ -191,7 +191,8 @@ export function createSignInFlow({ provider, options }: SignInFlowDeps): SignInF
       if (hinted !== undefined && hinted !== found.accountId) return false;
       if (!await options.accounts.findById(found.accountId)) return false;
       const result = await loginResult(provider, interaction, { ...found, authTime: found.authTime ?? now() });
-      const returnTo = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: false });
+      // on the interaction loadInteraction read in this request (./interaction-result.ts)
+      const returnTo = await saveInteractionResult(interaction, result, { mergeWithLastSubmission: false });
       ctx.set('Cache-Control', 'no-store');
       ctx.status = 303;
       ctx.redirect(returnTo);

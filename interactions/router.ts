@@ -1,6 +1,7 @@
 /**
- * The sign-in and consent pages: `interactionDetails` → render → `interactionResult`,
- * the pattern of oidc-provider's example interaction router.
+ * The sign-in and consent pages: `interactionDetails` → render → the result, the pattern
+ * of oidc-provider's example interaction router (the result is saved on the interaction read
+ * at the start of the request, not read again: ./interaction-result.ts).
  *
  *   GET  /oauth/interaction/:uid          sign-in (the host's session, the host's page or the
  *                                         library's) or consent, whichever the prompt is
@@ -39,6 +40,7 @@ import { parseScope } from '../lib/scopes/catalogue.ts';
 import { clientView, isLoopbackOnly } from './client-view.ts';
 import type { OidcClient, TrustSources } from './client-view.ts';
 import type { SignInFlow } from './host-sign-in.ts';
+import { saveInteractionResult } from './interaction-result.ts';
 import { loginResult } from './login-result.ts';
 import type { Interaction } from './login-result.ts';
 
@@ -150,7 +152,9 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
    */
   async function finish(ctx: RouterContext, result: Record<string, unknown>) {
     const mergeWithLastSubmission = 'consent' in result;
-    const returnTo = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission });
+    // on the interaction loadInteraction read in this request, not read again (./interaction-result.ts)
+    const { interaction } = ctx.state.interaction as InteractionState;
+    const returnTo = await saveInteractionResult(interaction, result, { mergeWithLastSubmission });
     ctx.status = 303;
     ctx.redirect(returnTo);
   }
@@ -256,9 +260,9 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
       signInFailed(ctx, state, 'credentials');
       return incorrect();
     }
-    // the throttle's counters are cleared alongside the provider's first read of the result,
-    // not before it: on Redis both go out in one write (each write to a socket costs more than
-    // the commands it carries). A failure of either is the request's failure, as before.
+    // the throttle's counters are cleared alongside the result's write, not before it: on
+    // Redis both go out in one write (each write to a socket costs more than the commands it
+    // carries). A failure of either is the request's failure, as before.
     await Promise.all([
       attempt.succeeded(),
       (async () => finish(ctx, await loginResult(provider, state.interaction, { accountId: account.id })))(),

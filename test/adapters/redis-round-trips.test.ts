@@ -14,7 +14,10 @@ import type { TraceEntry } from '../../lib/trace/entry.ts';
 import { ClientTraceStore } from '../../lib/trace/store.ts';
 import { startRedis } from '../support/redis-server.ts';
 import type { RedisHandle } from '../support/redis-server.ts';
-import { ADMIN, MEMBER, STUDENT, exchangeCode, obtainCode, obtainTokens, operator } from '../support/flows.ts';
+import { Browser, findForm, isPage } from '../support/browser.ts';
+import type { PageResult } from '../support/browser.ts';
+import { ADMIN, MEMBER, STUDENT, buildAuthorizeUrl, exchangeCode, obtainCode, obtainTokens, operator } from '../support/flows.ts';
+import { pkcePair, randomState } from '../support/pkce.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
 
@@ -449,5 +452,70 @@ describe('a refresh and a code exchange on a single Redis', () => {
     // last use; before, six: the consume, a read and a write again instead of the one
     expect(seen.filter((c) => c !== 'multi' && c !== 'exec')).toEqual(seen);
     expect(seen.length).toBeLessThanOrEqual(4);
+  });
+});
+
+describe('the sign-in and consent pages on a single Redis', () => {
+  let app: RunningApp;
+  let factory: ClosableAdapterFactory;
+
+  beforeAll(async () => {
+    factory = createRedisAdapter({ url: server.url, keyPrefix: `rt-pages:${randomUUID()}:` });
+    app = await startApp({ auth: { adapter: factory, events: false } });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await factory?.close();
+  });
+
+  /** Posts the page's form (no redirect followed) while MONITOR watches; the commands and the answer. */
+  async function submitWatched(browser: Browser, page: PageResult, actionSuffix: string, fields: Record<string, string> = {}) {
+    const form = findForm(page.html, actionSuffix);
+    let location = '';
+    let status = 0;
+    const seen = await argsDuring(async () => {
+      const response = await browser.request(form.action, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ ...form.hidden, ...fields }).toString(),
+      });
+      status = response.status;
+      location = response.headers.get('location') ?? '';
+      await response.text();
+    });
+    return { seen, status, location };
+  }
+
+  const reads = (seen: string[][], model: string) => seen.filter(([name, key]) => name === 'get' && key!.includes(`:${model}:{`));
+  // a session is found by uid with one script naming the model (adapters/redis.ts, findByUid)
+  const sessionLookups = (seen: string[][]) => seen.filter(([name, ...args]) => name === 'script' && args.includes('Session'));
+
+  test('a sign-in and a consent each read the interaction once: the result is saved on it, not read again', async () => {
+    const browser = new Browser(app.baseUrl);
+    const { verifier, challenge } = pkcePair();
+    const signInPage = await browser.navigate(buildAuthorizeUrl(app.baseUrl, MEMBER, { scope: 'openid account:read', resource: app.baseUrl, challenge, state: randomState() }));
+    if (!isPage(signInPage)) throw new Error('expected the sign-in page');
+
+    const login = await submitWatched(browser, signInPage, '/login', { email: STUDENT.email, password: STUDENT.password });
+    expect(login.status).toBe(303);
+    // before: read by interactionDetails, then again by interactionResult
+    expect(reads(login.seen, 'Interaction')).toHaveLength(1);
+
+    const consentPage = await browser.navigate(login.location);
+    if (!isPage(consentPage)) throw new Error('expected the consent page');
+    const consent = await submitWatched(browser, consentPage, '/confirm');
+    expect(consent.status).toBe(303);
+    // before: the interaction and its session read twice each
+    expect(reads(consent.seen, 'Interaction')).toHaveLength(1);
+    expect(sessionLookups(consent.seen)).toHaveLength(1);
+
+    // the results saved that way finish the flow: a code, and tokens for it
+    const done = await browser.navigate(consent.location);
+    if (isPage(done)) throw new Error(`expected the redirect to the client, got a page (${done.response.status})`);
+    const code = new URL(done.redirect).searchParams.get('code');
+    expect(code).toEqual(expect.any(String));
+    const tokens = await exchangeCode(app.baseUrl, MEMBER, code!, verifier, app.baseUrl);
+    expect(tokens.status).toBe(200);
   });
 });
