@@ -32,7 +32,6 @@ import type { ConsentDeniedEvent, SignInFailedEvent } from '../lib/events/types.
 import type { GrantContextStore } from '../lib/grant-context.ts';
 import type { SignInThrottle } from '../lib/http/sign-in-throttle.ts';
 import { CsrfTokens } from '../lib/pages/csrf.ts';
-import { createNonce } from '../lib/pages/headers.ts';
 import type { PageRenderer, PageResponse } from '../lib/pages/renderer.ts';
 import type { ClientView, SiteView } from '../lib/pages/templates.ts';
 import { checkEligibility, clientAudience, memberClientSite } from '../lib/policies/audience.ts';
@@ -47,10 +46,13 @@ import type { Interaction } from './login-result.ts';
 interface InteractionState {
   interaction: Interaction;
   client: OidcClient;
-  nonce: string;
   /** the member client's site, when it has one: it brands every page of the interaction */
   site: Site | undefined;
-  page: PageResponse;
+  /**
+   * This response's page (language, brand, CSP nonce), made when first read: a form post that
+   * ends in a redirect, as every successful one does, renders none.
+   */
+  readonly page: PageResponse;
 }
 
 export interface InteractionRouterDeps {
@@ -131,9 +133,16 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
     if (!client) return notice(pages.for(ctx, { uiLocales }), 400, 'unknownClient');
     const memberSite = memberClientSite(client);
     const site = memberSite ? await options.sites.findById(memberSite) : undefined;
-    const nonce = createNonce();
-    const page = pages.for(ctx, { uiLocales, site, nonce, redirectUri: String(interaction.params.redirect_uri ?? '') });
-    ctx.state.interaction = { interaction, client, nonce, site, page } satisfies InteractionState;
+    const redirectUri = String(interaction.params.redirect_uri ?? '');
+    let page: PageResponse | undefined;
+    ctx.state.interaction = {
+      interaction,
+      client,
+      site,
+      get page() {
+        return (page ??= pages.for(ctx, { uiLocales, site, redirectUri }));
+      },
+    } satisfies InteractionState;
     await next();
   }
 
@@ -201,8 +210,9 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
       .map((found, i) => found ?? { id: eligibility.sites[i]!, name: eligibility.sites[i]! });
     // the site is known for a member client, and for an operator of exactly one site
     const site = state.site ?? (sites.length === 1 ? sites[0] : undefined);
+    // one page per response: a page for another site than the interaction's brings its own nonce
     const page = site === state.site ? state.page : pages.for(ctx, {
-      uiLocales: interaction.params.ui_locales, site, nonce: state.nonce, redirectUri: String(interaction.params.redirect_uri ?? ''),
+      uiLocales: interaction.params.ui_locales, site, redirectUri: String(interaction.params.redirect_uri ?? ''),
     });
     page.consent(status, {
       confirmAction: actions(uid).confirm,

@@ -91,10 +91,20 @@ export function logoSource(brand: PageBrand): string | undefined {
   return brand.logoUrl ? new URL(brand.logoUrl).origin : undefined;
 }
 
+/** Stylesheet lines by accent colour: one per site's colour, computed once (contrast takes powers). */
+const brandStyles = new Map<string, string>();
+const BRAND_STYLES_KEPT = 1024;
+
 /** The stylesheet lines that apply the brand (only checked hex colours reach them). */
 export function brandStyle(brand: PageBrand): string {
   const accent = normaliseHex(brand.accentColor);
-  return `:root{--accent:${accent};--on-accent:${textOn(accent)};--accent-text:${accentAsText(accent)}}`;
+  let style = brandStyles.get(accent);
+  if (style === undefined) {
+    style = `:root{--accent:${accent};--on-accent:${textOn(accent)};--accent-text:${accentAsText(accent)}}`;
+    if (brandStyles.size >= BRAND_STYLES_KEPT) brandStyles.clear();
+    brandStyles.set(accent, style);
+  }
+  return style;
 }
 
 /** Warns once per message: a site's bad value would otherwise be logged on every page view. */

@@ -11,14 +11,14 @@ import type { Context } from 'koa';
 
 import { setPageHeaders, createNonce } from './headers.ts';
 import { DEFAULT_BRAND } from './layout.ts';
-import { DEFAULT_LOCALE, createTranslator } from './messages/index.ts';
+import { DEFAULT_LOCALE, translatorFor } from './messages/index.ts';
 import { DEFAULT_TEMPLATES, createKit } from './templates.ts';
 import type { NoticePageData } from './templates.ts';
 
 export type NoticeView = NoticePageData;
 
 export function noticePage(view: NoticeView, nonce: string): string {
-  return DEFAULT_TEMPLATES.notice(view, createKit(createTranslator(DEFAULT_LOCALE), DEFAULT_BRAND, nonce)).html;
+  return DEFAULT_TEMPLATES.notice(view, createKit(translatorFor(DEFAULT_LOCALE), DEFAULT_BRAND, nonce)).html;
 }
 
 /** Writes a notice page with its security headers: `status`, a fresh nonce unless given. */

@@ -12,8 +12,8 @@ import type { Logger, Site } from '../contracts.ts';
 import { brandFor, logoSource, warnOnce } from './branding.ts';
 import type { PageBrand } from './branding.ts';
 import { createNonce, setPageHeaders } from './headers.ts';
-import { chooseLocale, createTranslator } from './messages/index.ts';
-import type { Translator } from './messages/index.ts';
+import { chooseLocale, translatorFor } from './messages/index.ts';
+import type { Locale, Translator } from './messages/index.ts';
 import type { ResolvedPagesOptions } from './options.ts';
 import { createKit, renderTemplate } from './templates.ts';
 import type { ConsentPageData, LoginPageData, NoticePageData, TemplateKit } from './templates.ts';
@@ -25,8 +25,6 @@ export interface PageRequest {
   readonly site?: Site | undefined;
   /** where the page's forms end up (the client's redirect URI), for `form-action` */
   readonly redirectUri?: string | undefined;
-  /** the nonce already chosen for this response */
-  readonly nonce?: string;
 }
 
 /** One response's page: its language, brand and kit, and writers that set the headers. */
@@ -43,13 +41,29 @@ export interface PageRenderer {
   for(ctx: Context, request?: PageRequest): PageResponse;
 }
 
+/** Languages chosen, by `ui_locales` and `Accept-Language`: browsers send a handful of distinct headers. */
+const LOCALE_CHOICES_KEPT = 256;
+
 export function createPageRenderer(pages: ResolvedPagesOptions, logger: Logger): PageRenderer {
   const warn = warnOnce((m) => logger.warn(m));
+  const chosen = new Map<string, Locale>();
+  const localeFor = (uiLocales: unknown, acceptLanguage: string): Locale => {
+    if (uiLocales !== undefined && typeof uiLocales !== 'string') return chooseLocale(uiLocales, acceptLanguage, pages.locales, pages.locales[0]!);
+    const key = `${uiLocales ?? ''}\n${acceptLanguage}`;
+    let locale = chosen.get(key);
+    if (locale === undefined) {
+      locale = chooseLocale(uiLocales, acceptLanguage, pages.locales, pages.locales[0]!);
+      // bounded: a client that sends a new header each time only makes this forget and start over
+      if (chosen.size >= LOCALE_CHOICES_KEPT) chosen.clear();
+      chosen.set(key, locale);
+    }
+    return locale;
+  };
   return {
     for(ctx, request = {}) {
-      const translator = createTranslator(chooseLocale(request.uiLocales, ctx.get('accept-language'), pages.locales, pages.locales[0]!));
+      const translator = translatorFor(localeFor(request.uiLocales, ctx.get('accept-language')));
       const brand = brandFor(request.site, pages.brand, warn);
-      const nonce = request.nonce ?? createNonce();
+      const nonce = createNonce();
       const kit = createKit(translator, brand, nonce);
       const logo = logoSource(brand);
       const write = (status: number, body: string) => {

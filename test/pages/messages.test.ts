@@ -5,7 +5,7 @@
  */
 import { de } from '../../lib/pages/messages/de.ts';
 import { en } from '../../lib/pages/messages/en.ts';
-import { LOCALES, chooseLocale, createTranslator } from '../../lib/pages/messages/index.ts';
+import { LOCALES, chooseLocale, createTranslator, translatorFor } from '../../lib/pages/messages/index.ts';
 import type { MessageKey } from '../../lib/pages/messages/index.ts';
 import { html } from '../../lib/pages/html.ts';
 import { SCOPE_NAMES, findScope } from '../../lib/scopes/catalogue.ts';
@@ -67,5 +67,17 @@ describe('the translator', () => {
     expect(t('login.heading').html).toBe('Anmelden');
     expect(scope('account:read')).toMatch(/^Ihr eigenes Konto/);
     expect(scope('unknown:scope')).toBe('unknown:scope');
+  });
+
+  it('is made once per language, and gives a message without parameters the same escaped markup each time', () => {
+    expect(translatorFor('de')).toBe(translatorFor('de'));
+    expect(translatorFor('en')).not.toBe(translatorFor('de'));
+    const { t } = translatorFor('en');
+    const first = t('login.heading');
+    expect(first.html).toBe('Sign in');
+    expect(t('login.heading')).toBe(first);
+    // a message with a placeholder, asked for without parameters, keeps the placeholder (escaped words around it)
+    expect(t('login.toContinue').html).toBe(en['login.toContinue']);
+    expect(t('login.toContinue', { client: 'A & B' }).html).toBe(en['login.toContinue'].replace('{client}', 'A &amp; B'));
   });
 });

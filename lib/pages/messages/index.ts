@@ -80,19 +80,17 @@ const PLACEHOLDER = /\{([a-zA-Z]+)\}/g;
 
 export function createTranslator(locale: Locale): Translator {
   const catalogue: MessageCatalogue = LOCALES[locale];
+  // a message without placeholders is the same markup every time: escaped once
+  const plain = new Map<MessageKey, Html>();
   return Object.freeze({
     locale,
-    t(key: MessageKey, params: Readonly<Record<string, MessageParam>> = {}): Html {
-      const template = catalogue[key];
-      let out = '';
-      let last = 0;
-      for (const match of template.matchAll(PLACEHOLDER)) {
-        out += escapeHtml(template.slice(last, match.index));
-        const value = params[match[1]!];
-        out += typeof value === 'object' ? value.html : escapeHtml(value ?? match[0]);
-        last = match.index + match[0].length;
+    t(key: MessageKey, params?: Readonly<Record<string, MessageParam>>): Html {
+      if (params === undefined) {
+        let markup = plain.get(key);
+        if (markup === undefined) plain.set(key, markup = Object.freeze(translate(catalogue[key], {})));
+        return markup;
       }
-      return { html: out + escapeHtml(template.slice(last)) };
+      return translate(catalogue[key], params);
     },
     text(key: MessageKey, params: Readonly<Record<string, string | number>> = {}): string {
       return catalogue[key].replace(PLACEHOLDER, (whole, name: string) => String(params[name] ?? whole));
@@ -101,4 +99,26 @@ export function createTranslator(locale: Locale): Translator {
       return catalogue.scopes[name] ?? name;
     },
   });
+}
+
+const translators = new Map<Locale, Translator>();
+
+/** The translator of `locale`, made once: translators hold nothing of a request. */
+export function translatorFor(locale: Locale): Translator {
+  let translator = translators.get(locale);
+  if (translator === undefined) translators.set(locale, translator = createTranslator(locale));
+  return translator;
+}
+
+/** `template` as markup: its words escaped, each `{name}` replaced by `params.name` (escaped unless `Html`). */
+function translate(template: string, params: Readonly<Record<string, MessageParam>>): Html {
+  let out = '';
+  let last = 0;
+  for (const match of template.matchAll(PLACEHOLDER)) {
+    out += escapeHtml(template.slice(last, match.index));
+    const value = params[match[1]!];
+    out += typeof value === 'object' ? value.html : escapeHtml(value ?? match[0]);
+    last = match.index + match[0].length;
+  }
+  return { html: out + escapeHtml(template.slice(last)) };
 }
