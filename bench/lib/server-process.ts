@@ -39,7 +39,16 @@ export interface SpawnOptions {
   readonly cpuProfileDir?: string;
   /** more node flags for the child (`--async-context-frame`) */
   readonly nodeFlags?: readonly string[];
+  /**
+   * Runs the child under another program (`valgrind` and its flags, bench/instructions.ts):
+   * `command ...args node ...` instead of `node ...`. Such a child starts and answers far
+   * slower, so its calls are given far longer.
+   */
+  readonly wrapper?: { readonly command: string; readonly args: readonly string[] };
 }
+
+/** How much longer a wrapped child gets for its start and its calls. */
+const WRAPPED_SLOWDOWN = 20;
 
 export async function spawnServer(options: SpawnOptions): Promise<ServerProcess> {
   // --expose-gc: RSS samples are taken after a full collection (server-child.ts)
@@ -52,7 +61,14 @@ export async function spawnServer(options: SpawnOptions): Promise<ServerProcess>
     execArgv.push('--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir, '--cpu-prof-name', name);
   }
   // stdout is dropped (libraries' start-up banners); stderr is kept for failure reports
-  const child = fork(CHILD, [], { execArgv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  const { wrapper } = options;
+  const slowdown = wrapper ? WRAPPED_SLOWDOWN : 1;
+  const child = fork(CHILD, [], {
+    // fork runs `execPath ...execArgv module`: the wrapper, its flags, then node and node's flags
+    ...(wrapper ? { execPath: wrapper.command } : {}),
+    execArgv: wrapper ? [...wrapper.args, process.execPath, ...execArgv] : execArgv,
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-8_000);
@@ -87,7 +103,7 @@ export async function spawnServer(options: SpawnOptions): Promise<ServerProcess>
     ...(cpuProfile ? { profileWindows: `${cpuProfile}.windows.json` } : {}),
   };
   child.send({ type: 'init', spec });
-  const origin = await waitForReady(child, options.target.id, () => stderr);
+  const origin = await waitForReady(child, options.target.id, () => stderr, START_TIMEOUT_MS * slowdown);
 
   function call<T>(name: string, arg?: unknown): Promise<T> {
     if (!child.connected) return Promise.reject(new Error(`${options.target.id} is not running:\n${stderr}`));
@@ -95,8 +111,8 @@ export async function spawnServer(options: SpawnOptions): Promise<ServerProcess>
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         pending.delete(id);
-        reject(new Error(`${options.target.id}: ${name} did not answer within ${CALL_TIMEOUT_MS} ms`));
-      }, CALL_TIMEOUT_MS);
+        reject(new Error(`${options.target.id}: ${name} did not answer within ${CALL_TIMEOUT_MS * slowdown} ms`));
+      }, CALL_TIMEOUT_MS * slowdown);
       pending.set(id, {
         resolve: (value) => { clearTimeout(timer); resolve(value as T); },
         reject: (error) => { clearTimeout(timer); reject(error); },
@@ -125,12 +141,12 @@ export async function spawnServer(options: SpawnOptions): Promise<ServerProcess>
   };
 }
 
-function waitForReady(child: ChildProcess, id: string, stderr: () => string): Promise<string> {
+function waitForReady(child: ChildProcess, id: string, stderr: () => string, timeoutMs: number): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${id} did not start within ${START_TIMEOUT_MS} ms:\n${stderr()}`));
-    }, START_TIMEOUT_MS);
+      reject(new Error(`${id} did not start within ${timeoutMs} ms:\n${stderr()}`));
+    }, timeoutMs);
     const onMessage = (message: ChildMessage) => {
       if (message.type === 'ready') {
         cleanup();

@@ -1,0 +1,216 @@
+/**
+ * What a request costs in CPU instructions, counted by valgrind's callgrind: the same count
+ * for the same code whatever else the machine is doing, where `npm run bench`'s ratios move by
+ * ±10–30% on a busy or throttled machine (bench/README, "Instructions instead of seconds").
+ *
+ *   node bench/instructions.ts revocation|refresh|login [--servers ours,oidc-provider]
+ *     [--adapter redis|memory] [--count N] [--warm N] [--repeat N]
+ *
+ * Each server runs alone in a child under callgrind with instrumentation off; after `--warm`
+ * units (the JIT settles), it is switched on for `--count` units, off again, and the count
+ * dumped. Instructions are not time: cache misses and the kernel's share are left out, and
+ * work done per interval (the trace's writes every 250 ms, timers) is charged to fewer units
+ * than at full speed, since a unit takes about 50 times longer under callgrind. Compare
+ * servers with the same such work, or read it as an upper bound.
+ *
+ * Needs valgrind (`apt-get install -y valgrind`); not run by `npm test` or CI.
+ *
+ * @module
+ */
+import { execFileSync } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import type { Agent } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+
+import type { JWKS } from 'oidc-provider';
+
+import { startRedis } from '../test/support/redis-server.ts';
+import { memberTokens } from './lib/token-pool.ts';
+import { spawnServer } from './lib/server-process.ts';
+import type { ServerProcess } from './lib/server-process.ts';
+import type { AdapterKind, ServerTarget } from './lib/types.ts';
+import { createAgent, send } from './load/http-client.ts';
+import { memberFlow, runLoginFlow } from './load/login-flow.ts';
+import { bareProvider } from './servers/bare-provider.ts';
+import { ours, oursNoDiagnostics, oursNoGrace, oursNoThrottle } from './servers/ours.ts';
+
+const SERVERS: readonly ServerTarget[] = [ours, bareProvider, oursNoGrace, oursNoThrottle, oursNoDiagnostics];
+const CONNECTIONS = 10;
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+
+/**
+ * `count` units over `CONNECTIONS` connections, in two steps: what the units need (tokens
+ * minted in the server), made before the count is switched on, then the units themselves.
+ */
+type Batch = (count: number) => Promise<() => Promise<void>>;
+
+/** A unit of work and how to drive it. */
+interface Driver {
+  readonly unit: string;
+  /** defaults, for the JIT to settle and for a count whose noise is small */
+  readonly warm: number;
+  readonly count: number;
+  prepare(server: ServerProcess, agent: Agent): Promise<Batch>;
+}
+
+function expectOk(status: number, body: string, what: string): void {
+  if (status !== 200) throw new Error(`${what}: HTTP ${status} ${body.slice(0, 200)}`);
+}
+
+/** Runs `unit` `count` times over the connections, one after another on each. */
+async function spread(count: number, unit: (connection: number) => Promise<void>): Promise<void> {
+  let left = count;
+  await Promise.all(Array.from({ length: CONNECTIONS }, async (_, connection) => {
+    while (left > 0) {
+      left -= 1;
+      await unit(connection);
+    }
+  }));
+}
+
+const DRIVERS: Readonly<Record<string, Driver>> = {
+  // as bench/scenarios/revocation.ts: every request revokes a live token minted in the server
+  revocation: {
+    unit: 'request',
+    warm: 2000,
+    count: 400,
+    async prepare(server, agent) {
+      const [template] = await memberTokens(server, 1);
+      const url = new URL('/api/oauth/revoke', server.origin);
+      return async (count) => {
+        // minted before the count starts: minting runs the provider's token model, not the endpoint
+        const pool = await server.command<string[]>('mintAccessTokens', { template: template!.access_token, count });
+        return () => spread(count, async () => {
+          const body = new URLSearchParams({ token: pool.pop()!, token_type_hint: 'access_token', client_id: 'demo-member-app' });
+          const response = await send(agent, 'POST', url, FORM, body.toString());
+          expectOk(response.status, response.body, 'revocation');
+        });
+      };
+    },
+  },
+  // as bench/scenarios/refresh.ts: one rotation chain per connection
+  refresh: {
+    unit: 'request',
+    warm: 2000,
+    count: 400,
+    async prepare(server, agent) {
+      const chains = (await memberTokens(server, CONNECTIONS)).map((t) => t.refresh_token!);
+      const url = new URL('/api/oauth/token', server.origin);
+      return async (count) => () => spread(count, async (connection) => {
+        const body = new URLSearchParams({
+          grant_type: 'refresh_token', refresh_token: chains[connection]!, client_id: 'demo-member-app', resource: server.origin,
+        });
+        const response = await send(agent, 'POST', url, FORM, body.toString());
+        expectOk(response.status, response.body, 'refresh');
+        chains[connection] = (JSON.parse(response.body) as { refresh_token: string }).refresh_token;
+      });
+    },
+  },
+  // as bench/scenarios/login-flow.ts: the whole authorization-code flow with a fresh cookie jar
+  login: {
+    unit: 'flow',
+    warm: 400,
+    count: 100,
+    async prepare(server, agent) {
+      const flow = memberFlow(server.origin);
+      return async (count) => () => spread(count, async () => {
+        await runLoginFlow(agent, flow);
+      });
+    },
+  },
+};
+
+const USAGE = `usage: node bench/instructions.ts ${Object.keys(DRIVERS).join('|')} [--servers ${SERVERS.map((s) => s.id).join(',')}]
+  [--adapter redis|memory] [--count N] [--warm N] [--repeat N]`;
+
+function signingKeys(): JWKS {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  return { keys: [{ ...privateKey.export({ format: 'jwk' }), kid: 'bench-es256', alg: 'ES256', use: 'sig' }] };
+}
+
+/** The instructions callgrind counted while instrumentation was on, from the dumps of `pid`. */
+function countedInstructions(dir: string, pid: number): number {
+  let total = 0;
+  for (const file of readdirSync(dir).filter((f) => f.startsWith(`callgrind.${pid}.out`))) {
+    const totals = /^totals: (\d+)$/m.exec(readFileSync(join(dir, file), 'utf8'));
+    if (totals) total += Number(totals[1]);
+  }
+  return total;
+}
+
+async function main(): Promise<number> {
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: {
+      servers: { type: 'string', default: 'ours,oidc-provider' },
+      adapter: { type: 'string', default: 'redis' },
+      count: { type: 'string' },
+      warm: { type: 'string' },
+      repeat: { type: 'string', default: '1' },
+    },
+  });
+  const driver = DRIVERS[positionals[0] ?? ''];
+  const targets = values.servers.split(',').map((id) => SERVERS.find((s) => s.id === id));
+  const adapter = values.adapter as AdapterKind;
+  const [count, warm, repeat] = [values.count ?? driver?.count, values.warm ?? driver?.warm, values.repeat].map(Number);
+  if (!driver || targets.some((t) => !t) || !['redis', 'memory'].includes(adapter)
+    || ![count, warm, repeat].every((n) => Number.isInteger(n) && n! > 0)) {
+    console.error(USAGE);
+    return 2;
+  }
+  try {
+    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
+  } catch {
+    console.error('valgrind is not installed (apt-get install -y valgrind)');
+    return 2;
+  }
+
+  const dir = mkdtempSync(join(tmpdir(), 'platform-auth-callgrind-'));
+  const redis = adapter === 'redis' ? await startRedis({ forceSpawn: true }) : undefined;
+  const jwks = signingKeys();
+  const cookieKeys = [randomBytes(32).toString('base64url')];
+  const counted = new Map<string, number[]>();
+  try {
+    for (let round = 0; round < repeat!; round += 1) {
+      for (const target of targets as ServerTarget[]) {
+        const server = await spawnServer({
+          target, storage: adapter, redisUrl: redis?.url, keyPrefix: `instructions:${round}:${target.id}:`, jwks, cookieKeys,
+          // instrumentation off until the JIT has settled; every thread counted together
+          wrapper: { command: 'valgrind', args: ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', `--callgrind-out-file=${dir}/callgrind.%p.out`] },
+        });
+        const agent = createAgent(CONNECTIONS);
+        try {
+          const batch = await driver.prepare(server, agent);
+          await (await batch(warm!))();
+          const measured = await batch(count!);
+          execFileSync('callgrind_control', ['--instr=on', String(server.pid)], { stdio: 'ignore' });
+          await measured();
+          execFileSync('callgrind_control', ['--instr=off', String(server.pid)], { stdio: 'ignore' });
+          execFileSync('callgrind_control', ['--dump', String(server.pid)], { stdio: 'ignore' });
+          const perUnit = countedInstructions(dir, server.pid) / count!;
+          counted.set(target.id, [...counted.get(target.id) ?? [], perUnit]);
+          console.log(`${target.id.padEnd(20)} ${(perUnit / 1000).toFixed(1).padStart(9)}k instructions per ${driver.unit} (${count} after ${warm}, ${adapter})`);
+        } finally {
+          agent.destroy();
+          await server.stop();
+        }
+      }
+    }
+  } finally {
+    await redis?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const [first, ...others] = targets as ServerTarget[];
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  for (const other of others) {
+    // in the bench's sense (a work ratio, as a throughput ratio): above 1, the first server does less work
+    const ratio = median(counted.get(other.id)!) / median(counted.get(first!.id)!);
+    console.log(`${first!.id}/${other.id}: ${ratio.toFixed(3)} (${other.id}'s instructions over ${first!.id}'s, medians of ${repeat})`);
+  }
+  return 0;
+}
+
+process.exitCode = await main();
