@@ -43,16 +43,21 @@ export interface PageRenderer {
 
 /** Languages chosen, by `ui_locales` and `Accept-Language`: browsers send a handful of distinct headers. */
 const LOCALE_CHOICES_KEPT = 256;
+/** Longer pairs are chosen for each time, not kept: at most 256 × 512 characters are held. */
+const LOCALE_KEY_MAX = 512;
 
 export function createPageRenderer(pages: ResolvedPagesOptions, logger: Logger): PageRenderer {
   const warn = warnOnce((m) => logger.warn(m));
   const chosen = new Map<string, Locale>();
   const localeFor = (uiLocales: unknown, acceptLanguage: string): Locale => {
-    if (uiLocales !== undefined && typeof uiLocales !== 'string') return chooseLocale(uiLocales, acceptLanguage, pages.locales, pages.locales[0]!);
+    const choose = () => chooseLocale(uiLocales, acceptLanguage, pages.locales, pages.locales[0]!);
+    if (uiLocales !== undefined && typeof uiLocales !== 'string') return choose();
+    // a header holds no line break, so the pair's key is unambiguous
     const key = `${uiLocales ?? ''}\n${acceptLanguage}`;
+    if (key.length > LOCALE_KEY_MAX) return choose();
     let locale = chosen.get(key);
     if (locale === undefined) {
-      locale = chooseLocale(uiLocales, acceptLanguage, pages.locales, pages.locales[0]!);
+      locale = choose();
       // bounded: a client that sends a new header each time only makes this forget and start over
       if (chosen.size >= LOCALE_CHOICES_KEPT) chosen.clear();
       chosen.set(key, locale);

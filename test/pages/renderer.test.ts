@@ -37,6 +37,12 @@ describe('the page renderer', () => {
     expect(renderer.for(fakeContext('en').ctx, { uiLocales: 'de' }).translator.locale).toBe('de');
   });
 
+  it('chooses for a header too long to remember, each time', () => {
+    const long = `${'x-private;q=0.1, '.repeat(60)}de;q=0.9`;
+    expect(renderer.for(fakeContext(long).ctx).translator.locale).toBe('de');
+    expect(renderer.for(fakeContext(long).ctx, { uiLocales: 'en' }).translator.locale).toBe('en');
+  });
+
   it('still chooses right after forgetting what it remembered', () => {
     for (let i = 0; i < 600; i += 1) renderer.for(fakeContext(`x-${i}, de;q=0.${(i % 9) + 1}`).ctx);
     expect(renderer.for(fakeContext('en-GB').ctx).translator.locale).toBe('en');
