@@ -18,19 +18,18 @@
  * @module
  */
 import { execFileSync } from 'node:child_process';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import type { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
-import type { JWKS } from 'oidc-provider';
-
 import { startRedis } from '../test/support/redis-server.ts';
 import { memberTokens } from './lib/token-pool.ts';
 import { spawnServer } from './lib/server-process.ts';
 import type { ServerProcess } from './lib/server-process.ts';
+import { signingKeys } from './lib/signing-keys.ts';
 import type { AdapterKind, ServerTarget } from './lib/types.ts';
 import { createAgent, send } from './load/http-client.ts';
 import { memberFlow, runLoginFlow } from './load/login-flow.ts';
@@ -125,11 +124,6 @@ const DRIVERS: Readonly<Record<string, Driver>> = {
 
 const USAGE = `usage: node bench/instructions.ts ${Object.keys(DRIVERS).join('|')} [--servers ${SERVERS.map((s) => s.id).join(',')}]
   [--adapter redis|memory] [--count N] [--warm N] [--repeat N]`;
-
-function signingKeys(): JWKS {
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  return { keys: [{ ...privateKey.export({ format: 'jwk' }), kid: 'bench-es256', alg: 'ES256', use: 'sig' }] };
-}
 
 /** The instructions callgrind counted while instrumentation was on, from the dumps of `pid`. */
 function countedInstructions(dir: string, pid: number): number {

@@ -5,12 +5,10 @@
  * @module
  */
 import { execFileSync } from 'node:child_process';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-
-import type { JWKS } from 'oidc-provider';
 
 import { startRedis } from '../test/support/redis-server.ts';
 import type { RedisHandle } from '../test/support/redis-server.ts';
@@ -20,14 +18,10 @@ import { renderTables } from './lib/report-markdown.ts';
 import type { BenchResults, ScenarioResult } from './lib/results.ts';
 import { USAGE, UsageError, parseSettings } from './lib/settings.ts';
 import type { Settings } from './lib/settings.ts';
+import { signingKeys } from './lib/signing-keys.ts';
 import { evaluateTargets } from './lib/targets.ts';
 import type { Scenario } from './lib/types.ts';
 import { RESULTS_DIR, updateReadme, writeResults } from './lib/write-results.ts';
-
-function signingKeys(): JWKS {
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  return { keys: [{ ...privateKey.export({ format: 'jwk' }), kid: 'bench-es256', alg: 'ES256', use: 'sig' }] };
-}
 
 function commit(): string | undefined {
   try {

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { BoundedMemo } from '../bounded-memo.ts';
 import type { Instant, MoneyRecord } from '../contracts.ts';
 
 export interface Money {
@@ -22,22 +23,17 @@ const CANONICAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
  * request, and `toISOString` was ~4% of an MCP member call listing 27 enrolments. Cleared
  * when full rather than kept in order: a few thousand short strings at most.
  */
-const formatted = new Map<number | string, string>();
-const MAX_FORMATTED = 4096;
+const formatted = new BoundedMemo<number | string, string>(4096);
 
 /** ISO 8601 in UTC (`2025-03-01T09:00:00.000Z`); throws for a value that is not a point in time. */
 export function toIsoInstant(value: Instant): string {
   if (typeof value === 'string' && CANONICAL.test(value)) return value;
   const key = value instanceof Date ? value.getTime() : value;
-  let iso = formatted.get(key);
-  if (iso === undefined) {
+  return formatted.get(key, () => {
     const date = value instanceof Date ? value : new Date(value);
     if (Number.isNaN(date.getTime())) throw new TypeError('member data: a date is not a valid point in time');
-    iso = date.toISOString();
-    if (formatted.size >= MAX_FORMATTED) formatted.clear();
-    formatted.set(key, iso);
-  }
-  return iso;
+    return date.toISOString();
+  });
 }
 
 const fractionDigits = new Map<string, number>();

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { BoundedMemo } from '../bounded-memo.ts';
 import type { Site } from '../contracts.ts';
 
 /** The brand a page shows; `accentColor` is a checked `#rrggbb`. */
@@ -92,19 +93,12 @@ export function logoSource(brand: PageBrand): string | undefined {
 }
 
 /** Stylesheet lines by accent colour: one per site's colour, computed once (contrast takes powers). */
-const brandStyles = new Map<string, string>();
-const BRAND_STYLES_KEPT = 1024;
+const brandStyles = new BoundedMemo<string, string>(1024);
 
 /** The stylesheet lines that apply the brand (only checked hex colours reach them). */
 export function brandStyle(brand: PageBrand): string {
   const accent = normaliseHex(brand.accentColor);
-  let style = brandStyles.get(accent);
-  if (style === undefined) {
-    style = `:root{--accent:${accent};--on-accent:${textOn(accent)};--accent-text:${accentAsText(accent)}}`;
-    if (brandStyles.size >= BRAND_STYLES_KEPT) brandStyles.clear();
-    brandStyles.set(accent, style);
-  }
-  return style;
+  return brandStyles.get(accent, () => `:root{--accent:${accent};--on-accent:${textOn(accent)};--accent-text:${accentAsText(accent)}}`);
 }
 
 /** Warns once per message: a site's bad value would otherwise be logged on every page view. */

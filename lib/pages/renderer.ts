@@ -8,6 +8,7 @@
  */
 import type { Context } from 'koa';
 
+import { BoundedMemo } from '../bounded-memo.ts';
 import type { Logger, Site } from '../contracts.ts';
 import { brandFor, logoSource, warnOnce } from './branding.ts';
 import type { PageBrand } from './branding.ts';
@@ -48,21 +49,13 @@ const LOCALE_KEY_MAX = 512;
 
 export function createPageRenderer(pages: ResolvedPagesOptions, logger: Logger): PageRenderer {
   const warn = warnOnce((m) => logger.warn(m));
-  const chosen = new Map<string, Locale>();
+  const chosen = new BoundedMemo<string, Locale>(LOCALE_CHOICES_KEPT);
   const localeFor = (uiLocales: unknown, acceptLanguage: string): Locale => {
     const choose = () => chooseLocale(uiLocales, acceptLanguage, pages.locales, pages.locales[0]!);
     if (uiLocales !== undefined && typeof uiLocales !== 'string') return choose();
     // a header holds no line break, so the pair's key is unambiguous
     const key = `${uiLocales ?? ''}\n${acceptLanguage}`;
-    if (key.length > LOCALE_KEY_MAX) return choose();
-    let locale = chosen.get(key);
-    if (locale === undefined) {
-      locale = choose();
-      // bounded: a client that sends a new header each time only makes this forget and start over
-      if (chosen.size >= LOCALE_CHOICES_KEPT) chosen.clear();
-      chosen.set(key, locale);
-    }
-    return locale;
+    return key.length > LOCALE_KEY_MAX ? choose() : chosen.get(key, choose);
   };
   return {
     for(ctx, request = {}) {
