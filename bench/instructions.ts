@@ -3,7 +3,7 @@
  * for the same code whatever else the machine is doing, where `npm run bench`'s ratios move by
  * ±10–30% on a busy or throttled machine (bench/README, "Instructions instead of seconds").
  *
- *   node bench/instructions.ts revocation|refresh|login [--servers ours,oidc-provider]
+ *   node bench/instructions.ts revocation|introspection|refresh|login [--servers ours,oidc-provider]
  *     [--adapter redis|memory] [--count N] [--warm N] [--repeat N]
  *
  * Each server runs alone in a child under callgrind with instrumentation off; after `--warm`
@@ -88,6 +88,22 @@ const DRIVERS: Readonly<Record<string, Driver>> = {
           expectOk(response.status, response.body, 'revocation');
         });
       };
+    },
+  },
+  // as bench/scenarios/introspection.ts: one member access token per connection, no hint
+  introspection: {
+    unit: 'request',
+    warm: 2000,
+    count: 400,
+    async prepare(server, agent) {
+      const tokens = (await memberTokens(server, CONNECTIONS)).map((t) => t.access_token);
+      const url = new URL('/api/oauth/introspect', server.origin);
+      return async (count) => () => spread(count, async (connection) => {
+        const body = new URLSearchParams({ token: tokens[connection]!, client_id: 'demo-member-app' });
+        const response = await send(agent, 'POST', url, FORM, body.toString());
+        expectOk(response.status, response.body, 'introspection');
+        if (!response.body.includes('"active":true')) throw new Error(`introspection: not active ${response.body.slice(0, 200)}`);
+      });
     },
   },
   // as bench/scenarios/refresh.ts: one rotation chain per connection
