@@ -86,44 +86,12 @@ const REFRESH_ON_REDIS = '(2026-11-24 21:25-23:35 UTC, HEAD fba8924 and its pare
   + 'typical server CPU per refresh on Redis from ~300 to ~260 µs against ~230 on memory; the rest of the gap is '
   + 'ioredis\' per-command work and the JSON of the records, which memory does not pay.';
 
-const PROFILED_AT = 'profiled at f184622, whose code is bf7699a\'s (it adds only bench results), 3 pairs per storage, '
-  + 'nothing else running';
-
-const RUN_OF_BF7699A = 'In the full run of bf7699a (2026-11-25 03:00-03:46 UTC) the machine\'s speed drifted: Koa "hello", '
-  + 'the same code in every /mcp scenario, cost 29 to 49 µs of server CPU per request from one scenario to the next, and '
-  + 'login on memory, whose code is unchanged, took 5.1 ms of CPU per flow against 4.2 ms in the full run of 0ef94e7.';
-
-const INTROSPECTION_NOW = '(2026-11-25 03:46-04:01 UTC, ' + PROFILED_AT + ') 1.009 on memory (pairs 0.933-1.026) and '
-  + '0.901 on Redis (0.850-1.013), against 0.857 and 0.900 in the full run of the same code, 0.952 and 0.845 in the full '
-  + 'run of 0ef94e7 and 0.906 on Redis in the one before: a ratio that moves by ±8% between runs of unchanged code. On '
-  + 'Redis ours sends what bare oidc-provider sends (two commands, MONITOR); a profile on 5212ec6, the same introspection '
-  + 'code, put ours at 198 µs sampled per request against 188, the difference spread over items under 2 µs each (GC, '
-  + 'the request id, the provider dispatch, diagnostics). ' + RUN_OF_BF7699A;
-
-const GRACE_NOW = '(2026-11-25, ' + PROFILED_AT + '; bench/grace-cost.ts on the same code) The full run gave 0.952 on '
-  + 'memory (pairs 0.795-1.089) and the profiled run 1.000 (0.714-1.094). In one process without HTTP the rule adds '
-  + '4.5 µs per refresh at the storage layer (20.2 against 15.7 µs), about 1.2% of the 365-386 µs of server CPU a '
-  + 'refresh cost in the full run. A profile of the HTTP scenario on 5212ec6 (same code) attributed ~12.5 µs of self '
-  + 'time to the rule\'s functions (GraceRefreshTokens upsert 3.9, its read pairing 2.0, consume 1.3, the access '
-  + 'token\'s wait 2.3), about 3.3%: the two measures bracket the 3% target. On Redis the rule saves commands and the '
-  + 'target holds (1.085). ' + RUN_OF_BF7699A;
-
 const PROFILED_ON_682739B = 'profiled at 9e313d8, whose code is 682739b\'s (it adds only bench results), 3 pairs per '
   + 'storage, 2026-11-25 05:54-06:06 UTC, nothing else running';
 
 const RUN_OF_682739B = 'The full run of 682739b (2026-11-25 05:06-05:51 UTC) was steadier than the one before (Koa "hello" '
   + 'cost 21 to 35 µs of server CPU per request across the /mcp scenarios, 29 to 49 in the run of bf7699a); ratios of '
   + 'unchanged code still moved by ±5-8% between it and the profiled rerun.';
-
-const REVOCATION_682739B = '(' + PROFILED_ON_682739B + ') 0.868 on memory (CPU-cost 0.834) and 0.904 on Redis (0.893), '
-  + 'against 0.802 and 0.839 in the full run. On Redis ours sends what bare oidc-provider sends, three commands (the '
-  + 'token with its grant, its deletion, the grant\'s revocation carrying the RevokedAccessToken record: '
-  + 'test/adapters/redis-round-trips.test.ts); sampled per revocation, ours 274 µs against 245, the difference spread '
-  + 'over items under 3 µs each: GC +3.0, promise bookkeeping +5 (trackPromise 2.4, microtasks 2.1), the record '
-  + '(putRecords 1.1, RevokedTokens 0.8, its SHA-256 0.8), the token read +1.2. On memory, 264 against 221: the '
-  + 'record\'s insert into the memory adapter\'s map 6.5 (a new key per revocation in a map that holds every minted '
-  + 'token; the baseline only overwrites existing keys), its SHA-256 5.2, GC +3.0, and jose\'s decodeProtectedHeader '
-  + '+5.7, the same call on both sides (the TypeError oidc-provider provokes for every opaque token). ' + RUN_OF_682739B;
 
 const MCP_MEMBER_CALL_682739B = '(' + PROFILED_ON_682739B + ') 1.280 (CPU-cost 1.381; 454-499 µs per member call against '
   + '626-683), against 1.272 (1.377; 432 against 604) in the full run; on Redis 1.820 and 1.594, met. Sampled per call '
@@ -156,6 +124,44 @@ const LOGIN_THROTTLE_682739B = '(2026-11-25 05:50-05:54 UTC, 9e313d8 = 682739b\'
   + 'the second. What the throttle costs a sign-in was not profiled on this commit; both sides send the same login '
   + 'commands but the throttle\'s four compare-and-set scripts. ' + RUN_OF_682739B;
 
+const MEASURED_ON_70546F3 = 'measured on 2026-11-28 at 1e5549d, whose lib/, adapters/ and examples/ are 70546f3\'s '
+  + '(70546f3 adds only bench/instructions.ts\' introspection drive), nothing else running';
+
+const RUN_OF_70546F3 = 'The full run of 70546f3 (2026-11-28 10:40-11:24 UTC) was steady: bare Koa "hello" cost 26 to '
+  + '28 µs of server CPU per request across the /account/graphql and /mcp scenarios.';
+
+const INTROSPECTION_70546F3 = '(' + MEASURED_ON_70546F3 + ') On Redis, 5 pairs unprofiled 0.895 (CPU-cost 0.891) and 3 '
+  + 'pairs profiled 0.883 (0.874), against 0.896 (0.889) in the full run: a steady 10-11% short of bare oidc-provider. '
+  + 'Not extra work: bench/instructions.ts counts ours at 1,694k and 1,685k instructions per introspection against '
+  + '1,625k and 1,613k (4% more; 2,000 counted after 2,000), both send the same two Redis commands, and ours creates 112 '
+  + 'promises per request against 106. Sampled per request, ours 197 µs against 173, and the difference is spread: '
+  + 'oidc-provider\'s own functions +5.8 (the same calls, each 5-20% slower in ours\' process), GC +2.4, adapters/redis.ts '
+  + '+2.0, promise hooks +1.7, jose\'s decodeProtectedHeader +1.6 (the same call), Koa +1.5 (the host app\'s context in '
+  + 'front of the provider\'s), response headers +1.6; none of this repository\'s modules over 1 µs of self time. '
+  + 'Per-thread CPU from /proc (8,000 introspections, 4 rounds): main thread 193 µs against 175, helper threads equal. '
+  + 'So the gap is the same code running slower in a process that holds more (the host app, the Account API, /mcp, '
+  + 'pages), not a step to remove. On memory (0.884) not profiled on this commit. ' + RUN_OF_70546F3;
+
+const REVOCATION_70546F3 = '(' + MEASURED_ON_70546F3 + ') On Redis the same code gave 0.876 (3 pairs), 1.034 and '
+  + '1.013 (3 pairs each, profiled) and 0.897 (5 pairs) that day, against 0.839 (CPU-cost 0.844) in the full run: it '
+  + 'swings by ±10% around the target. Sampled per revocation in a profiled run, ours 234 µs against 219 (0.936): the '
+  + 'token.revoked event with its revoked-token record ~6 (the provider-events handler, inclusive), the request id 0.4, '
+  + 'the rest under 2 µs per item. Per-thread CPU from /proc (6,000 revocations, 4 rounds): main thread 247 µs of user '
+  + 'time against 216, the collector\'s helper threads 49 against 37, system time equal (38 against 34). Instructions: '
+  + '3.4% more than bare with 400 counted (bench/README, "Instructions instead of seconds"). On memory (0.797) not '
+  + 'profiled on this commit; on 682739b its cause was the record\'s insert into a map that holds every minted token. '
+  + RUN_OF_70546F3;
+
+const GRACE_70546F3 = '(2026-11-28 11:58 UTC, HEAD 70546f3 with only this run\'s bench results uncommitted, 3 pairs, '
+  + 'profiled) On memory 0.920 (CPU-cost 0.923), against 0.907 (0.897) in the full run: steady, not noise. Sampled per '
+  + 'refresh, ours 331 µs against 297 and 316 against 291 (the two server processes of each side): the memory '
+  + 'adapter\'s set +6.8 (each rotation writes a RefreshTokenUse record, a new key in a map of every stored token, and '
+  + 'rewrites the marked token, where the baseline\'s consume flips a flag in place, 4.0), promise bookkeeping +6.3 '
+  + '(microtasks 3.2, promise hooks 3.1), the rule\'s own functions ~8 (GraceRefreshTokens upsert 3.1, its read pairing '
+  + '1.8, SuccessorWrites.hold 1.2, consume 1.1, the rotation records 1.2). bench/grace-cost.ts on the same code: 4.72 µs '
+  + 'per refresh at the storage layer (18.65 against 13.93), so through HTTP the rule costs two to three times its '
+  + 'storage-layer price. On Redis the rule saves commands and the target holds (1.232). ' + RUN_OF_70546F3;
+
 /**
  * Quoted next to a miss only when the run under test is on the same commit: a cause
  * measured on older code may since have been removed (bench/lib/targets.ts).
@@ -166,10 +172,10 @@ export const FINDINGS: Readonly<Record<string, Finding>> = {
   'mcp-member-call-legacy/ratio': { commit: '682739b', note: MCP_LEGACY_682739B },
   'discovery/rss': { commit: 'ad51695', note: RESIDENT_MEMORY },
   'introspection/rss': { commit: 'ad51695', note: RESIDENT_MEMORY },
-  'refresh-grace/ratio': { commit: 'bf7699a', note: GRACE_NOW },
+  'refresh-grace/ratio': { commit: '70546f3', note: GRACE_70546F3 },
   'refresh/ratio': { commit: 'a4bf91a', note: OAUTH_THIS_COMMIT },
-  'introspection/ratio': { commit: 'bf7699a', note: INTROSPECTION_NOW },
-  'revocation/ratio': { commit: '682739b', note: REVOCATION_682739B },
+  'introspection/ratio': { commit: '70546f3', note: INTROSPECTION_70546F3 },
+  'revocation/ratio': { commit: '70546f3', note: REVOCATION_70546F3 },
   'login/throughput/redis': { commit: '682739b', note: LOGIN_REDIS_682739B },
   'login-throttle/ratio/memory': { commit: '7f4a24d', note: LOGIN_THROTTLE },
   'login-throttle/ratio/redis': { commit: '682739b', note: LOGIN_THROTTLE_682739B },
