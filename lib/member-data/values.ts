@@ -36,16 +36,12 @@ export function toIsoInstant(value: Instant): string {
   });
 }
 
-const fractionDigits = new Map<string, number>();
+/** Minor-unit digits by currency code: host data names a handful of currencies. */
+const fractionDigits = new BoundedMemo<string, number>(1024);
 
 function digitsOf(currency: string): number {
-  let digits = fractionDigits.get(currency);
-  if (digits === undefined) {
-    // throws RangeError for a code that is not ISO 4217-shaped
-    digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-    fractionDigits.set(currency, digits);
-  }
-  return digits;
+  // throws RangeError for a code that is not ISO 4217-shaped (and keeps nothing)
+  return fractionDigits.get(currency, () => new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2);
 }
 
 export function formatMoney(money: MoneyRecord): Money {

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { BoundedMemo } from '../../bounded-memo.ts';
 import { escapeHtml } from '../html.ts';
 import type { Html } from '../html.ts';
 import { de } from './de.ts';
@@ -81,15 +82,11 @@ const PLACEHOLDER = /\{([a-zA-Z]+)\}/g;
 export function createTranslator(locale: Locale): Translator {
   const catalogue: MessageCatalogue = LOCALES[locale];
   // a message without placeholders is the same markup every time: escaped once
-  const plain = new Map<MessageKey, Html>();
+  const plain = new BoundedMemo<MessageKey, Html>(Object.keys(catalogue).length);
   return Object.freeze({
     locale,
     t(key: MessageKey, params?: Readonly<Record<string, MessageParam>>): Html {
-      if (params === undefined) {
-        let markup = plain.get(key);
-        if (markup === undefined) plain.set(key, markup = Object.freeze(translate(catalogue[key], {})));
-        return markup;
-      }
+      if (params === undefined) return plain.get(key, () => Object.freeze(translate(catalogue[key], {})));
       return translate(catalogue[key], params);
     },
     text(key: MessageKey, params: Readonly<Record<string, string | number>> = {}): string {
@@ -101,13 +98,11 @@ export function createTranslator(locale: Locale): Translator {
   });
 }
 
-const translators = new Map<Locale, Translator>();
+const translators = new BoundedMemo<Locale, Translator>(Object.keys(LOCALES).length);
 
 /** The translator of `locale`, made once: translators hold nothing of a request. */
 export function translatorFor(locale: Locale): Translator {
-  let translator = translators.get(locale);
-  if (translator === undefined) translators.set(locale, translator = createTranslator(locale));
-  return translator;
+  return translators.get(locale, () => createTranslator(locale));
 }
 
 /** `template` as markup: its words escaped, each `{name}` replaced by `params.name` (escaped unless `Html`). */
