@@ -15,8 +15,10 @@
  */
 import { errors } from 'oidc-provider';
 
-import { GRANTABLE_MODELS } from './types.ts';
-import type { Adapter, AdapterPayload, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep, PutRecords, RecordWrite } from './types.ts';
+import { GRANTABLE_MODELS, REFRESH_USE_MODEL } from './types.ts';
+import type {
+  Adapter, AdapterPayload, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep, PutRecords, RecordWrite, SynchronousWrites,
+} from './types.ts';
 
 interface Entry {
   /** the record as JSON text */
@@ -28,6 +30,34 @@ interface Entry {
   consumed: boolean;
   /** epoch milliseconds; Infinity when stored without expiry (`consumeAndKeep` moves it) */
   expiresAt: number;
+}
+
+/** The highest refresh-token generation used of one grant ({@link REFRESH_USE_MODEL}). */
+interface UsedGeneration {
+  generation: number;
+  /** epoch milliseconds: the latest expiry of the uses it stands for */
+  expiresAt: number;
+}
+
+/**
+ * A {@link REFRESH_USE_MODEL} record as the refresh grace writes it, split into its grant and
+ * generation; `undefined` for any other record of that model, which is kept as records are.
+ */
+function useOf(id: string, payload: AdapterPayload): { grantId: string; generation: number } | undefined {
+  const { grantId, generation } = payload as { grantId?: unknown; generation?: unknown };
+  if (typeof grantId !== 'string' || grantId === '' || !Number.isSafeInteger(generation) || (generation as number) < 0) return undefined;
+  // exactly these two members, so that what a read makes of the grant's entry equals the record
+  if (Object.keys(payload).length !== 2 || id !== `${grantId}:${String(generation)}`) return undefined;
+  return { grantId, generation: generation as number };
+}
+
+/** `id` of a {@link REFRESH_USE_MODEL} record split at its last colon, when it ends in a generation. */
+function splitUseId(id: string): { grantId: string; generation: number } | undefined {
+  const colon = id.lastIndexOf(':');
+  if (colon < 1) return undefined;
+  const generation = Number(id.slice(colon + 1));
+  if (!Number.isSafeInteger(generation) || generation < 0 || id.slice(colon + 1) !== String(generation)) return undefined;
+  return { grantId: id.slice(0, colon), generation };
 }
 
 /** The store's key of a model's record (the factory's `putRecords` names records by model too). */
@@ -69,6 +99,13 @@ class MemoryStore {
   readonly userCodeIndex = new Map<string, string>();
   /** grantId → keys of the records that belong to it */
   readonly grants = new Map<string, Set<string>>();
+  /**
+   * grantId → the highest refresh-token generation used: the refresh grace's use records
+   * ({@link REFRESH_USE_MODEL}), one entry per grant. As records of their own they were one
+   * new key per rotation in the map of every record, and through HTTP the grace cost a
+   * refresh 8–11% on memory where the target is 3% (bench/findings.ts, GRACE_70546F3).
+   */
+  readonly generations = new Map<string, UsedGeneration>();
 
   /** The live entry of `key`; an expired one is dropped. */
   get(key: string): Entry | undefined {
@@ -136,6 +173,38 @@ class MemoryStore {
     }
   }
 
+  /**
+   * Keeps a use record of the refresh grace as its grant's highest generation used; `false`
+   * (nothing kept) when it is not of the form the grace writes.
+   */
+  putUse(id: string, payload: AdapterPayload, expiresIn: number | undefined): boolean {
+    const use = useOf(id, payload);
+    if (!use) return false;
+    const expiresAt = typeof expiresIn === 'number' ? Date.now() + expiresIn * 1000 : Infinity;
+    const kept = this.generations.get(use.grantId);
+    if (kept && kept.expiresAt > Date.now()) {
+      kept.generation = Math.max(kept.generation, use.generation);
+      kept.expiresAt = Math.max(kept.expiresAt, expiresAt);
+    } else {
+      this.generations.set(use.grantId, { generation: use.generation, expiresAt });
+    }
+    return true;
+  }
+
+  /** The use record `id`, made from its grant's highest generation used, if that is at or above it. */
+  findUse(id: string): AdapterPayload | undefined {
+    const use = splitUseId(id);
+    const kept = use && this.generations.get(use.grantId);
+    if (!kept || kept.expiresAt <= Date.now() || kept.generation < use!.generation) return undefined;
+    return { grantId: use!.grantId, generation: use!.generation };
+  }
+
+  /** Forgets the uses of the grant of `id`: a use deleted is no longer known, and neither are the later ones. */
+  dropUse(id: string): void {
+    const use = splitUseId(id);
+    if (use) this.generations.delete(use.grantId);
+  }
+
   /** Removes every record of the grant and the grant itself, except `keep` (see consume). */
   revokeGrant(grantId: string, keep?: string): void {
     const members = this.grants.get(grantId);
@@ -152,16 +221,20 @@ class MemoryStore {
       if (entry !== GONE) this.#unindex(key, entry);
       this.records.delete(key);
     }
+    for (const [grantId, kept] of this.generations) if (kept.expiresAt <= now) this.generations.delete(grantId);
   }
 }
 
 class MemoryAdapter implements Adapter, CompareAndSet, ConsumeAndKeep {
   readonly #model: string;
   readonly #store: MemoryStore;
+  /** the refresh grace's use records, kept per grant (see {@link MemoryStore.generations}) */
+  readonly #uses: boolean;
 
   constructor(model: string, store: MemoryStore) {
     this.#model = model;
     this.#store = store;
+    this.#uses = model === REFRESH_USE_MODEL;
   }
 
   #key(id: string): string {
@@ -169,11 +242,12 @@ class MemoryAdapter implements Adapter, CompareAndSet, ConsumeAndKeep {
   }
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+    if (this.#uses && this.#store.putUse(id, payload, expiresIn)) return;
     this.#store.set(this.#key(id), payload, expiresIn);
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
-    return this.#store.read(this.#key(id));
+    return (this.#uses ? this.#store.findUse(id) : undefined) ?? this.#store.read(this.#key(id));
   }
 
   async findByUid(uid: string): Promise<AdapterPayload | undefined> {
@@ -214,6 +288,7 @@ class MemoryAdapter implements Adapter, CompareAndSet, ConsumeAndKeep {
   }
 
   async destroy(id: string): Promise<void> {
+    if (this.#uses) this.#store.dropUse(id);
     this.#store.delete(this.#key(id));
   }
 
@@ -239,13 +314,14 @@ class MemoryAdapter implements Adapter, CompareAndSet, ConsumeAndKeep {
  * const auth = await createPlatformAuth({ baseUrl, accounts, adapter: createMemoryAdapter() });
  * ```
  */
-export function createMemoryAdapter(options: MemoryAdapterOptions = {}): ClosableAdapterFactory & PutRecords {
+export function createMemoryAdapter(options: MemoryAdapterOptions = {}): ClosableAdapterFactory & PutRecords & SynchronousWrites {
   const { sweepIntervalMs = MEMORY_ADAPTER_DEFAULTS.sweepIntervalMs } = options;
   const store = new MemoryStore();
   const timer = setInterval(() => store.sweep(), sweepIntervalMs);
   timer.unref();
   const factory = (modelName: string) => new MemoryAdapter(modelName, store);
   return Object.assign(factory, {
+    writesSynchronously: true as const,
     /**
      * {@link PutRecords.putRecords}: every record written in one synchronous step (the
      * refresh-token grace writes two per rotation; one promise, not one per record).
@@ -253,9 +329,14 @@ export function createMemoryAdapter(options: MemoryAdapterOptions = {}): Closabl
     putRecords(writes: readonly RecordWrite[]): Promise<void> {
       for (const { model, id, payload, expiresIn } of writes) {
         const key = recordKey(model, id);
+        const uses = model === REFRESH_USE_MODEL;
         // already expired: a deletion, as the Redis adapter writes it
-        if (typeof expiresIn === 'number' && expiresIn < 1) store.delete(key);
-        else store.set(key, payload, expiresIn);
+        if (typeof expiresIn === 'number' && expiresIn < 1) {
+          if (uses) store.dropUse(id);
+          store.delete(key);
+        } else if (!uses || !store.putUse(id, payload, expiresIn)) {
+          store.set(key, payload, expiresIn);
+        }
       }
       return Promise.resolve();
     },

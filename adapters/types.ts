@@ -119,6 +119,28 @@ export interface PutRecords {
   putRecords(writes: readonly RecordWrite[]): Promise<void>;
 }
 
+/**
+ * Marks storage whose writes have taken effect when the call that asks for them returns (one
+ * process's memory): holding a write back to send it with a later one saves no round trip,
+ * and no fault can fall between two writes. The refresh grace then writes a rotation's
+ * records when the token is consumed, instead of pairing them with the successor's write
+ * (lib/policies/refresh-grace.ts).
+ */
+export interface SynchronousWrites {
+  readonly writesSynchronously: true;
+}
+
+/**
+ * The refresh grace's record that a generation of a grant's refresh tokens was used
+ * (lib/policies/refresh-grace.ts): id `${grantId}:${generation}`, payload
+ * `{ grantId, generation }`, written on every rotation and read only to ask whether a
+ * generation was used. A grant's generations are used in order (a token of generation n + 1
+ * exists only once one of generation n was rotated), so storage may keep only the highest
+ * generation used per grant and answer for every generation at or below it, as the memory
+ * adapter does: one entry per grant instead of one per rotation.
+ */
+export const REFRESH_USE_MODEL = 'RefreshTokenUse';
+
 /** Storage that can also be shut down (timers, connections). */
 export interface ClosableAdapterFactory extends AdapterFactory {
   close(): Promise<void>;

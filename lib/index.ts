@@ -76,7 +76,8 @@ export { BearerVerifier, extractBearerToken, toScopes } from './resource/bearer.
 export type { BearerAuth, Scopes, VerifyOptions } from './resource/bearer.ts';
 export type { RequireBearerOptions, BearerState } from './resource/require-bearer.ts';
 export { createMemoryAdapter } from '../adapters/memory.ts';
-export { StorageUnavailableError } from '../adapters/types.ts';
+export { REFRESH_USE_MODEL, StorageUnavailableError } from '../adapters/types.ts';
 export type {
   AdapterFactory, CappedList, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep, LatestByMember, LatestEntry,
+  PutRecords, RecordWrite, SynchronousWrites,
 } from '../adapters/types.ts';

@@ -34,21 +34,25 @@
  * written on its own at the end of that turn, and the request's access token waits for that
  * write too. Whichever write is lost to a fault, a retry within the grace is still served and
  * a retry after it is still refused: a token left unmarked had no successor delivered, so
- * serving it again issues no second live chain.
+ * serving it again issues no second live chain. Storage whose writes take effect when asked
+ * for (`SynchronousWrites`: the memory adapter) has no round trip to save and no fault to
+ * fall between two writes: there consume() writes the rotation itself, as it would end up
+ * written after an error, and nothing is held.
  *
  * @module
  */
 import type { Context } from 'koa';
 import Provider from 'oidc-provider';
 
-import type { Adapter, AdapterFactory, AdapterPayload, PutRecords, RecordWrite } from '../../adapters/types.ts';
+import { REFRESH_USE_MODEL } from '../../adapters/types.ts';
+import type { Adapter, AdapterFactory, AdapterPayload, PutRecords, RecordWrite, SynchronousWrites } from '../../adapters/types.ts';
 import { decorateModel, DelegatingAdapter } from '../storage/model-decorator.ts';
 import { revokeOrphanedGrant } from './deleted-clients.ts';
 import type { AfterAnswer } from './provider-answer.ts';
 import { SuccessorWrites, withAccessTokensAfterRefresh } from './refresh-issue.ts';
 
-/** The storage model of the used-generation records. */
-export const REFRESH_USE_MODEL = 'RefreshTokenUse';
+/** The storage model of the used-generation records (its form: adapters/types.ts). */
+export { REFRESH_USE_MODEL };
 
 export interface RefreshGraceOptions {
   /** seconds a rotated token stays usable for a retry or a racing refresh; 0: strict single use */
@@ -110,15 +114,21 @@ class GraceRefreshTokens extends DelegatingAdapter {
   readonly #rotations = new Map<object, PendingRotation>();
   #leftovers: NodeJS.Immediate | undefined;
   readonly #request: () => object | undefined;
+  /** the storage's writes take effect when asked for: nothing is held (see the module comment) */
+  readonly #atOnce: boolean;
 
   /** the successors' writes, for the access token of the same request to wait for */
   readonly #successors: SuccessorWrites;
 
-  constructor(inner: Adapter, uses: Adapter, successors: SuccessorWrites, options: RefreshGraceOptions, putRecords?: PutRecords['putRecords']) {
+  constructor(
+    inner: Adapter, uses: Adapter, successors: SuccessorWrites, options: RefreshGraceOptions,
+    storage: { readonly putRecords?: PutRecords['putRecords']; readonly atOnce: boolean },
+  ) {
     super(inner);
     this.#uses = uses;
     this.#successors = successors;
-    this.#putRecords = putRecords;
+    this.#putRecords = storage.putRecords;
+    this.#atOnce = storage.atOnce;
     this.#grace = options.graceSeconds;
     this.#now = options.now ?? epoch;
     this.#onGraceUsed = options.onGraceUsed;
@@ -151,8 +161,8 @@ class GraceRefreshTokens extends DelegatingAdapter {
     if (!payload) return;
     const writes = this.#rotationWrites(id, payload);
     const request = this.#request();
-    // outside a request, or one that already holds a rotation: written now
-    if (payload.grantId === undefined || request === undefined || this.#rotations.has(request)) {
+    // storage that writes at once, outside a request, or one that already holds a rotation: written now
+    if (this.#atOnce || payload.grantId === undefined || request === undefined || this.#rotations.has(request)) {
       await this.#write(writes);
       return;
     }
@@ -243,11 +253,12 @@ class GraceRefreshTokens extends DelegatingAdapter {
 export function withRefreshGrace<F extends AdapterFactory>(factory: F, options: RefreshGraceOptions): F {
   if (options.graceSeconds <= 0) return factory;
   const uses = factory(REFRESH_USE_MODEL);
-  const { putRecords } = factory as Partial<PutRecords>;
-  const put = typeof putRecords === 'function' ? putRecords.bind(factory) : undefined;
+  const { putRecords, writesSynchronously } = factory as Partial<PutRecords & SynchronousWrites>;
+  const storage = { putRecords: typeof putRecords === 'function' ? putRecords.bind(factory) : undefined, atOnce: writesSynchronously === true };
   const successors = new SuccessorWrites();
-  const refreshTokens = decorateModel(factory, 'RefreshToken', (inner) => new GraceRefreshTokens(inner, uses, successors, options, put));
-  return withAccessTokensAfterRefresh(refreshTokens, successors, options.request ?? currentRequest);
+  const refreshTokens = decorateModel(factory, 'RefreshToken', (inner) => new GraceRefreshTokens(inner, uses, successors, options, storage));
+  // with nothing held, no access token has a successor's write to wait for
+  return storage.atOnce ? refreshTokens : withAccessTokensAfterRefresh(refreshTokens, successors, options.request ?? currentRequest);
 }
 
 /**

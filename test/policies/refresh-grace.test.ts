@@ -7,7 +7,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import { StorageUnavailableError } from '../../adapters/types.ts';
-import type { Adapter, AdapterFactory, AdapterPayload, RecordWrite } from '../../adapters/types.ts';
+import type { Adapter, AdapterFactory, AdapterPayload, ClosableAdapterFactory, PutRecords, RecordWrite } from '../../adapters/types.ts';
 import { REFRESH_USE_MODEL, withRefreshGrace } from '../../lib/policies/refresh-grace.ts';
 import { DelegatingAdapter } from '../../lib/storage/model-decorator.ts';
 
@@ -18,9 +18,23 @@ const requests = new AsyncLocalStorage<object>();
 const request = () => requests.getStore();
 const inRequest = <T>(run: () => Promise<T>) => requests.run({}, run);
 
-function setup(grace = GRACE) {
+/**
+ * Storage as a Redis is to the rule: every write a round trip, so a rotation is held back for
+ * its successor's write. The memory adapter without its `writesSynchronously` mark.
+ */
+function withRoundTrips(memory: ReturnType<typeof createMemoryAdapter>): ClosableAdapterFactory & PutRecords {
+  return Object.assign((model: string) => memory(model), { putRecords: memory.putRecords.bind(memory), close: memory.close.bind(memory) });
+}
+
+/** The two kinds of storage the rule meets; its outcome is the same on both. */
+const STORAGES = [
+  ['storage with round trips (Redis)', () => withRoundTrips(createMemoryAdapter())],
+  ['storage that writes at once (memory)', () => createMemoryAdapter()],
+] as const;
+
+function setupOn(grace: number, storage: () => ClosableAdapterFactory & PutRecords) {
   let now = 1_000_000;
-  const inner = createMemoryAdapter();
+  const inner = storage();
   const factory = withRefreshGrace(inner as AdapterFactory, { graceSeconds: grace, now: () => now, request });
   return {
     tokens: factory('RefreshToken'),
@@ -41,6 +55,9 @@ const record = (grantId: string, rotations?: number) => ({
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
+/** The rule on storage with round trips, where a rotation is held for its successor. */
+const setup = (grace = GRACE) => setupOn(grace, STORAGES[0][1]);
+
 /** What oidc-provider's refresh grant does, in one request: read the token, consume it, store its successor. */
 function rotate(tokens: Adapter, id: string, successorId: string): Promise<void> {
   return inRequest(async () => {
@@ -50,7 +67,7 @@ function rotate(tokens: Adapter, id: string, successorId: string): Promise<void>
   });
 }
 
-describe('withRefreshGrace', () => {
+describe('withRefreshGrace on storage with round trips: a rotation waits for its successor', () => {
   it('changes nothing when the grace is 0: the factory is the inner one', () => {
     const inner = createMemoryAdapter();
     expect(withRefreshGrace(inner, { graceSeconds: 0 })).toBe(inner);
@@ -61,23 +78,6 @@ describe('withRefreshGrace', () => {
     await factory('AuthorizationCode').upsert('code', { grantId: 'g' }, 60);
     await factory('AuthorizationCode').consume('code');
     expect((await inner('AuthorizationCode').find('code'))?.consumed).toEqual(expect.any(Number));
-  });
-
-  it('a fresh token is found as stored', async () => {
-    const { tokens } = setup();
-    await tokens.upsert('rt0', record('g1'), 3600);
-    expect(await tokens.find('rt0')).toEqual(record('g1'));
-  });
-
-  it('rotating marks the token and records its generation as used, instead of consuming it', async () => {
-    const { tokens, raw, uses, at } = setup();
-    await tokens.upsert('rt0', record('g1'), 3600);
-    await rotate(tokens, 'rt0', 'rt1');
-    const stored = await raw.find('rt0');
-    expect(stored).toMatchObject({ rotatedAt: at() });
-    expect(stored?.consumed).toBeUndefined();
-    expect(await uses.find('g1:0')).toEqual({ grantId: 'g1', generation: 0 });
-    expect(await raw.find('rt1')).toEqual(record('g1', 1));
   });
 
   it('a rotation is written with its successor, in the same write, not on consume', async () => {
@@ -160,6 +160,65 @@ describe('withRefreshGrace', () => {
       await expect(factory('AccessToken').upsert('at1', { grantId: 'g1' }, 60)).rejects.toThrow(StorageUnavailableError);
     });
     expect(await inner('RefreshToken').find('rt0')).not.toHaveProperty('rotatedAt');
+  });
+});
+
+describe('withRefreshGrace where writes take effect when asked for', () => {
+  const atOnce = STORAGES[1][1];
+
+  it('consume writes the rotation itself: nothing is held for the successor', async () => {
+    const { tokens, raw, uses, at } = setupOn(GRACE, atOnce);
+    await tokens.upsert('rt0', record('g1'), 3600);
+    await inRequest(async () => {
+      await tokens.find('rt0');
+      await tokens.consume('rt0');
+      // before the successor exists, as a held rotation is written after an error
+      expect(await raw.find('rt0')).toMatchObject({ rotatedAt: at() });
+      expect(await uses.find('g1:0')).toEqual({ grantId: 'g1', generation: 0 });
+    });
+  });
+
+  it('a rotation that cannot be written fails its consume, before any successor is stored', async () => {
+    const inner = createMemoryAdapter();
+    const failing = Object.assign((model: string) => inner(model), {
+      writesSynchronously: true as const,
+      putRecords: () => Promise.reject(new StorageUnavailableError('injected: the rotation was not written')),
+    });
+    const tokens = withRefreshGrace(failing as AdapterFactory, { graceSeconds: GRACE, request })('RefreshToken');
+    await tokens.upsert('rt0', record('g1'), 3600);
+    await inRequest(async () => {
+      await tokens.find('rt0');
+      await expect(tokens.consume('rt0')).rejects.toThrow(StorageUnavailableError);
+    });
+    expect(await inner('RefreshToken').find('rt0')).not.toHaveProperty('rotatedAt');
+  });
+
+  it('access tokens are the storage\'s own: no successor\'s write to wait for', () => {
+    const { factory } = setupOn(GRACE, atOnce);
+    expect(factory('AccessToken')).not.toBeInstanceOf(DelegatingAdapter);
+    // where writes take round trips, the access token's save is wrapped to wait
+    expect(setup().factory('AccessToken')).toBeInstanceOf(DelegatingAdapter);
+  });
+});
+
+describe.each(STORAGES)('withRefreshGrace on %s', (_kind, storage) => {
+  const setup = (grace = GRACE) => setupOn(grace, storage);
+
+  it('a fresh token is found as stored', async () => {
+    const { tokens } = setup();
+    await tokens.upsert('rt0', record('g1'), 3600);
+    expect(await tokens.find('rt0')).toEqual(record('g1'));
+  });
+
+  it('rotating marks the token and records its generation as used, instead of consuming it', async () => {
+    const { tokens, raw, uses, at } = setup();
+    await tokens.upsert('rt0', record('g1'), 3600);
+    await rotate(tokens, 'rt0', 'rt1');
+    const stored = await raw.find('rt0');
+    expect(stored).toMatchObject({ rotatedAt: at() });
+    expect(stored?.consumed).toBeUndefined();
+    expect(await uses.find('g1:0')).toEqual({ grantId: 'g1', generation: 0 });
+    expect(await raw.find('rt1')).toEqual(record('g1', 1));
   });
 
   it('consume uses what its own request read, not a racing request\'s later read', async () => {
