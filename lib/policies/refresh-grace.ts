@@ -21,7 +21,8 @@
  *
  * Across instances and on a Redis Cluster this holds because every fact is in storage: the
  * mark on the token and one small record per used generation (`RefreshTokenUse`, keyed by
- * grant and generation, so writing it is idempotent and needs no read-modify-write).
+ * grant and generation, so writing it is idempotent and needs no read-modify-write, and
+ * kept for the grace and a minute: `USE_RECORD_MARGIN_S`).
  *
  * One write per rotation: oidc-provider consumes the token, then stores its successor. The
  * rotation's two records are held back from `consume()` and written with the successor of
@@ -87,6 +88,15 @@ interface RefreshPayload extends AdapterPayload {
 }
 
 const epoch = () => Math.floor(Date.now() / 1000);
+
+/**
+ * How much longer than the grace a use record is kept. It is read only while a token of the
+ * generation before is within its grace, and it is written after that token's rotation, so
+ * it is needed for at most the grace after it is written; the margin covers the clocks of
+ * instances that disagree (README "Clocks"). Kept for the token's lifetime instead (14 days by
+ * default), it was one more key per rotation in Redis for two weeks.
+ */
+export const USE_RECORD_MARGIN_S = 60;
 
 function generationOf(payload: RefreshPayload): number {
   return typeof payload.rotations === 'number' ? payload.rotations : 0;
@@ -204,7 +214,8 @@ class GraceRefreshTokens extends DelegatingAdapter {
     }
     if (payload.grantId !== undefined) {
       const generation = generationOf(payload);
-      writes.push({ model: REFRESH_USE_MODEL, id: useId(payload.grantId, generation), payload: { grantId: payload.grantId, generation }, ...(ttl === undefined ? {} : { expiresIn: ttl }) });
+      const kept = Math.min(ttl ?? Infinity, this.#grace + USE_RECORD_MARGIN_S);
+      writes.push({ model: REFRESH_USE_MODEL, id: useId(payload.grantId, generation), payload: { grantId: payload.grantId, generation }, expiresIn: kept });
     }
     return writes;
   }

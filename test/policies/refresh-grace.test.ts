@@ -8,7 +8,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import { StorageUnavailableError } from '../../adapters/types.ts';
 import type { Adapter, AdapterFactory, AdapterPayload, ClosableAdapterFactory, PutRecords, RecordWrite } from '../../adapters/types.ts';
-import { REFRESH_USE_MODEL, withRefreshGrace } from '../../lib/policies/refresh-grace.ts';
+import { REFRESH_USE_MODEL, USE_RECORD_MARGIN_S, withRefreshGrace } from '../../lib/policies/refresh-grace.ts';
 import { DelegatingAdapter } from '../../lib/storage/model-decorator.ts';
 
 const GRACE = 30;
@@ -124,6 +124,31 @@ describe('withRefreshGrace on storage with round trips: a rotation waits for its
     // a successor stored in another request carries nothing either
     await inRequest(() => tokens.upsert('rt1b', record('g1', 1), 3600));
     expect(batches).toHaveLength(1);
+  });
+
+  it('a use record is kept as long as a retry within the grace can ask for it, not for the token\'s lifetime', async () => {
+    const inner = createMemoryAdapter();
+    const written: RecordWrite[] = [];
+    const recording = Object.assign((model: string) => inner(model), {
+      putRecords: (writes: readonly RecordWrite[]) => {
+        written.push(...writes);
+        return inner.putRecords(writes);
+      },
+    });
+    const now = 1_000_000;
+    const tokens = withRefreshGrace(recording as AdapterFactory, { graceSeconds: GRACE, now: () => now, request })('RefreshToken');
+    // a token with two weeks to live, and one with less than the grace and the margin
+    await tokens.upsert('long', { ...record('g1'), exp: now + 14 * 24 * 3600 }, 3600);
+    await tokens.upsert('short', { ...record('g2'), exp: now + 20 }, 20);
+    await rotate(tokens, 'long', 'long1');
+    await rotate(tokens, 'short', 'short1');
+    const lifetimes = Object.fromEntries(written.map((w) => [`${w.model}:${w.id}`, w.expiresIn]));
+    expect(lifetimes).toEqual({
+      'RefreshToken:long': 14 * 24 * 3600,
+      [`${REFRESH_USE_MODEL}:g1:0`]: GRACE + USE_RECORD_MARGIN_S,
+      'RefreshToken:short': 20,
+      [`${REFRESH_USE_MODEL}:g2:0`]: 20,
+    });
   });
 
   it('a rotation whose successor is not stored in its turn is written on its own at the end of the turn', async () => {
