@@ -102,8 +102,9 @@ class MemoryStore {
   /**
    * grantId → the highest refresh-token generation used: the refresh grace's use records
    * ({@link REFRESH_USE_MODEL}), one entry per grant. As records of their own they were one
-   * new key per rotation in the map of every record, and through HTTP the grace cost a
-   * refresh 8–11% on memory where the target is 3% (bench/findings.ts, GRACE_70546F3).
+   * new key per rotation in the map of every record, kept for the token's lifetime: through
+   * HTTP the grace cost a refresh 8–11% on memory where the target is 3% (bench/README, "The
+   * grace rule's cost without HTTP").
    */
   readonly generations = new Map<string, UsedGeneration>();
 
