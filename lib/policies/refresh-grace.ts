@@ -93,8 +93,9 @@ const epoch = () => Math.floor(Date.now() / 1000);
  * How much longer than the grace a use record is kept. It is read only while a token of the
  * generation before is within its grace, and it is written after that token's rotation, so
  * it is needed for at most the grace after it is written; the margin covers the clocks of
- * instances that disagree (README "Clocks"). Kept for the token's lifetime instead (14 days by
- * default), it was one more key per rotation in Redis for two weeks.
+ * instances that disagree (README "Clocks, and a restart without persistence"). Kept for the
+ * token's lifetime instead (14 days by default), it was one more key per rotation in Redis
+ * for two weeks.
  */
 export const USE_RECORD_MARGIN_S = 60;
 
