@@ -39,18 +39,6 @@ interface UsedGeneration {
   expiresAt: number;
 }
 
-/**
- * A {@link REFRESH_USE_MODEL} record as the refresh grace writes it, split into its grant and
- * generation; `undefined` for any other record of that model, which is kept as records are.
- */
-function useOf(id: string, payload: AdapterPayload): { grantId: string; generation: number } | undefined {
-  const { grantId, generation } = payload as { grantId?: unknown; generation?: unknown };
-  if (typeof grantId !== 'string' || grantId === '' || !Number.isSafeInteger(generation) || (generation as number) < 0) return undefined;
-  // exactly these two members, so that what a read makes of the grant's entry equals the record
-  if (Object.keys(payload).length !== 2 || id !== `${grantId}:${String(generation)}`) return undefined;
-  return { grantId, generation: generation as number };
-}
-
 /** `id` of a {@link REFRESH_USE_MODEL} record split at its last colon, when it ends in a generation. */
 function splitUseId(id: string): { grantId: string; generation: number } | undefined {
   const colon = id.lastIndexOf(':');
@@ -58,6 +46,17 @@ function splitUseId(id: string): { grantId: string; generation: number } | undef
   const generation = Number(id.slice(colon + 1));
   if (!Number.isSafeInteger(generation) || generation < 0 || id.slice(colon + 1) !== String(generation)) return undefined;
   return { grantId: id.slice(0, colon), generation };
+}
+
+/**
+ * A {@link REFRESH_USE_MODEL} record as the refresh grace writes it, split into its grant and
+ * generation; `undefined` for any other record of that model, which is kept as records are.
+ */
+function useOf(id: string, payload: AdapterPayload): { grantId: string; generation: number } | undefined {
+  const use = splitUseId(id);
+  // exactly these two members, so that what a read makes of the grant's entry equals the record
+  if (!use || payload.grantId !== use.grantId || payload.generation !== use.generation || Object.keys(payload).length !== 2) return undefined;
+  return use;
 }
 
 /** The store's key of a model's record (the factory's `putRecords` names records by model too). */
@@ -174,11 +173,28 @@ class MemoryStore {
     }
   }
 
+  /** Writes the record `id` of `model`: a use record of the refresh grace as its grant's highest generation used. */
+  write(model: string, id: string, payload: AdapterPayload, expiresIn: number | undefined): void {
+    if (model === REFRESH_USE_MODEL && this.#putUse(id, payload, expiresIn)) return;
+    this.set(recordKey(model, id), payload, expiresIn);
+  }
+
+  /** A copy of the live record `id` of `model`. */
+  find(model: string, id: string): AdapterPayload | undefined {
+    return (model === REFRESH_USE_MODEL ? this.#findUse(id) : undefined) ?? this.read(recordKey(model, id));
+  }
+
+  /** Deletes the record `id` of `model`. */
+  remove(model: string, id: string): void {
+    if (model === REFRESH_USE_MODEL) this.#dropUse(id);
+    this.delete(recordKey(model, id));
+  }
+
   /**
    * Keeps a use record of the refresh grace as its grant's highest generation used; `false`
    * (nothing kept) when it is not of the form the grace writes.
    */
-  putUse(id: string, payload: AdapterPayload, expiresIn: number | undefined): boolean {
+  #putUse(id: string, payload: AdapterPayload, expiresIn: number | undefined): boolean {
     const use = useOf(id, payload);
     if (!use) return false;
     const expiresAt = typeof expiresIn === 'number' ? Date.now() + expiresIn * 1000 : Infinity;
@@ -193,7 +209,7 @@ class MemoryStore {
   }
 
   /** The use record `id`, made from its grant's highest generation used, if that is at or above it. */
-  findUse(id: string): AdapterPayload | undefined {
+  #findUse(id: string): AdapterPayload | undefined {
     const use = splitUseId(id);
     const kept = use && this.generations.get(use.grantId);
     if (!kept || kept.expiresAt <= Date.now() || kept.generation < use!.generation) return undefined;
@@ -201,7 +217,7 @@ class MemoryStore {
   }
 
   /** Forgets the uses of the grant of `id`: a use deleted is no longer known, and neither are the later ones. */
-  dropUse(id: string): void {
+  #dropUse(id: string): void {
     const use = splitUseId(id);
     if (use) this.generations.delete(use.grantId);
   }
@@ -229,13 +245,10 @@ class MemoryStore {
 class MemoryAdapter implements Adapter, CompareAndSet, ConsumeAndKeep {
   readonly #model: string;
   readonly #store: MemoryStore;
-  /** the refresh grace's use records, kept per grant (see {@link MemoryStore.generations}) */
-  readonly #uses: boolean;
 
   constructor(model: string, store: MemoryStore) {
     this.#model = model;
     this.#store = store;
-    this.#uses = model === REFRESH_USE_MODEL;
   }
 
   #key(id: string): string {
@@ -243,12 +256,11 @@ class MemoryAdapter implements Adapter, CompareAndSet, ConsumeAndKeep {
   }
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
-    if (this.#uses && this.#store.putUse(id, payload, expiresIn)) return;
-    this.#store.set(this.#key(id), payload, expiresIn);
+    this.#store.write(this.#model, id, payload, expiresIn);
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
-    return (this.#uses ? this.#store.findUse(id) : undefined) ?? this.#store.read(this.#key(id));
+    return this.#store.find(this.#model, id);
   }
 
   async findByUid(uid: string): Promise<AdapterPayload | undefined> {
@@ -289,8 +301,7 @@ class MemoryAdapter implements Adapter, CompareAndSet, ConsumeAndKeep {
   }
 
   async destroy(id: string): Promise<void> {
-    if (this.#uses) this.#store.dropUse(id);
-    this.#store.delete(this.#key(id));
+    this.#store.remove(this.#model, id);
   }
 
   async compareAndSet(id: string, expected: AdapterPayload | undefined, next: AdapterPayload | undefined, expiresIn?: number): Promise<boolean> {
@@ -329,15 +340,9 @@ export function createMemoryAdapter(options: MemoryAdapterOptions = {}): Closabl
      */
     putRecords(writes: readonly RecordWrite[]): Promise<void> {
       for (const { model, id, payload, expiresIn } of writes) {
-        const key = recordKey(model, id);
-        const uses = model === REFRESH_USE_MODEL;
         // already expired: a deletion, as the Redis adapter writes it
-        if (typeof expiresIn === 'number' && expiresIn < 1) {
-          if (uses) store.dropUse(id);
-          store.delete(key);
-        } else if (!uses || !store.putUse(id, payload, expiresIn)) {
-          store.set(key, payload, expiresIn);
-        }
+        if (typeof expiresIn === 'number' && expiresIn < 1) store.remove(model, id);
+        else store.write(model, id, payload, expiresIn);
       }
       return Promise.resolve();
     },

@@ -90,9 +90,15 @@ describe('memory adapter: deleted keys', () => {
  */
 describe('memory adapter: the refresh grace\'s use records', () => {
   const use = (grantId: string, generation: number) => ({ grantId, generation });
+  let factory: ReturnType<typeof createMemoryAdapter>;
+
+  beforeEach(() => {
+    factory = createMemoryAdapter();
+  });
+
+  afterEach(() => factory.close());
 
   it('are kept as one entry per grant, never as a record per rotation', async () => {
-    const factory = createMemoryAdapter();
     const added = jest.spyOn(Map.prototype, 'set');
     try {
       for (let generation = 0; generation < 50; generation += 1) {
@@ -108,65 +114,49 @@ describe('memory adapter: the refresh grace\'s use records', () => {
       expect(keys.filter((k) => k === 'g1')).toHaveLength(1);
     } finally {
       added.mockRestore();
-      await factory.close();
     }
   });
 
   it('answer for every generation at or below the highest used, and for no other grant', async () => {
-    const factory = createMemoryAdapter();
-    try {
-      const uses = factory(REFRESH_USE_MODEL);
-      await uses.upsert('g1:3', use('g1', 3), 60);
-      // a lower generation written late (racing rotations) does not lower it
-      await uses.upsert('g1:1', use('g1', 1), 60);
-      for (const generation of [0, 1, 2, 3]) expect(await uses.find(`g1:${String(generation)}`)).toEqual(use('g1', generation));
-      expect(await uses.find('g1:4')).toBeUndefined();
-      expect(await uses.find('g2:0')).toBeUndefined();
-      expect(await uses.find('g1:03')).toBeUndefined();
-      expect(await uses.find('g1:-1')).toBeUndefined();
-    } finally {
-      await factory.close();
-    }
+    const uses = factory(REFRESH_USE_MODEL);
+    await uses.upsert('g1:3', use('g1', 3), 60);
+    // a lower generation written late (racing rotations) does not lower it
+    await uses.upsert('g1:1', use('g1', 1), 60);
+    for (const generation of [0, 1, 2, 3]) expect(await uses.find(`g1:${String(generation)}`)).toEqual(use('g1', generation));
+    expect(await uses.find('g1:4')).toBeUndefined();
+    expect(await uses.find('g2:0')).toBeUndefined();
+    expect(await uses.find('g1:03')).toBeUndefined();
+    expect(await uses.find('g1:-1')).toBeUndefined();
   });
 
   it('expire with the latest lifetime written, and are forgotten by a deletion', async () => {
-    const factory = createMemoryAdapter();
-    try {
-      const uses = factory(REFRESH_USE_MODEL);
-      await uses.upsert('g1:0', use('g1', 0), 1);
-      await uses.upsert('g2:0', use('g2', 0), 1);
-      await uses.upsert('g2:1', use('g2', 1), 60);
-      await uses.upsert('g3:0', use('g3', 0), 60);
-      await sleep(1_100);
-      expect(await uses.find('g1:0')).toBeUndefined();
-      expect(await uses.find('g2:1')).toEqual(use('g2', 1));
-      // a grant whose uses expired starts again from what is written next
-      await uses.upsert('g1:0', use('g1', 0), 60);
-      expect(await uses.find('g1:0')).toEqual(use('g1', 0));
-      await uses.destroy('g3:0');
-      expect(await uses.find('g3:0')).toBeUndefined();
-      await factory.putRecords([{ model: REFRESH_USE_MODEL, id: 'g2:1', payload: use('g2', 1), expiresIn: 0 }]);
-      expect(await uses.find('g2:1')).toBeUndefined();
-    } finally {
-      await factory.close();
-    }
+    const uses = factory(REFRESH_USE_MODEL);
+    await uses.upsert('g1:0', use('g1', 0), 1);
+    await uses.upsert('g2:0', use('g2', 0), 1);
+    await uses.upsert('g2:1', use('g2', 1), 60);
+    await uses.upsert('g3:0', use('g3', 0), 60);
+    await sleep(1_100);
+    expect(await uses.find('g1:0')).toBeUndefined();
+    expect(await uses.find('g2:1')).toEqual(use('g2', 1));
+    // a grant whose uses expired starts again from what is written next
+    await uses.upsert('g1:0', use('g1', 0), 60);
+    expect(await uses.find('g1:0')).toEqual(use('g1', 0));
+    await uses.destroy('g3:0');
+    expect(await uses.find('g3:0')).toBeUndefined();
+    await factory.putRecords([{ model: REFRESH_USE_MODEL, id: 'g2:1', payload: use('g2', 1), expiresIn: 0 }]);
+    expect(await uses.find('g2:1')).toBeUndefined();
   });
 
   it('a record of that model not in the grace\'s form is kept as any record', async () => {
-    const factory = createMemoryAdapter();
-    try {
-      const uses = factory(REFRESH_USE_MODEL);
-      const odd = [
-        ['x', { generation: 1 }],
-        ['g1:2', { grantId: 'g1', generation: 1 }],
-        ['g1:1', { grantId: 'g1', generation: 1, jti: 'x' }],
-        ['g4:1.5', { grantId: 'g4', generation: 1.5 }],
-      ] as const;
-      for (const [id, payload] of odd) await uses.upsert(id, { ...payload }, 60);
-      for (const [id, payload] of odd) expect(await uses.find(id)).toEqual(payload);
-      expect(await uses.find('g1:0')).toBeUndefined();
-    } finally {
-      await factory.close();
-    }
+    const uses = factory(REFRESH_USE_MODEL);
+    const odd = [
+      ['x', { generation: 1 }],
+      ['g1:2', { grantId: 'g1', generation: 1 }],
+      ['g1:1', { grantId: 'g1', generation: 1, jti: 'x' }],
+      ['g4:1.5', { grantId: 'g4', generation: 1.5 }],
+    ] as const;
+    for (const [id, payload] of odd) await uses.upsert(id, { ...payload }, 60);
+    for (const [id, payload] of odd) expect(await uses.find(id)).toEqual(payload);
+    expect(await uses.find('g1:0')).toBeUndefined();
   });
 });
