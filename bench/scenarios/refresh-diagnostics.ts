@@ -5,23 +5,17 @@
  * `events: false`, in the same run and on the same storage. The workload is the `refresh`
  * scenario's rotation chains.
  */
-import type { Scenario } from '../lib/types.ts';
+import { featureCostScenario } from '../lib/feature-cost.ts';
 import { ours, oursNoDiagnostics } from '../servers/ours.ts';
-import { REFRESH_METHOD, refreshWorkload } from './refresh.ts';
+import refresh from './refresh.ts';
 
-const scenario: Scenario = {
+export default featureCostScenario({
   id: 'refresh-diagnostics',
   title: 'Refresh grant, diagnostics on vs events: false',
-  unit: 'req/s',
   order: 32,
   ours,
-  baselines: [oursNoDiagnostics],
-  usesStorage: true,
-  processesPerSide: 2,
-  targets: [{ kind: 'ratio', min: 0.97, against: oursNoDiagnostics.id }],
-  method: `${REFRESH_METHOD} Both sides are ours (the demo host); the baseline is started with events: false, `
-    + 'so the ratio is what events, the trace and metrics cost a refresh (target: ≤ 3%).',
-  prepare: async (server) => refreshWorkload(server),
-};
-
-export default scenario;
+  baseline: oursNoDiagnostics,
+  off: 'events: false',
+  priced: 'events, the trace and metrics cost a refresh',
+  workload: refresh,
+});

@@ -9,23 +9,17 @@
  * record) and writes a `RefreshTokenUse` record for its generation, where strict single use
  * only consumes it; the rare paths (a rotated token presented again) are not exercised here.
  */
-import type { Scenario } from '../lib/types.ts';
+import { featureCostScenario } from '../lib/feature-cost.ts';
 import { ours, oursNoGrace } from '../servers/ours.ts';
-import { REFRESH_METHOD, refreshWorkload } from './refresh.ts';
+import refresh from './refresh.ts';
 
-const scenario: Scenario = {
+export default featureCostScenario({
   id: 'refresh-grace',
   title: 'Refresh grant, grace on (30 s) vs refreshTokenGrace: 0',
-  unit: 'req/s',
   order: 31,
   ours,
-  baselines: [oursNoGrace],
-  usesStorage: true,
-  processesPerSide: 2,
-  targets: [{ kind: 'ratio', min: 0.97, against: oursNoGrace.id }],
-  method: `${REFRESH_METHOD} Both sides are ours (the demo host); the baseline is started with refreshTokenGrace: 0, `
-    + 'so the ratio is what the grace wrapper costs a refresh (target: ≤ 3%).',
-  prepare: async (server) => refreshWorkload(server),
-};
-
-export default scenario;
+  baseline: oursNoGrace,
+  off: 'refreshTokenGrace: 0',
+  priced: 'the grace wrapper costs a refresh',
+  workload: refresh,
+});

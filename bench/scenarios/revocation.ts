@@ -8,7 +8,7 @@
  */
 import { form, httpWorkload } from '../load/autocannon.ts';
 import { memberTokens } from '../lib/token-pool.ts';
-import type { RunningServer, Scenario, Workload } from '../lib/types.ts';
+import type { Scenario } from '../lib/types.ts';
 import { bareProvider } from '../servers/bare-provider.ts';
 import { ours } from '../servers/ours.ts';
 
@@ -24,51 +24,6 @@ const FLOOR_PER_S = 4_000;
 const HEADROOM = 2;
 const SLACK_S = 1;
 
-export const REVOCATION_METHOD = 'POST /api/oauth/revoke token=<access token>, token_type_hint=access_token, client_id=demo-member-app. '
-  + 'Every request revokes a different live token, minted before the run through the provider\'s AccessToken model '
-  + 'from a real token (bench/servers/mint.ts). Errors: non-200, or a request sent after the pool ran out.';
-
-/** Each connection revokes a different live token per request, from a pool minted before every run. */
-export async function revocationWorkload(server: RunningServer): Promise<Workload> {
-  const [template] = await memberTokens(server, 1);
-  let pool: string[] = [];
-  // the fastest rate seen in a run so far: a slow warm-up must not starve the runs after it
-  let perSecond = 0;
-  let sent = 0;
-  let firstAt = 0;
-  let lastAt = 0;
-  return httpWorkload({
-    origin: server.origin,
-    async beforeRun({ durationS }) {
-      if (sent > 1 && lastAt > firstAt) perSecond = Math.max(perSecond, sent / ((lastAt - firstAt) / 1000));
-      const rate = Math.max(perSecond * HEADROOM, FLOOR_PER_S);
-      pool = await server.command<string[]>('mintAccessTokens', {
-        template: template!.access_token, count: Math.ceil(rate * (durationS + SLACK_S)),
-      });
-      sent = 0;
-      firstAt = 0;
-    },
-    connection() {
-      let fresh = true;
-      return [{
-        ...form({}),
-        path: '/api/oauth/revoke',
-        setup(request) {
-          const token = pool.pop();
-          fresh = token !== undefined;
-          lastAt = performance.now();
-          if (sent++ === 0) firstAt = lastAt;
-          return {
-            ...request,
-            body: new URLSearchParams({ token: token ?? 'pool-exhausted', token_type_hint: 'access_token', client_id: 'demo-member-app' }).toString(),
-          };
-        },
-        verify: () => fresh,
-      }];
-    },
-  });
-}
-
 const scenario: Scenario = {
   id: 'revocation',
   title: 'Revocation',
@@ -78,8 +33,48 @@ const scenario: Scenario = {
   baselines: [bareProvider],
   usesStorage: true,
   targets: [{ kind: 'ratio', min: 0.9 }],
-  method: REVOCATION_METHOD,
-  prepare: async (server) => revocationWorkload(server),
+  method: 'POST /api/oauth/revoke token=<access token>, token_type_hint=access_token, client_id=demo-member-app. '
+    + 'Every request revokes a different live token, minted before the run through the provider\'s AccessToken model '
+    + 'from a real token (bench/servers/mint.ts). Errors: non-200, or a request sent after the pool ran out.',
+  async prepare(server) {
+    const [template] = await memberTokens(server, 1);
+    let pool: string[] = [];
+    // the fastest rate seen in a run so far: a slow warm-up must not starve the runs after it
+    let perSecond = 0;
+    let sent = 0;
+    let firstAt = 0;
+    let lastAt = 0;
+    return httpWorkload({
+      origin: server.origin,
+      async beforeRun({ durationS }) {
+        if (sent > 1 && lastAt > firstAt) perSecond = Math.max(perSecond, sent / ((lastAt - firstAt) / 1000));
+        const rate = Math.max(perSecond * HEADROOM, FLOOR_PER_S);
+        pool = await server.command<string[]>('mintAccessTokens', {
+          template: template!.access_token, count: Math.ceil(rate * (durationS + SLACK_S)),
+        });
+        sent = 0;
+        firstAt = 0;
+      },
+      connection() {
+        let fresh = true;
+        return [{
+          ...form({}),
+          path: '/api/oauth/revoke',
+          setup(request) {
+            const token = pool.pop();
+            fresh = token !== undefined;
+            lastAt = performance.now();
+            if (sent++ === 0) firstAt = lastAt;
+            return {
+              ...request,
+              body: new URLSearchParams({ token: token ?? 'pool-exhausted', token_type_hint: 'access_token', client_id: 'demo-member-app' }).toString(),
+            };
+          },
+          verify: () => fresh,
+        }];
+      },
+    });
+  },
 };
 
 export default scenario;
