@@ -689,20 +689,26 @@ class RedisStore {
    * turn in one script (upsertRecord), so a refresh's rotation and its successor are one
    * command; on a Cluster one SET per record.
    */
-  async putRecords(writes: readonly RecordWrite[]): Promise<void> {
+  putRecords(writes: readonly RecordWrite[]): Promise<void> {
+    // not an async function: a revocation asks for one record (lib/events/revoked-tokens.ts),
+    // and its write's own promise is answered without an async frame or a Promise.all
     const writing: Promise<void>[] = [];
     const sets: Command[] = [];
-    for (const write of writes) {
-      const ttl = ttlOf(write.expiresIn);
-      const key = this.recordKey(write.model, write.id);
-      this.forget(key);
-      // already expired: written as a deletion, as upsert does
-      if (ttl !== undefined && ttl < 1) writing.push(this.run([['del', key]]));
-      else if (this.isCluster) sets.push(withTtl(['set', key, JSON.stringify(write.payload)], ttl));
-      else writing.push(this.upsertRecord([key], [JSON.stringify(write.payload), ttl ?? '', write.id, '0']));
+    try {
+      for (const write of writes) {
+        const ttl = ttlOf(write.expiresIn);
+        const key = this.recordKey(write.model, write.id);
+        this.forget(key);
+        // already expired: written as a deletion, as upsert does
+        if (ttl !== undefined && ttl < 1) writing.push(this.run([['del', key]]));
+        else if (this.isCluster) sets.push(withTtl(['set', key, JSON.stringify(write.payload)], ttl));
+        else writing.push(this.upsertRecord([key], [JSON.stringify(write.payload), ttl ?? '', write.id, '0']));
+      }
+    } catch (error) {
+      return Promise.reject(error);
     }
     if (sets.length > 0) writing.push(this.run(sets));
-    await Promise.all(writing);
+    return writing.length === 1 ? writing[0]! : Promise.all(writing).then(() => undefined);
   }
 
   /**
