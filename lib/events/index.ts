@@ -64,7 +64,9 @@ export interface DiagnosticsSetup {
 
 export function createDiagnostics({ options, adapter, logger, served }: DiagnosticsDeps): DiagnosticsSetup {
   const hub = new EventHub(logger);
-  const metrics = options.metrics ? new MetricsRecorder(options.metrics.meterProvider) : undefined;
+  // on the API's no-op meter every point would be dropped: no sink, no error listeners, no timing
+  const recorder = options.metrics ? new MetricsRecorder(options.metrics.meterProvider) : undefined;
+  const metrics = recorder?.recording ? recorder : undefined;
   const trace = options.trace
     ? new TraceRecorder({ store: new ClientTraceStore({ adapter, ...options.trace }), entries: options.trace.entries, logger })
     : undefined;
@@ -72,14 +74,13 @@ export function createDiagnostics({ options, adapter, logger, served }: Diagnost
   const diagnostics = new Diagnostics({ enabled: options.events, hub, sinks, logger });
   const revokedTokens = options.events ? new RevokedTokens(adapter) : undefined;
   const endpointOf = createEndpointLabeler(served);
-  const timing = metrics?.timing === true ? metrics : undefined;
 
   function observe(ctx: Parameters<Middleware>[0], next: Parameters<Middleware>[1], middleware: Middleware): Promise<unknown> {
     if (!diagnostics.bindRequest(ctx.req, ctx.res)) return Promise.resolve(middleware(ctx, next));
-    const endpoint = timing && endpointOf(ctx.path);
+    const endpoint = metrics && endpointOf(ctx.path);
     if (!endpoint) return Promise.resolve(middleware(ctx, next));
     const start = performance.now();
-    const done = (status: number) => timing!.requestDone(endpoint, ctx.method, status, (performance.now() - start) / 1000);
+    const done = (status: number) => metrics!.requestDone(endpoint, ctx.method, status, (performance.now() - start) / 1000);
     return Promise.resolve(middleware(ctx, next)).then(
       (value) => { done(ctx.res.statusCode); return value; },
       (error: unknown) => { done(500); throw error; },

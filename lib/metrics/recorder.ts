@@ -21,14 +21,18 @@ const NONE = Object.freeze({});
 export class MetricsRecorder implements EventSink {
   readonly #instruments: Instruments;
   readonly #attributes = new AttributeCache();
-  /** false when no SDK is installed: the API's no-op meter, so requests are not timed at all */
-  readonly timing: boolean;
+  /**
+   * false on the API's no-op meter (no SDK installed when the instance was created; its
+   * meters stay no-op, README "Metrics"): nothing would be recorded, so the diagnostics leave
+   * this recorder out altogether, and requests are not timed (lib/events/index.ts)
+   */
+  readonly recording: boolean;
 
   constructor(meterProvider: MeterProvider = metrics.getMeterProvider(), version?: string) {
     const meter = meterProvider.getMeter(METER_NAME, version);
     this.#instruments = createInstruments(meter);
     // the API's no-op instruments are singletons: the same object means nothing would be recorded
-    this.timing = this.#instruments.requestDuration !== createNoopMeter().createHistogram(METRICS.requestDuration.name);
+    this.recording = this.#instruments.requestDuration !== createNoopMeter().createHistogram(METRICS.requestDuration.name);
   }
 
   record(event: PlatformAuthEvent): void {

@@ -6,12 +6,14 @@
  * throws breaks nothing; `events: false` builds nothing; a member client's trace is its
  * site's only.
  */
+import { jest } from '@jest/globals';
 import * as oidc from 'openid-client';
 
 import { createAccountStore } from '../../examples/host/seed.ts';
 import { MemberClientError } from '../../lib/index.ts';
 import type { AccountStore, PlatformAuthEvent } from '../../lib/index.ts';
 import { METRICS } from '../../lib/metrics/instruments.ts';
+import { MetricsRecorder } from '../../lib/metrics/recorder.ts';
 import { Browser, signIn } from '../support/browser.ts';
 import type { SignInOptions } from '../support/browser.ts';
 import { ADMIN, MEMBER, STUDENT, operator } from '../support/flows.ts';
@@ -285,6 +287,37 @@ it('builds no event with events: false, and still gives requests an id', async (
     expect(await quiet.auth.clientTrace(MEMBER.clientId)).toEqual([]);
   } finally {
     await quiet.stop();
+  }
+});
+
+it('leaves the metrics out on the API\'s no-op meter (no SDK), and still emits the event', async () => {
+  // no `metrics.meterProvider` and no global SDK in this process: every point would be dropped
+  const plain = await startApp();
+  const recorded = jest.spyOn(MetricsRecorder.prototype, 'record');
+  const errors = jest.spyOn(MetricsRecorder.prototype, 'error');
+  const timed = jest.spyOn(MetricsRecorder.prototype, 'requestDone');
+  try {
+    const heard: PlatformAuthEvent[] = [];
+    plain.auth.events.on('access.refused', (e) => { heard.push(e); });
+    const res = await realFetch(`${plain.baseUrl}/mcp`, {
+      method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer nope' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    });
+    expect(res.status).toBe(401);
+    const revoked = await realFetch(`${plain.baseUrl}/api/oauth/revoke`, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: 'not-a-token', client_id: MEMBER.clientId }).toString(),
+    });
+    expect(revoked.status).toBe(200);
+    expect(heard).toHaveLength(1);
+    expect(recorded).not.toHaveBeenCalled();
+    expect(errors).not.toHaveBeenCalled();
+    expect(timed).not.toHaveBeenCalled();
+  } finally {
+    recorded.mockRestore();
+    errors.mockRestore();
+    timed.mockRestore();
+    await plain.stop();
   }
 });
 

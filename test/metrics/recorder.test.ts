@@ -67,7 +67,7 @@ it('never puts a client id, an account id, a site or a request id in an attribut
 });
 
 it('times requests into the duration histogram, in seconds', async () => {
-  expect(recorder.timing).toBe(true);
+  expect(recorder.recording).toBe(true);
   recorder.requestDone('mcp', 'POST', 200, 0.004);
   recorder.requestDone('mcp', 'POST', 200, 0.006);
   const [point] = (await sdk.collect()).filter((p) => p.name === METRICS.requestDuration.name);
@@ -81,7 +81,7 @@ it('times requests into the duration histogram, in seconds', async () => {
 
 it('does not time anything on the API\'s no-op meter (no SDK installed)', () => {
   const noop: MeterProvider = { getMeter: () => createNoopMeter() };
-  expect(new MetricsRecorder(noop).timing).toBe(false);
+  expect(new MetricsRecorder(noop).recording).toBe(false);
   // the global provider, with no SDK registered in this process
-  expect(new MetricsRecorder(metrics.getMeterProvider()).timing).toBe(false);
+  expect(new MetricsRecorder(metrics.getMeterProvider()).recording).toBe(false);
 });
