@@ -4,7 +4,7 @@
  * ±10–30% on a busy or throttled machine (bench/README, "Instructions instead of seconds").
  *
  *   node bench/instructions.ts revocation|introspection|refresh|login [--servers ours,oidc-provider]
- *     [--adapter redis|memory] [--count N] [--warm N] [--repeat N]
+ *     [--adapter redis|memory] [--count N] [--warm N] [--repeat N] [--measure instructions|promises]
  *
  * Each server runs alone in a child under callgrind with instrumentation off; after `--warm`
  * units (the JIT settles), it is switched on for `--count` units, off again, and the count
@@ -14,6 +14,12 @@
  * servers with the same such work, or read it as an upper bound.
  *
  * Needs valgrind (`apt-get install -y valgrind`); not run by `npm test` or CI.
+ *
+ * `--measure promises` counts instead the promises the server creates per unit, with an async
+ * hook loaded into the child (./lib/promise-count.ts), at full speed and without valgrind, in
+ * seconds rather than minutes: the same number for the same code, which under oidc-provider's
+ * AsyncLocalStorage is a large share of what a layer costs a cheap request (bench/README,
+ * "Instructions instead of seconds").
  *
  * @module
  */
@@ -38,6 +44,8 @@ import { ours, oursNoDiagnostics, oursNoGrace, oursNoThrottle } from './servers/
 
 const SERVERS: readonly ServerTarget[] = [ours, bareProvider, oursNoGrace, oursNoThrottle, oursNoDiagnostics];
 const CONNECTIONS = 10;
+/** loaded into each server child with `--import` for `--measure promises` */
+const PROMISE_COUNT_MODULE = new URL('./lib/promise-count.ts', import.meta.url).href;
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 /**
@@ -139,7 +147,7 @@ const DRIVERS: Readonly<Record<string, Driver>> = {
 };
 
 const USAGE = `usage: node bench/instructions.ts ${Object.keys(DRIVERS).join('|')} [--servers ${SERVERS.map((s) => s.id).join(',')}]
-  [--adapter redis|memory] [--count N] [--warm N] [--repeat N]`;
+  [--adapter redis|memory] [--count N] [--warm N] [--repeat N] [--measure instructions|promises]`;
 
 /** The instructions callgrind counted while instrumentation was on, from the dumps of `pid`. */
 function countedInstructions(dir: string, pid: number): number {
@@ -160,23 +168,26 @@ async function main(): Promise<number> {
       count: { type: 'string' },
       warm: { type: 'string' },
       repeat: { type: 'string', default: '1' },
+      measure: { type: 'string', default: 'instructions' },
     },
   });
   const driver = DRIVERS[positionals[0] ?? ''];
   const targets = values.servers.split(',').map((id) => SERVERS.find((s) => s.id === id));
   const adapter = values.adapter as AdapterKind;
   const [count, warm, repeat] = [values.count ?? driver?.count, values.warm ?? driver?.warm, values.repeat].map(Number);
-  if (!driver || targets.some((t) => !t) || !['redis', 'memory'].includes(adapter)
+  const promises = values.measure === 'promises';
+  if (!driver || targets.some((t) => !t) || !['redis', 'memory'].includes(adapter) || !['instructions', 'promises'].includes(values.measure)
     || ![count, warm, repeat].every((n) => Number.isInteger(n) && n! > 0)) {
     console.error(USAGE);
     return 2;
   }
   try {
-    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
+    if (!promises) execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
   } catch {
     console.error('valgrind is not installed (apt-get install -y valgrind)');
     return 2;
   }
+  const what = promises ? 'promises' : 'instructions';
 
   const dir = mkdtempSync(join(tmpdir(), 'platform-auth-callgrind-'));
   const redis = adapter === 'redis' ? await startRedis({ forceSpawn: true }) : undefined;
@@ -188,21 +199,30 @@ async function main(): Promise<number> {
       for (const target of targets as ServerTarget[]) {
         const server = await spawnServer({
           target, storage: adapter, redisUrl: redis?.url, keyPrefix: `instructions:${round}:${target.id}:`, jwks, cookieKeys,
-          // instrumentation off until the JIT has settled; every thread counted together
-          wrapper: { command: 'valgrind', args: ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', `--callgrind-out-file=${dir}/callgrind.%p.out`] },
+          ...promises
+            ? { nodeFlags: ['--import', PROMISE_COUNT_MODULE] }
+            // instrumentation off until the JIT has settled; every thread counted together
+            : { wrapper: { command: 'valgrind', args: ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', `--callgrind-out-file=${dir}/callgrind.%p.out`] } },
         });
         const agent = createAgent(CONNECTIONS);
         try {
           const batch = await driver.prepare(server, agent);
           await (await batch(warm!))();
           const measured = await batch(count!);
-          execFileSync('callgrind_control', ['--instr=on', String(server.pid)], { stdio: 'ignore' });
-          await measured();
-          execFileSync('callgrind_control', ['--instr=off', String(server.pid)], { stdio: 'ignore' });
-          execFileSync('callgrind_control', ['--dump', String(server.pid)], { stdio: 'ignore' });
-          const perUnit = countedInstructions(dir, server.pid) / count!;
+          let perUnit: number;
+          if (promises) {
+            const before = await server.promisesCreated();
+            await measured();
+            perUnit = (await server.promisesCreated() - before) / count!;
+          } else {
+            execFileSync('callgrind_control', ['--instr=on', String(server.pid)], { stdio: 'ignore' });
+            await measured();
+            execFileSync('callgrind_control', ['--instr=off', String(server.pid)], { stdio: 'ignore' });
+            execFileSync('callgrind_control', ['--dump', String(server.pid)], { stdio: 'ignore' });
+            perUnit = countedInstructions(dir, server.pid) / count! / 1000;
+          }
           counted.set(target.id, [...counted.get(target.id) ?? [], perUnit]);
-          console.log(`${target.id.padEnd(20)} ${(perUnit / 1000).toFixed(1).padStart(9)}k instructions per ${driver.unit} (${count} after ${warm}, ${adapter})`);
+          console.log(`${target.id.padEnd(20)} ${perUnit.toFixed(1).padStart(9)}${promises ? '' : 'k'} ${what} per ${driver.unit} (${count} after ${warm}, ${adapter})`);
         } finally {
           agent.destroy();
           await server.stop();
@@ -218,7 +238,7 @@ async function main(): Promise<number> {
   for (const other of others) {
     // in the bench's sense (a work ratio, as a throughput ratio): above 1, the first server does less work
     const ratio = median(counted.get(other.id)!) / median(counted.get(first!.id)!);
-    console.log(`${first!.id}/${other.id}: ${ratio.toFixed(3)} (${other.id}'s instructions over ${first!.id}'s, medians of ${repeat})`);
+    console.log(`${first!.id}/${other.id}: ${ratio.toFixed(3)} (${other.id}'s ${what} over ${first!.id}'s, medians of ${repeat})`);
   }
   return 0;
 }

@@ -43,4 +43,10 @@ export type ChildMessage =
   | { readonly type: 'reply'; readonly id: number; readonly ok: false; readonly error: string };
 
 /** Calls every child answers besides the server's own `commands`. */
-export const BUILTIN_CALLS = { stats: '$stats', cpu: '$cpu', stop: '$stop' } as const;
+export const BUILTIN_CALLS = { stats: '$stats', cpu: '$cpu', stop: '$stop', promises: '$promises' } as const;
+
+/**
+ * Where ./promise-count.ts, when a child is started with it (`--import`), leaves the reader of
+ * the promises created so far, for the `$promises` call.
+ */
+export const PROMISE_COUNTER = Symbol.for('platform-auth.bench.promisesCreated');

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import { createRedisAdapter } from '../../adapters/redis.ts';
 import type { ClosableAdapterFactory } from '../../adapters/types.ts';
-import { BUILTIN_CALLS } from './protocol.ts';
+import { BUILTIN_CALLS, PROMISE_COUNTER } from './protocol.ts';
 import type { ChildMessage, ChildSpec, ParentMessage, ServerStats } from './protocol.ts';
 import type { BuildServer, BuiltServer, ServerEnv } from './types.ts';
 
@@ -99,6 +99,10 @@ async function start(spec: ChildSpec): Promise<void> {
         // no GC here: taken right before and after each measured run
         value = cpuUs();
         windows.push([statsAt, monotonicUs()]);
+      } else if (message.name === BUILTIN_CALLS.promises) {
+        const read = (globalThis as Record<symbol, unknown>)[PROMISE_COUNTER];
+        if (typeof read !== 'function') throw new Error('promises are counted only in a child started with --import bench/lib/promise-count.ts');
+        value = read();
       } else if (message.name === BUILTIN_CALLS.stop) {
         await stop();
         if (profileWindows) writeFileSync(profileWindows, JSON.stringify({ windows }));

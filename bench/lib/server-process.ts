@@ -24,6 +24,8 @@ export interface ServerProcess extends RunningServer {
   stats(): Promise<ServerStats>;
   /** CPU time the server process has used, in microseconds */
   cpuUs(): Promise<number>;
+  /** promises the child has created so far; only in a child started with `--import` ./promise-count.ts */
+  promisesCreated(): Promise<number>;
   /** stops the server and waits for the process to exit */
   stop(): Promise<void>;
 }
@@ -130,6 +132,7 @@ export async function spawnServer(options: SpawnOptions): Promise<ServerProcess>
     command: call,
     stats: () => call<ServerStats>(BUILTIN_CALLS.stats),
     cpuUs: () => call<number>(BUILTIN_CALLS.cpu),
+    promisesCreated: () => call<number>(BUILTIN_CALLS.promises),
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         await call(BUILTIN_CALLS.stop).catch(() => {});
