@@ -34,7 +34,7 @@ import { parseArgs } from 'node:util';
 import { startRedis } from '../test/support/redis-server.ts';
 import { memberTokens } from './lib/token-pool.ts';
 import { spawnServer } from './lib/server-process.ts';
-import type { ServerProcess } from './lib/server-process.ts';
+import type { ServerProcess, SpawnOptions } from './lib/server-process.ts';
 import { signingKeys } from './lib/signing-keys.ts';
 import type { AdapterKind, ServerTarget } from './lib/types.ts';
 import { createAgent, send } from './load/http-client.ts';
@@ -159,6 +159,50 @@ function countedInstructions(dir: string, pid: number): number {
   return total;
 }
 
+/** What is counted per unit, and how a server child is started and read for it. */
+interface Measure {
+  /** the word of the output: `instructions`, `promises` */
+  readonly what: string;
+  /** printed after the figure: thousands for instructions */
+  readonly scale: 'k' | '';
+  readonly spawn: Pick<SpawnOptions, 'wrapper' | 'nodeFlags'>;
+  /** what `server` counted while `run` ran, in units of `scale` */
+  count(server: ServerProcess, run: () => Promise<void>): Promise<number>;
+  close(): void;
+}
+
+/** valgrind's callgrind, instrumentation off until the JIT has settled; every thread counted together. */
+function instructionMeasure(): Measure {
+  const dir = mkdtempSync(join(tmpdir(), 'platform-auth-callgrind-'));
+  const control = (server: ServerProcess, ...args: string[]) => execFileSync('callgrind_control', [...args, String(server.pid)], { stdio: 'ignore' });
+  return {
+    what: 'instructions',
+    scale: 'k',
+    spawn: { wrapper: { command: 'valgrind', args: ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', `--callgrind-out-file=${dir}/callgrind.%p.out`] } },
+    async count(server, run) {
+      control(server, '--instr=on');
+      await run();
+      control(server, '--instr=off');
+      control(server, '--dump');
+      return countedInstructions(dir, server.pid) / 1000;
+    },
+    close: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** The promises the child creates (./lib/promise-count.ts, loaded with `--import`). */
+const promiseMeasure: Measure = {
+  what: 'promises',
+  scale: '',
+  spawn: { nodeFlags: ['--import', PROMISE_COUNT_MODULE] },
+  async count(server, run) {
+    const before = await server.promisesCreated();
+    await run();
+    return await server.promisesCreated() - before;
+  },
+  close() {},
+};
+
 async function main(): Promise<number> {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
@@ -175,21 +219,19 @@ async function main(): Promise<number> {
   const targets = values.servers.split(',').map((id) => SERVERS.find((s) => s.id === id));
   const adapter = values.adapter as AdapterKind;
   const [count, warm, repeat] = [values.count ?? driver?.count, values.warm ?? driver?.warm, values.repeat].map(Number);
-  const promises = values.measure === 'promises';
   if (!driver || targets.some((t) => !t) || !['redis', 'memory'].includes(adapter) || !['instructions', 'promises'].includes(values.measure)
     || ![count, warm, repeat].every((n) => Number.isInteger(n) && n! > 0)) {
     console.error(USAGE);
     return 2;
   }
   try {
-    if (!promises) execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
+    if (values.measure === 'instructions') execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
   } catch {
     console.error('valgrind is not installed (apt-get install -y valgrind)');
     return 2;
   }
-  const what = promises ? 'promises' : 'instructions';
+  const measure = values.measure === 'promises' ? promiseMeasure : instructionMeasure();
 
-  const dir = mkdtempSync(join(tmpdir(), 'platform-auth-callgrind-'));
   const redis = adapter === 'redis' ? await startRedis({ forceSpawn: true }) : undefined;
   const jwks = signingKeys();
   const cookieKeys = [randomBytes(32).toString('base64url')];
@@ -199,30 +241,16 @@ async function main(): Promise<number> {
       for (const target of targets as ServerTarget[]) {
         const server = await spawnServer({
           target, storage: adapter, redisUrl: redis?.url, keyPrefix: `instructions:${round}:${target.id}:`, jwks, cookieKeys,
-          ...promises
-            ? { nodeFlags: ['--import', PROMISE_COUNT_MODULE] }
-            // instrumentation off until the JIT has settled; every thread counted together
-            : { wrapper: { command: 'valgrind', args: ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', `--callgrind-out-file=${dir}/callgrind.%p.out`] } },
+          ...measure.spawn,
         });
         const agent = createAgent(CONNECTIONS);
         try {
           const batch = await driver.prepare(server, agent);
           await (await batch(warm!))();
           const measured = await batch(count!);
-          let perUnit: number;
-          if (promises) {
-            const before = await server.promisesCreated();
-            await measured();
-            perUnit = (await server.promisesCreated() - before) / count!;
-          } else {
-            execFileSync('callgrind_control', ['--instr=on', String(server.pid)], { stdio: 'ignore' });
-            await measured();
-            execFileSync('callgrind_control', ['--instr=off', String(server.pid)], { stdio: 'ignore' });
-            execFileSync('callgrind_control', ['--dump', String(server.pid)], { stdio: 'ignore' });
-            perUnit = countedInstructions(dir, server.pid) / count! / 1000;
-          }
+          const perUnit = await measure.count(server, measured) / count!;
           counted.set(target.id, [...counted.get(target.id) ?? [], perUnit]);
-          console.log(`${target.id.padEnd(20)} ${perUnit.toFixed(1).padStart(9)}${promises ? '' : 'k'} ${what} per ${driver.unit} (${count} after ${warm}, ${adapter})`);
+          console.log(`${target.id.padEnd(20)} ${perUnit.toFixed(1).padStart(9)}${measure.scale} ${measure.what} per ${driver.unit} (${count} after ${warm}, ${adapter})`);
         } finally {
           agent.destroy();
           await server.stop();
@@ -231,14 +259,14 @@ async function main(): Promise<number> {
     }
   } finally {
     await redis?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    measure.close();
   }
   const [first, ...others] = targets as ServerTarget[];
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   for (const other of others) {
     // in the bench's sense (a work ratio, as a throughput ratio): above 1, the first server does less work
     const ratio = median(counted.get(other.id)!) / median(counted.get(first!.id)!);
-    console.log(`${first!.id}/${other.id}: ${ratio.toFixed(3)} (${other.id}'s ${what} over ${first!.id}'s, medians of ${repeat})`);
+    console.log(`${first!.id}/${other.id}: ${ratio.toFixed(3)} (${other.id}'s ${measure.what} over ${first!.id}'s, medians of ${repeat})`);
   }
   return 0;
 }

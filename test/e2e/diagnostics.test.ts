@@ -271,15 +271,20 @@ it('keeps serving when a listener throws, and logs it', async () => {
   }
 });
 
+/** A `ping` to `/mcp` with a bearer token that is not one: refused 401, one `access.refused` event. */
+function refusedMcpPing(baseUrl: string): Promise<Response> {
+  return realFetch(`${baseUrl}/mcp`, {
+    method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer nope' },
+    body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+  });
+}
+
 it('builds no event with events: false, and still gives requests an id', async () => {
   const quiet = await startApp({ auth: { events: false } });
   try {
     const heard: PlatformAuthEvent[] = [];
     quiet.auth.events.on('*', (e) => { heard.push(e); });
-    const res = await realFetch(`${quiet.baseUrl}/mcp`, {
-      method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer nope' },
-      body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
-    });
+    const res = await refusedMcpPing(quiet.baseUrl);
     expect(res.status).toBe(401);
     expect(res.headers.get('x-request-id')).toMatch(UUID);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -299,10 +304,7 @@ it('leaves the metrics out on the API\'s no-op meter (no SDK), and still emits t
   try {
     const heard: PlatformAuthEvent[] = [];
     plain.auth.events.on('access.refused', (e) => { heard.push(e); });
-    const res = await realFetch(`${plain.baseUrl}/mcp`, {
-      method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer nope' },
-      body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
-    });
+    const res = await refusedMcpPing(plain.baseUrl);
     expect(res.status).toBe(401);
     const revoked = await realFetch(`${plain.baseUrl}/api/oauth/revoke`, {
       method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
