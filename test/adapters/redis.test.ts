@@ -331,8 +331,21 @@ describe('redis adapter when Redis goes away', () => {
     expect(logger.lines).toHaveLength(2);
   });
 
-  test('a Redis that accepts connections but does not answer: every call, even one queued behind a stuck auto-pipeline, rejects within the 3 s bound; calls work again after it resumes', async () => {
-    const factory = createRedisAdapter({ url: dedicated.url, keyPrefix: freshPrefix(), logger: captureLogger() });
+  // the adapter's own client does not auto-pipeline; a host's client may (the README's Cluster
+  // settings do), and then commands issued behind a stuck pipeline wait in it unsent
+  const pausedClients: [string, () => { factory: ClosableAdapterFactory; client?: Redis }][] = [
+    ['the adapter\'s own client', () => ({ factory: createRedisAdapter({ url: dedicated.url, keyPrefix: freshPrefix(), logger: captureLogger() }) })],
+    ['a client passed in, auto-pipelining', () => {
+      const client = new Redis(dedicated.url, {
+        enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 3_000, enableAutoPipelining: true,
+      });
+      client.on('error', () => {});
+      return { factory: createRedisAdapter({ client, keyPrefix: freshPrefix() }), client };
+    }],
+  ];
+
+  test.each(pausedClients)('a Redis that accepts connections but does not answer (%s): every call, even one issued while others are stuck, rejects within the 3 s bound; calls work again after it resumes', async (_name, open) => {
+    const { factory, client } = open();
     /** Starts `count` different calls now; each resolves to [its error, how long it took]. */
     const wave = (count: number) => Array.from({ length: count }, (_, i) => {
       const started = Date.now();
@@ -349,9 +362,8 @@ describe('redis adapter when Redis goes away', () => {
     try {
       await eventually(() => factory('Session').upsert('s', { a: 1 }, 60));
       dedicated.pause();
-      // the first wave sticks in a pipeline Redis never answers; the second is issued while
-      // that pipeline is stuck (auto-pipelining queues it, unsent), the third after the
-      // first wave has timed out
+      // the first wave sticks, unanswered; the second is issued while it is stuck (an
+      // auto-pipeline holds it unsent), the third after the first wave has timed out
       const first = wave(20);
       await sleep(1_500);
       const second = wave(20);
@@ -372,6 +384,7 @@ describe('redis adapter when Redis goes away', () => {
     } finally {
       dedicated.resume();
       await factory.close();
+      client?.disconnect();
     }
   });
 
