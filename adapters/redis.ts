@@ -639,10 +639,17 @@ class RedisStore {
     });
   }
 
-  async get(key: string): Promise<AdapterPayload | undefined> {
+  // `get`, `getWithGrant` and RedisAdapter's `find` and `upsert` are no async functions: every
+  // token read and write passes here, and an async frame with an await costs each of them
+  // two promises and their hooks under oidc-provider's AsyncLocalStorage, where `then` costs one
+  get(key: string): Promise<AdapterPayload | undefined> {
     const prefetched = this.#prefetched.get(key);
-    const raw = prefetched !== undefined ? prefetched : await this.call((client) => client.get(key));
-    return raw === null ? undefined : (JSON.parse(raw) as AdapterPayload);
+    if (prefetched === undefined) return this.call((client) => client.get(key)).then(parseRecord);
+    try {
+      return Promise.resolve(parseRecord(prefetched));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /**
@@ -653,16 +660,17 @@ class RedisStore {
    * phase (setImmediate), so it serves the reads of the same turn that a GET sent now would
    * also have answered with this snapshot, and never a later request.
    */
-  async getWithGrant(key: string): Promise<AdapterPayload | undefined> {
+  getWithGrant(key: string): Promise<AdapterPayload | undefined> {
     if (this.isCluster) return this.get(key);
-    const [raw, grant, context] = await this.call((client) => client.platformAuthFindWithGrant(key, this.prefix));
-    if (raw === undefined) return undefined;
-    const payload = JSON.parse(raw) as AdapterPayload;
-    if (grant !== undefined && typeof payload.grantId === 'string') {
-      this.#prefetch(this.recordKey('Grant', payload.grantId), grant ?? null);
-      this.#prefetch(this.recordKey(GRANT_CONTEXT_MODEL, payload.grantId), context ?? null);
-    }
-    return payload;
+    return this.call((client) => client.platformAuthFindWithGrant(key, this.prefix)).then(([raw, grant, context]) => {
+      if (raw === undefined) return undefined;
+      const payload = JSON.parse(raw) as AdapterPayload;
+      if (grant !== undefined && typeof payload.grantId === 'string') {
+        this.#prefetch(this.recordKey('Grant', payload.grantId), grant ?? null);
+        this.#prefetch(this.recordKey(GRANT_CONTEXT_MODEL, payload.grantId), context ?? null);
+      }
+      return payload;
+    });
   }
 
   /** Grants read with their token in this turn of the event loop, by record key (raw JSON, or null: absent). */
@@ -792,6 +800,11 @@ class RedisStore {
 /** The models whose records oidc-provider reads right before the grant they name. */
 const READ_WITH_GRANT: ReadonlySet<string> = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode']);
 
+/** A record as stored (JSON), or undefined for an absent one (null). */
+function parseRecord(raw: string | null): AdapterPayload | undefined {
+  return raw === null ? undefined : (JSON.parse(raw) as AdapterPayload);
+}
+
 function ttlOf(expiresIn: number | undefined): number | undefined {
   return typeof expiresIn === 'number' && Number.isFinite(expiresIn) ? Math.ceil(expiresIn) : undefined;
 }
@@ -818,14 +831,20 @@ class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList
     this.#store = store;
   }
 
-  async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+  upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+    try {
+      return this.#upsert(id, payload, expiresIn);
+    } catch (error) {
+      // a payload JSON cannot hold (a BigInt, a cycle): a rejection, as from an async function
+      return Promise.reject(error);
+    }
+  }
+
+  #upsert(id: string, payload: AdapterPayload, expiresIn: number | undefined): Promise<void> {
     const store = this.#store;
     const ttl = ttlOf(expiresIn);
-    if (ttl !== undefined && ttl < 1) {
-      // already expired: SET would reject EX 0, and the record must not be findable
-      await this.destroy(id);
-      return;
-    }
+    // already expired: SET would reject EX 0, and the record must not be findable
+    if (ttl !== undefined && ttl < 1) return this.destroy(id);
     const key = store.recordKey(this.#model, id);
     store.forget(key);
     const indexesGrant = payload.grantId !== undefined && payload.grantId !== '' && GRANTABLE_MODELS.has(this.#model);
@@ -834,8 +853,7 @@ class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList
       if (payload.uid) keys.push(store.indexKey('uid', this.#model, payload.uid));
       if (payload.userCode) keys.push(store.indexKey('userCode', this.#model, payload.userCode));
       if (indexesGrant) keys.push(store.grantIndexKey(payload.grantId!));
-      await store.upsertRecord(keys, [JSON.stringify(payload), ttl ?? '', id, indexesGrant ? '1' : '0']);
-      return;
+      return store.upsertRecord(keys, [JSON.stringify(payload), ttl ?? '', id, indexesGrant ? '1' : '0']);
     }
     // a Cluster: the record and its indexes are in different slots, one command each
     const commands: Command[] = [withTtl(['set', key, JSON.stringify(payload)], ttl)];
@@ -844,10 +862,10 @@ class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList
       commands.push(withTtl(['set', store.indexKey('userCode', this.#model, payload.userCode), id], ttl));
     }
     if (indexesGrant) commands.push(['platformAuthIndexGrant', store.grantIndexKey(payload.grantId!), key, ttl ?? '']);
-    await store.run(commands);
+    return store.run(commands);
   }
 
-  async find(id: string): Promise<AdapterPayload | undefined> {
+  find(id: string): Promise<AdapterPayload | undefined> {
     const key = this.#store.recordKey(this.#model, id);
     return READ_WITH_GRANT.has(this.#model) ? this.#store.getWithGrant(key) : this.#store.get(key);
   }
