@@ -38,6 +38,15 @@ const RESIDENT_MEMORY = '(2026-11-21, HEAD ad51695) not data the server holds: t
   + 'Memory kept resident off the JS heap on oidc-provider\'s request path (not malloc arenas: MALLOC_ARENA_MAX=1 and '
   + 'MALLOC_TRIM_THRESHOLD_=0 change nothing); a longer soak is the way to tell it from a slow native leak.';
 
+const INTROSPECTION_REDIS_0128CB9 = '(2026-11-28 21:40-21:45 UTC, e8ca06e, whose lib/, adapters/ and examples/ are '
+  + '0128cb9\'s, nothing else running, the same slow VM as the full run) A rerun of 5 pairs gave 0.938 (CPU-cost 0.932, '
+  + 'pairs 0.868-1.066) against 0.820 (pairs 0.644-0.966) in the full run: the miss is within this VM\'s noise. A '
+  + 'profiled rerun of 2 pairs gave 0.869: sampled busy time 654 µs per introspection in ours against 563 in bare '
+  + 'oidc-provider, both on this adapter, with the same socket writes to Redis (writeUtf8String 50 and 51 µs) and about '
+  + 'the same ioredis work (42 and 36 µs). Ours\' own code (lib/) is 13 µs of self time; the rest of the difference is '
+  + 'spread over the same oidc-provider, Koa and Node functions, each a little dearer in ours\' process (microtasks 32 '
+  + 'against 23 µs), as profiled on 70546f3, where callgrind counted 4% more instructions in ours.';
+
 /** A profiled cause of a miss, and the commit whose code it was measured on. */
 export interface Finding {
   /** `git rev-parse --short HEAD` of the run that was profiled */
@@ -193,6 +202,7 @@ export const FINDINGS: Readonly<Record<string, Finding>> = {
   'refresh-grace/ratio': { commit: '70546f3', note: GRACE_70546F3 },
   'refresh/ratio': { commit: 'a4bf91a', note: OAUTH_THIS_COMMIT },
   'introspection/ratio': { commit: '70546f3', note: INTROSPECTION_70546F3 },
+  'introspection/ratio/redis': { commit: '0128cb9', note: INTROSPECTION_REDIS_0128CB9 },
   'revocation/ratio': { commit: '42e96ae', note: REVOCATION_42E96AE },
   'login/throughput/redis': { commit: '682739b', note: LOGIN_REDIS_682739B },
   'login-throttle/ratio/memory': { commit: '7f4a24d', note: LOGIN_THROTTLE },
