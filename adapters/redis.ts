@@ -645,11 +645,7 @@ class RedisStore {
   get(key: string): Promise<AdapterPayload | undefined> {
     const prefetched = this.#prefetched.get(key);
     if (prefetched === undefined) return this.call((client) => client.get(key)).then(parseRecord);
-    try {
-      return Promise.resolve(parseRecord(prefetched));
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return rejecting(() => Promise.resolve(parseRecord(prefetched)));
   }
 
   /**
@@ -700,20 +696,20 @@ class RedisStore {
   putRecords(writes: readonly RecordWrite[]): Promise<void> {
     // not an async function: a revocation asks for one record (lib/events/revoked-tokens.ts),
     // and its write's own promise is answered without an async frame or a Promise.all
+    return rejecting(() => this.#putRecords(writes));
+  }
+
+  #putRecords(writes: readonly RecordWrite[]): Promise<void> {
     const writing: Promise<void>[] = [];
     const sets: Command[] = [];
-    try {
-      for (const write of writes) {
-        const ttl = ttlOf(write.expiresIn);
-        const key = this.recordKey(write.model, write.id);
-        this.forget(key);
-        // already expired: written as a deletion, as upsert does
-        if (ttl !== undefined && ttl < 1) writing.push(this.run([['del', key]]));
-        else if (this.isCluster) sets.push(withTtl(['set', key, JSON.stringify(write.payload)], ttl));
-        else writing.push(this.upsertRecord([key], [JSON.stringify(write.payload), ttl ?? '', write.id, '0']));
-      }
-    } catch (error) {
-      return Promise.reject(error);
+    for (const write of writes) {
+      const ttl = ttlOf(write.expiresIn);
+      const key = this.recordKey(write.model, write.id);
+      this.forget(key);
+      // already expired: written as a deletion, as upsert does
+      if (ttl !== undefined && ttl < 1) writing.push(this.run([['del', key]]));
+      else if (this.isCluster) sets.push(withTtl(['set', key, JSON.stringify(write.payload)], ttl));
+      else writing.push(this.upsertRecord([key], [JSON.stringify(write.payload), ttl ?? '', write.id, '0']));
     }
     if (sets.length > 0) writing.push(this.run(sets));
     return writing.length === 1 ? writing[0]! : Promise.all(writing).then(() => undefined);
@@ -800,6 +796,15 @@ class RedisStore {
 /** The models whose records oidc-provider reads right before the grant they name. */
 const READ_WITH_GRANT: ReadonlySet<string> = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode']);
 
+/** `start()`'s promise, or its synchronous throw as a rejection: what an async function would give. */
+function rejecting<T>(start: () => Promise<T>): Promise<T> {
+  try {
+    return start();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
 /** A record as stored (JSON), or undefined for an absent one (null). */
 function parseRecord(raw: string | null): AdapterPayload | undefined {
   return raw === null ? undefined : (JSON.parse(raw) as AdapterPayload);
@@ -832,12 +837,8 @@ class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList
   }
 
   upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
-    try {
-      return this.#upsert(id, payload, expiresIn);
-    } catch (error) {
-      // a payload JSON cannot hold (a BigInt, a cycle): a rejection, as from an async function
-      return Promise.reject(error);
-    }
+    // a payload JSON cannot hold (a BigInt, a cycle) is a rejection, as from an async function
+    return rejecting(() => this.#upsert(id, payload, expiresIn));
   }
 
   #upsert(id: string, payload: AdapterPayload, expiresIn: number | undefined): Promise<void> {
