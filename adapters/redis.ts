@@ -20,7 +20,9 @@
  * index and the `Grant` record share the `{<grantId>}` tag, so those two still go together.
  * On a single Redis (the common case) a record and its indexes are written, or destroyed,
  * by one script, and `consume` revokes inside its Lua script, so no request can observe a
- * half-revoked grant.
+ * half-revoked grant. There, too, what is asked for in one turn of the event loop goes as one
+ * command: the record writes as one script, the reads as another (a token read brings its
+ * grant along), each sent before any later command, so order is kept.
  *
  * `consume` is a Lua script, so exactly one of any number of racing callers marks the
  * record consumed; the others see the mark, revoke the grant and reject with
@@ -258,15 +260,38 @@ return 1
 // A token, the grant it names and that grant's context (the site an operator or MCP client
 // acts for, read by the token's claims) in one round trip (single Redis only; their keys are
 // derived from the record, so they cannot be declared up front — allowed outside a Cluster).
-// KEYS[1] the record; ARGV[1] the key prefix. Returns {record} or {record, grant or false,
-// context or false}. All are read in the same script, so they are one consistent snapshot.
-const FIND_WITH_GRANT_LUA = `
-local raw = redis.call('GET', KEYS[1])
-if not raw then return {} end
-local ok, payload = pcall(cjson.decode, raw)
-if not ok or type(payload) ~= 'table' or type(payload.grantId) ~= 'string' or payload.grantId == '' then return {raw} end
-local tag = ':{' .. payload.grantId .. '}'
-return {raw, redis.call('GET', ARGV[1] .. 'Grant' .. tag), redis.call('GET', ARGV[1] .. '${GRANT_CONTEXT_MODEL}' .. tag)}
+// Returns {} (absent), {record} or {record, grant or false, context or false}. Read in one
+// script, they are one consistent snapshot. Shared below.
+const FIND_WITH_GRANT_FUNCTION = `
+local function findWithGrant(key, prefix)
+  local raw = redis.call('GET', key)
+  if not raw then return {} end
+  local ok, payload = pcall(cjson.decode, raw)
+  if not ok or type(payload) ~= 'table' or type(payload.grantId) ~= 'string' or payload.grantId == '' then return {raw} end
+  local tag = ':{' .. payload.grantId .. '}'
+  return {raw, redis.call('GET', prefix .. 'Grant' .. tag), redis.call('GET', prefix .. '${GRANT_CONTEXT_MODEL}' .. tag)}
+end
+`;
+
+// KEYS[1] the record; ARGV[1] the key prefix.
+const FIND_WITH_GRANT_LUA = `${FIND_WITH_GRANT_FUNCTION}
+return findWithGrant(KEYS[1], ARGV[1])
+`;
+
+// The reads asked for in one turn, in one round trip (RedisStore.#sendReads): KEYS the records;
+// ARGV[1] the key prefix, ARGV[1 + i] '1' when record i is a token read with its grant. Returns
+// one entry per key: {} (absent), {record}, or findWithGrant's answer.
+const FIND_MANY_LUA = `${FIND_WITH_GRANT_FUNCTION}
+local found = {}
+for i, key in ipairs(KEYS) do
+  if ARGV[i + 1] == '1' then
+    found[i] = findWithGrant(key, ARGV[1])
+  else
+    local raw = redis.call('GET', key)
+    found[i] = raw and {raw} or {}
+  end
+end
+return found
 `;
 
 // A record and its index entries in one step (single Redis only; the index keys are derived
@@ -419,10 +444,14 @@ interface Scripts {
   platformAuthReadLatest(ranks: string, payloads: string): Promise<(string | null)[]>;
   platformAuthUpsert(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
   platformAuthUpsertThenRevoke(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
-  platformAuthFindWithGrant(key: string, prefix: string): Promise<[record?: string, grant?: string | null, context?: string | null]>;
+  platformAuthFindWithGrant(key: string, prefix: string): Promise<Found>;
+  platformAuthFindMany(numberOfKeys: number, ...keysThenArgs: string[]): Promise<Found[]>;
   platformAuthDestroy(key: string, prefix: string, model: string, id: string, indexed: '0' | '1'): Promise<number>;
   platformAuthFindByIndex(indexKey: string, prefix: string, model: string): Promise<string | null>;
 }
+
+/** A record as read (FIND_WITH_GRANT_LUA): absent, alone, or with its grant and that grant's context (null: absent). */
+type Found = [record?: string, grant?: string | null, context?: string | null];
 
 type Client = (Redis | Cluster) & Scripts;
 type Command = [name: string, ...args: (string | number)[]];
@@ -432,6 +461,15 @@ interface QueuedUpsert {
   readonly keys: readonly string[];
   readonly args: readonly (string | number)[];
   resolve(): void;
+  reject(error: unknown): void;
+}
+
+/** A record read waiting to be sent with the others of its turn (RedisStore.#read). */
+interface QueuedRead {
+  readonly key: string;
+  /** a token, read with its grant and the grant's context (FIND_WITH_GRANT_LUA) */
+  readonly withGrant: boolean;
+  resolve(found: Found): void;
   reject(error: unknown): void;
 }
 
@@ -470,6 +508,7 @@ class RedisStore {
     client.defineCommand('platformAuthUpsert', { lua: UPSERT_LUA });
     client.defineCommand('platformAuthUpsertThenRevoke', { lua: UPSERT_THEN_REVOKE_LUA });
     client.defineCommand('platformAuthFindWithGrant', { numberOfKeys: 1, lua: FIND_WITH_GRANT_LUA });
+    client.defineCommand('platformAuthFindMany', { lua: FIND_MANY_LUA });
     client.defineCommand('platformAuthDestroy', { numberOfKeys: 1, lua: DESTROY_LUA });
     client.defineCommand('platformAuthFindByIndex', { numberOfKeys: 1, lua: FIND_BY_INDEX_LUA });
     this.client = client as Client;
@@ -535,35 +574,83 @@ class RedisStore {
    * behind a stuck pipeline waits unsent, its commandTimeout not started yet.
    */
   call<T>(operation: (client: Client) => Promise<T>): Promise<T> {
-    // commands go out in the order they were asked for: record writes waiting to be sent
-    // together go first (a read of a record written in the same turn sees the write)
+    return new Promise<T>((resolve, reject) => this.#start(operation, resolve, reject));
+  }
+
+  /**
+   * call()'s work, answering `resolve` or `reject`: the queued reads are answered this way
+   * from their batch's command, with no promise of its own between them and their callers.
+   */
+  #start<T>(operation: (client: Client) => Promise<T>, resolve: (value: T) => void, reject: (error: unknown) => void): void {
+    // commands go out in the order they were asked for: reads or record writes waiting to be
+    // sent together go first (a read of a record written in the same turn sees the write).
+    // At most one of the two queues holds anything (each sends the other's first).
+    if (this.#reads.length > 0) this.#sendReads();
     if (this.#upserts.length > 0) this.#writeUpserts();
     this.#revoking.clear();
-    return new Promise<T>((resolve, reject) => {
-      const call: PendingCall = { reject, expiresAt: performance.now() + CALL_TIMEOUT_MS - DEADLINE_CHECK_MS };
-      this.#calls.add(call);
-      this.#deadlineCheck ??= setInterval(() => this.#expireCalls(), DEADLINE_CHECK_MS).unref();
-      // once timed out, what the command still does is ignored (a settled promise stays settled)
-      const settle = (value: T) => {
-        this.#calls.delete(call);
-        resolve(value);
-      };
-      const fail = (error: unknown) => {
-        this.#calls.delete(call);
-        reject(toStorageError(error));
-      };
-      // no await (a promise and a turn) on every call once connected
-      const connecting = this.ready();
-      const run = () => {
-        try {
-          operation(this.client).then(settle, fail);
-        } catch (error) {
-          fail(error);
-        }
-      };
-      if (connecting) connecting.then(run, fail);
-      else run();
+    const call: PendingCall = { reject, expiresAt: performance.now() + CALL_TIMEOUT_MS - DEADLINE_CHECK_MS };
+    this.#calls.add(call);
+    this.#deadlineCheck ??= setInterval(() => this.#expireCalls(), DEADLINE_CHECK_MS).unref();
+    // once timed out, what the command still does is ignored (#expireCalls removed the call)
+    const settle = (value: T) => {
+      if (this.#calls.delete(call)) resolve(value);
+    };
+    const fail = (error: unknown) => {
+      if (this.#calls.delete(call)) reject(toStorageError(error));
+    };
+    // no await (a promise and a turn) on every call once connected
+    const connecting = this.ready();
+    const run = () => {
+      try {
+        operation(this.client).then(settle, fail);
+      } catch (error) {
+        fail(error);
+      }
+    };
+    if (connecting) connecting.then(run, fail);
+    else run();
+  }
+
+  /**
+   * Reads a record (single Redis): with the other reads asked for in this turn, as one
+   * command, sent at the end of the turn or before any other command of this store, whichever
+   * comes first. oidc-provider's introspection looks a token up as an access and as a refresh
+   * token at once, and the grant index reads a grant's link and its account's head together:
+   * one round trip each instead of two. Alone, a read is the command it always was.
+   */
+  #read(key: string, withGrant: boolean): Promise<Found> {
+    // record writes asked for before it go first: the read sees them
+    if (this.#upserts.length > 0) this.#writeUpserts();
+    this.#revoking.clear();
+    return new Promise<Found>((resolve, reject) => {
+      if (this.#reads.push({ key, withGrant, resolve, reject }) === 1) process.nextTick(() => this.#sendReads());
     });
+  }
+
+  /** record reads of this turn not sent yet */
+  #reads: QueuedRead[] = [];
+
+  #sendReads(): void {
+    const reads = this.#reads;
+    if (reads.length === 0) return;
+    this.#reads = [];
+    if (reads.length === 1) {
+      const read = reads[0]!;
+      if (read.withGrant) this.#start((client) => client.platformAuthFindWithGrant(read.key, this.prefix), read.resolve, read.reject);
+      else this.#start((client) => client.get(read.key), (raw) => read.resolve(raw === null ? [] : [raw]), read.reject);
+      return;
+    }
+    const keys = reads.map((read) => read.key);
+    const kinds = reads.map((read) => (read.withGrant ? '1' : '0'));
+    this.#start(
+      (client) => client.platformAuthFindMany(reads.length, ...keys, this.prefix, ...kinds),
+      (found) => {
+        for (let i = 0; i < reads.length; i += 1) reads[i]!.resolve(found[i] ?? []);
+      },
+      (error) => {
+        for (const read of reads) read.reject(error);
+      },
+    );
   }
 
   /**
@@ -572,6 +659,8 @@ class RedisStore {
    * store, whichever comes first. `keys` and `args` as one record of UPSERT_LUA.
    */
   upsertRecord(keys: readonly string[], args: readonly (string | number)[]): Promise<void> {
+    // reads asked for before it go first: they do not see it
+    if (this.#reads.length > 0) this.#sendReads();
     this.#revoking.clear();
     return new Promise<void>((resolve, reject) => {
       if (this.#upserts.push({ keys, args, resolve, reject }) === 1) process.nextTick(() => this.#writeUpserts());
@@ -644,8 +733,9 @@ class RedisStore {
   // two promises and their hooks under oidc-provider's AsyncLocalStorage, where `then` costs one
   get(key: string): Promise<AdapterPayload | undefined> {
     const prefetched = this.#prefetched.get(key);
-    if (prefetched === undefined) return this.call((client) => client.get(key)).then(parseRecord);
-    return rejecting(() => Promise.resolve(parseRecord(prefetched)));
+    if (prefetched !== undefined) return rejecting(() => Promise.resolve(parseRecord(prefetched)));
+    if (this.isCluster) return this.call((client) => client.get(key)).then(parseRecord);
+    return this.#read(key, false).then(([raw]) => parseRecord(raw ?? null));
   }
 
   /**
@@ -658,7 +748,7 @@ class RedisStore {
    */
   getWithGrant(key: string): Promise<AdapterPayload | undefined> {
     if (this.isCluster) return this.get(key);
-    return this.call((client) => client.platformAuthFindWithGrant(key, this.prefix)).then(([raw, grant, context]) => {
+    return this.#read(key, true).then(([raw, grant, context]) => {
       if (raw === undefined) return undefined;
       const payload = JSON.parse(raw) as AdapterPayload;
       if (grant !== undefined && typeof payload.grantId === 'string') {
@@ -765,7 +855,8 @@ class RedisStore {
   async close(): Promise<void> {
     if (!this.#owned) return;
     // commands asked for before close() go out before the connection's QUIT: queued record
-    // writes are sent, and calls under way get a turn to be written (QUIT would not wait)
+    // reads and writes are sent, and calls under way get a turn to be written (QUIT would not wait)
+    this.#sendReads();
     this.#writeUpserts();
     if (this.#calls.size > 0) await new Promise((resolve) => setImmediate(resolve));
     this.closing = true;

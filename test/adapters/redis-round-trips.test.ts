@@ -277,6 +277,48 @@ describe('redis adapter: commands per operation (single Redis)', () => {
     expect(await contexts.find('g5')).toBeUndefined();
   });
 
+  test('the reads asked for in one turn go out as one command; each sees the writes asked for before it, none after', async () => {
+    const access = factory('AccessToken');
+    const refresh = factory('RefreshToken');
+    const grants = factory('Grant');
+    const links = factory('AccountGrantLink');
+    await grants.upsert('g7', { accountId: 'a', clientId: 'c' }, 60);
+    await access.upsert('t7', { grantId: 'g7', accountId: 'a' }, 60);
+    await links.upsert('g7', { accountId: 'a', exp: 1 }, 60);
+
+    let found: unknown[] = [];
+    const seen = await argsDuring(async () => {
+      // as oidc-provider's introspection without a hint: the token as either kind at once
+      found = await Promise.all([access.find('t7'), refresh.find('t7'), links.find('g7'), links.find('absent')]);
+      // the token's grant came with it: no command of its own
+      expect(await grants.find('g7')).toMatchObject({ clientId: 'c' });
+    });
+    expect(found).toEqual([{ grantId: 'g7', accountId: 'a' }, undefined, { accountId: 'a', exp: 1 }, undefined]);
+    expect(seen.map(([name]) => name)).toEqual(['script']);
+    expect(seen[0]!.filter((arg) => arg.startsWith(prefix))).toEqual([
+      `${prefix}AccessToken:{t7}`, `${prefix}RefreshToken:{t7}`, `${prefix}AccountGrantLink:{g7}`, `${prefix}AccountGrantLink:{absent}`, prefix,
+    ]);
+
+    // alone, a read is the command it always was
+    expect(await commandsDuring(() => links.find('g7'))).toEqual(['get']);
+
+    // a read asked for before a write of the same turn does not see it; one asked for after does
+    await links.upsert('g8', { accountId: 'a', exp: 1 }, 60);
+    const [before, , after] = await Promise.all([
+      links.find('g8'), links.upsert('g8', { accountId: 'a', exp: 2 }, 60), links.find('g8'),
+    ]);
+    expect(before).toEqual({ accountId: 'a', exp: 1 });
+    expect(after).toEqual({ accountId: 'a', exp: 2 });
+
+    // a failed batch fails each of its reads as storage being unavailable
+    const client = new Redis(server.url, { enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+    await new Promise((resolve) => client.once('ready', resolve));
+    const failing = createRedisAdapter({ client, keyPrefix: prefix });
+    client.disconnect();
+    const outcomes = await Promise.allSettled([failing('AccessToken').find('t7'), failing('AccountGrantLink').find('g7')]);
+    expect(outcomes.map((o) => o.status === 'rejected' && (o.reason as Error).name)).toEqual(['StorageUnavailableError', 'StorageUnavailableError']);
+  });
+
   test('a grant destroyed in the same turn is not served from the token read', async () => {
     const tokens = factory('AccessToken');
     const grants = factory('Grant');
@@ -436,6 +478,30 @@ describe('a refresh and a code exchange on a single Redis', () => {
       expect(await factory('RevokedAccessToken').find(hash('sha256', issued.access_token, 'base64url'))).toMatchObject({ clientId: MEMBER.clientId });
     } finally {
       await withEvents.close();
+    }
+  });
+
+  test('an introspection without a hint is one command: the token read as both kinds at once, with its grant', async () => {
+    const tokens = await obtainTokens(app.baseUrl, MEMBER, { scope: 'openid account:read', resource: app.baseUrl }, STUDENT);
+    const introspect = async (token: string) => {
+      const response = await fetch(`${app.baseUrl}/api/oauth/introspect`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token, client_id: MEMBER.clientId }),
+      });
+      return { status: response.status, body: await response.json() as { active?: boolean; token_type?: string } };
+    };
+    const cases = [[tokens.access_token, { token_type: 'Bearer' }], [tokens.refresh_token!, { scope: 'openid account:read' }]] as const;
+    for (const [token, type] of cases) {
+      let answer: Awaited<ReturnType<typeof introspect>> | undefined;
+      const seen = await argsDuring(async () => {
+        answer = await introspect(token);
+      });
+      expect(answer).toMatchObject({ status: 200, body: { active: true, ...type } });
+      // oidc-provider looks an opaque token up as an access and as a refresh token at once:
+      // two commands before the store sent the reads of a turn together
+      expect(seen.map(([name]) => name)).toEqual(['script']);
+      expect(seen[0]!.filter((arg) => arg.includes(token))).toHaveLength(2);
     }
   });
 
