@@ -53,9 +53,9 @@ async function start(spec: ChildSpec): Promise<void> {
     jwks: spec.jwks,
     cookieKeys: spec.cookieKeys,
     // `none` (the scenario's requests never reach storage) still gets a memory adapter to start with
-    createAdapter() {
+    createAdapter(redis) {
       const adapter = spec.storage === 'redis'
-        ? createRedisAdapter({ url: spec.redisUrl!, keyPrefix: `${spec.keyPrefix}${adapters.length}:` })
+        ? createRedisAdapter({ url: spec.redisUrl!, keyPrefix: `${spec.keyPrefix}${adapters.length}:`, ...redis })
         : createMemoryAdapter();
       adapters.push(adapter);
       return adapter;

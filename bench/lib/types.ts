@@ -13,6 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import type { JWKS } from 'oidc-provider';
 
+import type { RedisAdapterOptions } from '../../adapters/redis.ts';
 import type { AdapterFactory } from '../../adapters/types.ts';
 
 /** Which storage the servers of a scenario run on; `none` for scenarios that touch none. */
@@ -36,8 +37,12 @@ export interface ServerEnv {
   /** `http://127.0.0.1:<port>`: the server is already listening there, so this is the issuer */
   readonly origin: string;
   readonly storage: StorageKind;
-  /** a fresh adapter on the scenario's storage (Redis under a key prefix of its own; memory for `memory` and `none`) */
-  createAdapter(): AdapterFactory & { close(): Promise<void> };
+  /**
+   * A fresh adapter on the scenario's storage (Redis under a key prefix of its own; memory for
+   * `memory` and `none`); `redis` changes options of the Redis adapter, for ours-against-ours
+   * scenarios (`coalesceWrites: false`).
+   */
+  createAdapter(redis?: Pick<RedisAdapterOptions, 'coalesceWrites'>): AdapterFactory & { close(): Promise<void> };
   /** one ES256 private key shared by every server of a run, so signing costs are equal */
   readonly jwks: JWKS;
   readonly cookieKeys: string[];

@@ -95,3 +95,16 @@ export const oursNoDiagnostics: ServerTarget = {
 };
 
 export const buildOursNoDiagnostics: BuildServer = buildOursWith({ events: false });
+
+/**
+ * Ours on a Redis adapter that writes each command at once (`coalesceWrites: false`), for
+ * what holding a loop iteration's commands for one socket write gains (adapters/redis.ts).
+ */
+export const oursNoCoalescing: ServerTarget = {
+  id: 'ours-no-coalescing',
+  label: 'platform-auth, Redis coalesceWrites: false',
+  module: import.meta.url,
+  export: 'buildOursNoCoalescing',
+};
+
+export const buildOursNoCoalescing: BuildServer = (env) => buildOurs({ ...env, createAdapter: () => env.createAdapter({ coalesceWrites: false }) });

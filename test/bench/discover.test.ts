@@ -28,6 +28,13 @@ describe('storagesOf', () => {
     expect(scenario.baselines.map((b) => b.id)).toEqual(['ours-memory']);
   });
 
+  it('runs refresh-coalescing on Redis only, against ours with coalesceWrites: false, as a report', () => {
+    const scenario = byId('refresh-coalescing');
+    expect(storagesOf(scenario, ['memory', 'redis'])).toEqual(['redis']);
+    expect(scenario.baselines.map((b) => b.id)).toEqual(['ours-no-coalescing']);
+    expect(scenario.targets ?? []).toEqual([]);
+  });
+
   it('holds no target that compares two runs of a scenario', () => {
     for (const scenario of scenarios) {
       for (const rule of scenario.targets ?? []) expect([scenario.id, ['ratio', 'throughput'].includes(rule.kind)]).toEqual([scenario.id, true]);
