@@ -495,13 +495,13 @@ interface PendingCall {
   readonly expiresAt: number;
 }
 
-/** One client and key space shared by the adapters of every model of one provider. */
 /** What a connection's socket offers for holding writes back (net.Socket, tls.TLSSocket). */
 interface Corkable {
   cork(): void;
   uncork(): void;
 }
 
+/** One client and key space shared by the adapters of every model of one provider. */
 class RedisStore {
   readonly client: Client;
   readonly prefix: string;
