@@ -660,8 +660,9 @@ class RedisStore {
    * arriving together) share one system call instead of one each. On this VM a write to a
    * loopback socket costs 30-50 µs of CPU, more than a refresh's Lua scripts; with 10
    * concurrent logins the demo host's write calls fell from 37.8 to 16.7 per flow, and a
-   * refresh on Redis ran 15% faster (bench/README, "Write coalescing"). The cost is latency of
-   * at most the rest of the iteration, which under no load is nothing.
+   * refresh on Redis ran 1.00-1.16 times as fast, depending on how quiet the machine was
+   * (bench/README, "Write coalescing"). The cost is latency of at most the rest of the
+   * iteration, which under no load is nothing.
    *
    * Not on a Cluster (a connection per node, which ioredis' auto-pipelining batches there).
    */
