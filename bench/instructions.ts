@@ -4,7 +4,7 @@
  * ±10–30% on a busy or throttled machine (bench/README, "Instructions instead of seconds").
  *
  *   node bench/instructions.ts revocation|introspection|refresh|login [--servers ours,oidc-provider]
- *     [--adapter redis|memory] [--count N] [--warm N] [--repeat N] [--measure instructions|promises]
+ *     [--adapter redis|memory] [--count N] [--warm N] [--repeat N] [--measure instructions|promises|allocations]
  *
  * Each server runs alone in a child under callgrind with instrumentation off; after `--warm`
  * units (the JIT settles), it is switched on for `--count` units, off again, and the count
@@ -20,6 +20,11 @@
  * seconds rather than minutes: the same number for the same code, which under oidc-provider's
  * AsyncLocalStorage is a large share of what a layer costs a cheap request (bench/README,
  * "Instructions instead of seconds").
+ *
+ * `--measure allocations` estimates instead the bytes the server allocates per unit, with V8's
+ * sampling heap profiler loaded into the child (./lib/allocation-sample.ts), also at full speed,
+ * and lists the functions that allocated most: what the garbage collector, the largest single
+ * difference in a profile of ours against bare oidc-provider, has to clear.
  *
  * @module
  */
@@ -46,6 +51,10 @@ const SERVERS: readonly ServerTarget[] = [ours, bareProvider, oursNoGrace, oursN
 const CONNECTIONS = 10;
 /** loaded into each server child with `--import` for `--measure promises` */
 const PROMISE_COUNT_MODULE = new URL('./lib/promise-count.ts', import.meta.url).href;
+/** loaded into each server child with `--import` for `--measure allocations` */
+const ALLOCATION_SAMPLE_MODULE = new URL('./lib/allocation-sample.ts', import.meta.url).href;
+/** functions listed under each server's line with `--measure allocations` */
+const TOP_ALLOCATORS = 12;
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 /**
@@ -147,7 +156,7 @@ const DRIVERS: Readonly<Record<string, Driver>> = {
 };
 
 const USAGE = `usage: node bench/instructions.ts ${Object.keys(DRIVERS).join('|')} [--servers ${SERVERS.map((s) => s.id).join(',')}]
-  [--adapter redis|memory] [--count N] [--warm N] [--repeat N] [--measure instructions|promises]`;
+  [--adapter redis|memory] [--count N] [--warm N] [--repeat N] [--measure instructions|promises|allocations]`;
 
 /** The instructions callgrind counted while instrumentation was on, from the dumps of `pid`. */
 function countedInstructions(dir: string, pid: number): number {
@@ -160,14 +169,22 @@ function countedInstructions(dir: string, pid: number): number {
 }
 
 /** What is counted per unit, and how a server child is started and read for it. */
+interface Counted {
+  readonly value: number;
+  readonly where?: readonly { readonly fn: string; readonly amount: number }[];
+}
+
 interface Measure {
   /** the word of the output: `instructions`, `promises` */
   readonly what: string;
   /** printed after the figure: thousands for instructions */
   readonly scale: 'k' | '';
   readonly spawn: Pick<SpawnOptions, 'wrapper' | 'nodeFlags'>;
-  /** what `server` counted while `run` ran, in units of `scale` */
-  count(server: ServerProcess, run: () => Promise<void>): Promise<number>;
+  /**
+   * What `server` counted while `run` ran, in units of `scale`, and where it went when the
+   * measure can tell (amount in the measure's own unit, not scaled).
+   */
+  count(server: ServerProcess, run: () => Promise<void>): Promise<Counted>;
   close(): void;
 }
 
@@ -184,7 +201,7 @@ function instructionMeasure(): Measure {
       await run();
       control(server, '--instr=off');
       control(server, '--dump');
-      return countedInstructions(dir, server.pid) / 1000;
+      return { value: countedInstructions(dir, server.pid) / 1000 };
     },
     close: () => rmSync(dir, { recursive: true, force: true }),
   };
@@ -198,7 +215,25 @@ const promiseMeasure: Measure = {
   async count(server, run) {
     const before = await server.promisesCreated();
     await run();
-    return await server.promisesCreated() - before;
+    return { value: await server.promisesCreated() - before };
+  },
+  close() {},
+};
+
+/**
+ * The bytes the child allocates, estimated by V8's sampling heap profiler with the objects
+ * collected since kept in (./lib/allocation-sample.ts, loaded with `--import`); what the
+ * garbage collector then has to clear. Each count also lists where the bytes were allocated.
+ */
+const allocationMeasure: Measure = {
+  what: 'bytes allocated',
+  scale: 'k',
+  spawn: { nodeFlags: ['--import', ALLOCATION_SAMPLE_MODULE] },
+  async count(server, run) {
+    await server.sampleAllocations('start');
+    await run();
+    const { bytes, top } = await server.sampleAllocations('stop');
+    return { value: bytes / 1000, where: top.slice(0, TOP_ALLOCATORS).map(({ fn, bytes: amount }) => ({ fn, amount })) };
   },
   close() {},
 };
@@ -219,7 +254,7 @@ async function main(): Promise<number> {
   const targets = values.servers.split(',').map((id) => SERVERS.find((s) => s.id === id));
   const adapter = values.adapter as AdapterKind;
   const [count, warm, repeat] = [values.count ?? driver?.count, values.warm ?? driver?.warm, values.repeat].map(Number);
-  if (!driver || targets.some((t) => !t) || !['redis', 'memory'].includes(adapter) || !['instructions', 'promises'].includes(values.measure)
+  if (!driver || targets.some((t) => !t) || !['redis', 'memory'].includes(adapter) || !['instructions', 'promises', 'allocations'].includes(values.measure)
     || ![count, warm, repeat].every((n) => Number.isInteger(n) && n! > 0)) {
     console.error(USAGE);
     return 2;
@@ -230,7 +265,9 @@ async function main(): Promise<number> {
     console.error('valgrind is not installed (apt-get install -y valgrind)');
     return 2;
   }
-  const measure = values.measure === 'promises' ? promiseMeasure : instructionMeasure();
+  const measure = values.measure === 'promises' ? promiseMeasure
+    : values.measure === 'allocations' ? allocationMeasure
+      : instructionMeasure();
 
   const redis = adapter === 'redis' ? await startRedis({ forceSpawn: true }) : undefined;
   const jwks = signingKeys();
@@ -248,9 +285,11 @@ async function main(): Promise<number> {
           const batch = await driver.prepare(server, agent);
           await (await batch(warm!))();
           const measured = await batch(count!);
-          const perUnit = await measure.count(server, measured) / count!;
+          const { value, where } = await measure.count(server, measured);
+          const perUnit = value / count!;
           counted.set(target.id, [...counted.get(target.id) ?? [], perUnit]);
           console.log(`${target.id.padEnd(20)} ${perUnit.toFixed(1).padStart(9)}${measure.scale} ${measure.what} per ${driver.unit} (${count} after ${warm}, ${adapter})`);
+          for (const { fn, amount } of where ?? []) console.log(`${(amount / count!).toFixed(0).padStart(31)}  ${fn}`);
         } finally {
           agent.destroy();
           await server.stop();

@@ -43,10 +43,27 @@ export type ChildMessage =
   | { readonly type: 'reply'; readonly id: number; readonly ok: false; readonly error: string };
 
 /** Calls every child answers besides the server's own `commands`. */
-export const BUILTIN_CALLS = { stats: '$stats', cpu: '$cpu', stop: '$stop', promises: '$promises' } as const;
+export const BUILTIN_CALLS = { stats: '$stats', cpu: '$cpu', stop: '$stop', promises: '$promises', allocations: '$allocations' } as const;
 
 /**
  * Where ./promise-count.ts, when a child is started with it (`--import`), leaves the reader of
  * the promises created so far, for the `$promises` call.
  */
 export const PROMISE_COUNTER = Symbol.for('platform-auth.bench.promisesCreated');
+
+/**
+ * Where ./allocation-sample.ts, when a child is started with it (`--import`), leaves the
+ * sampler that the `$allocations` call starts (`'start'`) and stops (`'stop'`).
+ */
+export const ALLOCATION_SAMPLER = Symbol.for('platform-auth.bench.allocationSampler');
+
+/** Bytes allocated while the sampler ran (an unbiased estimate), and by which function, most first. */
+export interface AllocationSample {
+  readonly bytes: number;
+  readonly top: readonly { readonly fn: string; readonly bytes: number }[];
+}
+
+export interface AllocationSampler {
+  start(): void;
+  stop(): AllocationSample;
+}

@@ -12,8 +12,8 @@ import type { AddressInfo } from 'node:net';
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import { createRedisAdapter } from '../../adapters/redis.ts';
 import type { ClosableAdapterFactory } from '../../adapters/types.ts';
-import { BUILTIN_CALLS, PROMISE_COUNTER } from './protocol.ts';
-import type { ChildMessage, ChildSpec, ParentMessage, ServerStats } from './protocol.ts';
+import { ALLOCATION_SAMPLER, BUILTIN_CALLS, PROMISE_COUNTER } from './protocol.ts';
+import type { AllocationSampler, ChildMessage, ChildSpec, ParentMessage, ServerStats } from './protocol.ts';
 import type { BuildServer, BuiltServer, ServerEnv } from './types.ts';
 
 function send(message: ChildMessage): void {
@@ -103,6 +103,11 @@ async function start(spec: ChildSpec): Promise<void> {
         const read = (globalThis as Record<symbol, unknown>)[PROMISE_COUNTER];
         if (typeof read !== 'function') throw new Error('promises are counted only in a child started with --import bench/lib/promise-count.ts');
         value = read();
+      } else if (message.name === BUILTIN_CALLS.allocations) {
+        const sampler = (globalThis as Record<symbol, unknown>)[ALLOCATION_SAMPLER] as AllocationSampler | undefined;
+        if (!sampler) throw new Error('allocations are sampled only in a child started with --import bench/lib/allocation-sample.ts');
+        if (message.arg !== 'start' && message.arg !== 'stop') throw new Error(`$allocations takes 'start' or 'stop', not ${String(message.arg)}`);
+        value = message.arg === 'start' ? sampler.start() : sampler.stop();
       } else if (message.name === BUILTIN_CALLS.stop) {
         await stop();
         if (profileWindows) writeFileSync(profileWindows, JSON.stringify({ windows }));

@@ -10,7 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { BUILTIN_CALLS } from './protocol.ts';
-import type { ChildMessage, ChildSpec, ServerStats } from './protocol.ts';
+import type { AllocationSample, ChildMessage, ChildSpec, ServerStats } from './protocol.ts';
 import type { RunningServer, ServerTarget, StorageKind } from './types.ts';
 
 const CHILD = new URL('./server-child.ts', import.meta.url);
@@ -26,6 +26,9 @@ export interface ServerProcess extends RunningServer {
   cpuUs(): Promise<number>;
   /** promises the child has created so far; only in a child started with `--import` ./promise-count.ts */
   promisesCreated(): Promise<number>;
+  /** starts, or stops and reads, allocation sampling; only in a child started with `--import` ./allocation-sample.ts */
+  sampleAllocations(step: 'start'): Promise<void>;
+  sampleAllocations(step: 'stop'): Promise<AllocationSample>;
   /** stops the server and waits for the process to exit */
   stop(): Promise<void>;
 }
@@ -133,6 +136,7 @@ export async function spawnServer(options: SpawnOptions): Promise<ServerProcess>
     stats: () => call<ServerStats>(BUILTIN_CALLS.stats),
     cpuUs: () => call<number>(BUILTIN_CALLS.cpu),
     promisesCreated: () => call<number>(BUILTIN_CALLS.promises),
+    sampleAllocations: ((step: 'start' | 'stop') => call(BUILTIN_CALLS.allocations, step)) as ServerProcess['sampleAllocations'],
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         await call(BUILTIN_CALLS.stop).catch(() => {});
