@@ -38,15 +38,6 @@ const RESIDENT_MEMORY = '(2026-11-21, HEAD ad51695) not data the server holds: t
   + 'Memory kept resident off the JS heap on oidc-provider\'s request path (not malloc arenas: MALLOC_ARENA_MAX=1 and '
   + 'MALLOC_TRIM_THRESHOLD_=0 change nothing); a longer soak is the way to tell it from a slow native leak.';
 
-const INTROSPECTION_REDIS_0128CB9 = '(2026-11-28 21:40-21:45 UTC, e8ca06e, whose lib/, adapters/ and examples/ are '
-  + '0128cb9\'s, nothing else running, the same slow VM as the full run) A rerun of 5 pairs gave 0.938 (CPU-cost 0.932, '
-  + 'pairs 0.868-1.066) against 0.820 (pairs 0.644-0.966) in the full run: the miss is within this VM\'s noise. A '
-  + 'profiled rerun of 2 pairs gave 0.869: sampled busy time 654 µs per introspection in ours against 563 in bare '
-  + 'oidc-provider, both on this adapter, with the same socket writes to Redis (writeUtf8String 50 and 51 µs) and about '
-  + 'the same ioredis work (42 and 36 µs). Ours\' own code (lib/) is 13 µs of self time; the rest of the difference is '
-  + 'spread over the same oidc-provider, Koa and Node functions, each a little dearer in ours\' process (microtasks 32 '
-  + 'against 23 µs), as profiled on 70546f3, where callgrind counted 4% more instructions in ours.';
-
 /** A profiled cause of a miss, and the commit whose code it was measured on. */
 export interface Finding {
   /** `git rev-parse --short HEAD` of the run that was profiled */
@@ -189,6 +180,40 @@ const GRACE_70546F3 = '(2026-11-28 11:58 UTC, HEAD 70546f3 with only this run\'s
   + 'per refresh at the storage layer (18.65 against 13.93), so through HTTP the rule costs two to three times its '
   + 'storage-layer price. On Redis the rule saves commands and the target holds (1.232). ' + RUN_OF_70546F3;
 
+const MEASURED_ON_619CD85 = 'measured on 2026-11-29 04:50-05:20 UTC at a576543 and 5cdbe99, whose lib/, adapters/ and '
+  + 'examples/ are 619cd85\'s, on the steady machine of the full run';
+
+const RUN_OF_619CD85 = 'The full run of 619cd85 (2026-11-29 03:49-04:49 UTC) was steady: bare Koa "hello" cost 14 µs of '
+  + 'server CPU per request, and most scenarios\' pairs lay within 5% of their median, so this miss is work, not noise.';
+
+const ALLOCATIONS_619CD85 = 'Bytes allocated per revocation (bench/instructions.ts --measure allocations, 4,000 after '
+  + '4,000, under 0.5% apart between runs): on Redis ours 95.0k, bare oidc-provider 85.4k, ours with events: false 90.0k; '
+  + 'on memory 66.3k, 58.8k and 63.6k. About half of ours\' extra is the diagnostics (the token.revoked event and its '
+  + 'trace entry, the revoked-token record and its script arguments), most of the rest the host app\'s own Koa context, '
+  + 'on-finished listeners and response headers in front of the provider\'s.';
+
+const REVOCATION_REDIS_619CD85 = '(' + MEASURED_ON_619CD85 + ') A profiled rerun of 2 pairs gave 0.828 (CPU-cost '
+  + '0.822), as in the full run (0.838). Sampled busy time per revocation, ours 143 µs against 117: the garbage '
+  + 'collector +4.9 (20.4 against 15.5), this repository\'s lib/ +3.7 and adapters/ +2.7 of self time, oidc-provider\'s '
+  + 'own functions +3.5 (the same calls), Node internals +3.1, microtasks +2.1, the socket writes of headers and '
+  + 'commands +2.5 (writeLatin1String, writeUtf8String). Not an extra round trip: MONITOR counts 3 top-level Redis '
+  + 'commands per revocation in ours, in bare and in ours with events: false (the revoked-token record travels in '
+  + 'the grant\'s revocation script). ' + ALLOCATIONS_619CD85 + ' ' + RUN_OF_619CD85;
+
+const REVOCATION_MEMORY_619CD85 = '(' + MEASURED_ON_619CD85 + ') Not CPU-profiled. ' + ALLOCATIONS_619CD85 + ' '
+  + RUN_OF_619CD85;
+
+const REVOCATION_DIAGNOSTICS_619CD85 = '(' + MEASURED_ON_619CD85 + ') The diagnostics allocate 5.0k bytes more per '
+  + 'revocation on Redis (95.0k against 90.0k, +5.6%) and 2.7k on memory (66.3k against 63.6k, +4.2%), with no extra '
+  + 'Redis command (MONITOR: 3 per revocation either way). A same-run comparison of ours against ours with trace: false '
+  + '(a temporary scenario, 4 pairs, while the machine had become noisy again: pairs 0.89-1.38) could not tell the '
+  + 'trace\'s share. ' + RUN_OF_619CD85;
+
+const INTROSPECTION_REDIS_619CD85 = '(' + MEASURED_ON_619CD85 + ') A profiled rerun of 2 pairs met the target, 0.949 '
+  + '(CPU-cost 0.959), against 0.887 in the full run. Bytes allocated per introspection: ours 76.5k, bare '
+  + 'oidc-provider 71.0k, ours with events: false 76.4k: the diagnostics allocate nothing measurable here; the extra '
+  + '5.5k is the host app in front of the provider. ' + RUN_OF_619CD85;
+
 /**
  * Quoted next to a miss only when the run under test is on the same commit: a cause
  * measured on older code may since have been removed (bench/lib/targets.ts).
@@ -202,8 +227,11 @@ export const FINDINGS: Readonly<Record<string, Finding>> = {
   'refresh-grace/ratio': { commit: '70546f3', note: GRACE_70546F3 },
   'refresh/ratio': { commit: 'a4bf91a', note: OAUTH_THIS_COMMIT },
   'introspection/ratio': { commit: '70546f3', note: INTROSPECTION_70546F3 },
-  'introspection/ratio/redis': { commit: '0128cb9', note: INTROSPECTION_REDIS_0128CB9 },
+  'introspection/ratio/redis': { commit: '619cd85', note: INTROSPECTION_REDIS_619CD85 },
   'revocation/ratio': { commit: '42e96ae', note: REVOCATION_42E96AE },
+  'revocation/ratio/redis': { commit: '619cd85', note: REVOCATION_REDIS_619CD85 },
+  'revocation/ratio/memory': { commit: '619cd85', note: REVOCATION_MEMORY_619CD85 },
+  'revocation-diagnostics/ratio': { commit: '619cd85', note: REVOCATION_DIAGNOSTICS_619CD85 },
   'login/throughput/redis': { commit: '682739b', note: LOGIN_REDIS_682739B },
   'login-throttle/ratio/memory': { commit: '7f4a24d', note: LOGIN_THROTTLE },
   'login-throttle/ratio/redis': { commit: '682739b', note: LOGIN_THROTTLE_682739B },
