@@ -23,8 +23,7 @@
  *
  * `--measure allocations` estimates instead the bytes the server allocates per unit, with V8's
  * sampling heap profiler loaded into the child (./lib/allocation-sample.ts), also at full speed,
- * and lists the functions that allocated most: what the garbage collector, the largest single
- * difference in a profile of ours against bare oidc-provider, has to clear.
+ * and lists the functions that allocated most: what the garbage collector has to clear.
  *
  * @module
  */
@@ -168,14 +167,15 @@ function countedInstructions(dir: string, pid: number): number {
   return total;
 }
 
-/** What is counted per unit, and how a server child is started and read for it. */
+/** One count, and where it went when the measure can tell (allocations: by function). */
 interface Counted {
   readonly value: number;
   readonly where?: readonly { readonly fn: string; readonly amount: number }[];
 }
 
+/** What is counted per unit, and how a server child is started and read for it. */
 interface Measure {
-  /** the word of the output: `instructions`, `promises` */
+  /** the word of the output: `instructions`, `promises`, `bytes allocated` */
   readonly what: string;
   /** printed after the figure: thousands for instructions */
   readonly scale: 'k' | '';

@@ -4,8 +4,9 @@
  * child's `$allocations` call starts and stops (bench/lib/server-child.ts).
  *
  * Why allocations: the garbage collector was the largest single difference between ours and
- * bare oidc-provider in a profile of a revocation (2026-11-29: 20.4 against 15.5 µs of
- * sampled time per request), and what it collects is what the request allocated. V8's
+ * bare oidc-provider in a CPU profile of a revocation (2026-11-29: 20.4 against 15.5 µs of
+ * sampled time per request; the pauses `perf_hooks` reports came out alike, bench/README),
+ * and what it collects is what the request allocated. V8's
  * sampling heap profiler, told to keep the objects that minor and major collections have
  * since freed (`includeObjectsCollectedByMinorGC`, `…MajorGC`), estimates every byte
  * allocated, not only what survives, and names the function that allocated it. The
