@@ -3,7 +3,7 @@
  * for the same code whatever else the machine is doing, where `npm run bench`'s ratios move by
  * ±10–30% on a busy or throttled machine (bench/README, "Instructions instead of seconds").
  *
- *   node bench/instructions.ts revocation|introspection|refresh|login [--servers ours,oidc-provider]
+ *   node bench/instructions.ts revocation|introspection|refresh|login|hello [--servers ours,oidc-provider]
  *     [--adapter redis|memory] [--count N] [--warm N] [--repeat N] [--measure instructions|promises|allocations]
  *
  * Each server runs alone in a child under callgrind with instrumentation off; after `--warm`
@@ -44,9 +44,10 @@ import type { AdapterKind, ServerTarget } from './lib/types.ts';
 import { createAgent, send } from './load/http-client.ts';
 import { memberFlow, runLoginFlow } from './load/login-flow.ts';
 import { bareProvider } from './servers/bare-provider.ts';
+import { koaHello } from './servers/koa-hello.ts';
 import { ours, oursNoDiagnostics, oursNoGrace, oursNoThrottle } from './servers/ours.ts';
 
-const SERVERS: readonly ServerTarget[] = [ours, bareProvider, oursNoGrace, oursNoThrottle, oursNoDiagnostics];
+const SERVERS: readonly ServerTarget[] = [ours, bareProvider, oursNoGrace, oursNoThrottle, oursNoDiagnostics, koaHello];
 const CONNECTIONS = 10;
 /** loaded into each server child with `--import` for `--measure promises` */
 const PROMISE_COUNT_MODULE = new URL('./lib/promise-count.ts', import.meta.url).href;
@@ -87,6 +88,19 @@ async function spread(count: number, unit: (connection: number) => Promise<void>
 }
 
 const DRIVERS: Readonly<Record<string, Driver>> = {
+  // as bench/scenarios/koa-hello.ts: a host route behind auth.routes() (ours), or bare Koa's hello (koa)
+  hello: {
+    unit: 'request',
+    warm: 4000,
+    count: 2000,
+    async prepare(server, agent) {
+      const url = new URL('/', server.origin);
+      return async (count) => () => spread(count, async () => {
+        const response = await send(agent, 'GET', url, {});
+        expectOk(response.status, response.body, 'hello');
+      });
+    },
+  },
   // as bench/scenarios/revocation.ts: every request revokes a live token minted in the server
   revocation: {
     unit: 'request',

@@ -253,7 +253,10 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   const ownsPath = ownPathMatcher(options);
   const refuseMisMounted = createMountOrderGuard(options.logger);
   const routes: Middleware = diagnostics.observed(function platformAuth(ctx, next) {
-    if (bodyAlreadyRead(ctx) && ownsPath(ctx.path)) {
+    // the host's own routes skip the routers (no piece answers a path outside the endpoint
+    // table) but keep the outage guard, which answers their storage failures 503 too
+    if (!ownsPath(ctx.path)) return guard!(ctx, next);
+    if (bodyAlreadyRead(ctx)) {
       refuseMisMounted(ctx);
       return Promise.resolve();
     }

@@ -62,5 +62,7 @@ export function ownPathMatcher(facts: ServingFacts): (path: string) => boolean {
     if (param < 0) exact.add(endpoint.path);
     else prefixes.push(endpoint.path.slice(0, param + 1));
   }
-  return (path) => exact.has(path) || prefixes.some((prefix) => path.startsWith(prefix));
+  // the routers of this library (@koa/router, not strict) also answer a path with one trailing slash
+  return (path) => exact.has(path) || prefixes.some((prefix) => path.startsWith(prefix))
+    || (path.length > 1 && path.endsWith('/') && exact.has(path.slice(0, -1)));
 }

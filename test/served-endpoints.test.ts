@@ -4,7 +4,7 @@
  */
 import { ENDPOINTS } from '../lib/endpoints.ts';
 import type { EndpointId } from '../lib/endpoints.ts';
-import { answeredBy, isServed, providerEndpoints, servedEndpoints } from '../lib/served-endpoints.ts';
+import { answeredBy, isServed, ownPathMatcher, providerEndpoints, servedEndpoints } from '../lib/served-endpoints.ts';
 import type { ServingFacts } from '../lib/served-endpoints.ts';
 
 const ALL_IDS = Object.keys(ENDPOINTS) as EndpointId[];
@@ -144,5 +144,33 @@ describe('providerEndpoints', () => {
 
   it('never lists userinfo, which the platform answers', () => {
     for (const facts of [FULL, MINIMAL]) expect(ids(providerEndpoints(facts))).not.toContain('userinfo');
+  });
+});
+
+describe('ownPathMatcher (the host\'s own routes skip the library\'s routers when it says no)', () => {
+  it('owns every served path, the interaction pages and the provider\'s resume path', () => {
+    const owns = ownPathMatcher(FULL);
+    for (const { path } of servedEndpoints(FULL)) expect(owns(path.replace('/:uid', '/abc'))).toBe(true);
+    expect(owns('/oauth/interaction/abc/login')).toBe(true);
+    expect(owns('/oauth/authorize/abc')).toBe(true);
+  });
+
+  it('owns an exact path with one trailing slash, which the library\'s routers answer too', () => {
+    const owns = ownPathMatcher(FULL);
+    expect(owns('/.well-known/oauth-protected-resource/')).toBe(true);
+    expect(owns('/api/oauth/userinfo/')).toBe(true);
+    expect(owns('/.well-known/oauth-protected-resource//')).toBe(false);
+  });
+
+  it('owns no host path, no look-alike and nothing switched off', () => {
+    const owns = ownPathMatcher(FULL);
+    for (const path of ['/', '/admin', '/admin/api/courses', '/mcpx', '/auth.mdx', '/oauth/interaction', '/oauth/authorizex', '/api/oauth']) {
+      expect([path, owns(path)]).toEqual([path, false]);
+    }
+    const minimal = ownPathMatcher(MINIMAL);
+    for (const path of ['/mcp', '/account/graphql', '/openapi.json', '/auth.md', '/api/oauth/jwks']) {
+      expect([path, minimal(path)]).toEqual([path, false]);
+    }
+    expect(minimal('/api/oauth/token')).toBe(true);
   });
 });

@@ -7,9 +7,7 @@
  * jest fails the running test on any unhandled rejection, so passing also means that no
  * storage error escaped as one.
  */
-import { createMemoryAdapter } from '../../adapters/memory.ts';
-import { StorageUnavailableError } from '../../adapters/types.ts';
-import type { Adapter, ClosableAdapterFactory } from '../../adapters/types.ts';
+import type { ClosableAdapterFactory } from '../../adapters/types.ts';
 import { RETRY_AFTER_SECONDS } from '../../lib/storage/outage.ts';
 import { Browser, findForm, isPage } from '../support/browser.ts';
 import type { PageResult } from '../support/browser.ts';
@@ -18,38 +16,14 @@ import type { TokenSet } from '../support/flows.ts';
 import { pkcePair, randomState } from '../support/pkce.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
-
-interface Switch {
-  failure: 'none' | 'unavailable' | 'broken';
-  /** fail only these models / methods (all by default) */
-  models?: Set<string>;
-  methods?: Set<keyof Adapter>;
-}
-
-/** A memory store whose calls fail while `control.failure` says so. */
-function switchableAdapter(control: Switch): ClosableAdapterFactory {
-  const memory = createMemoryAdapter();
-  const factory = (model: string): Adapter => {
-    const inner = memory(model);
-    const wrap = <K extends keyof Adapter>(method: K) => (async (...args: unknown[]) => {
-      const targeted = (!control.models || control.models.has(model)) && (!control.methods || control.methods.has(method));
-      if (targeted && control.failure === 'unavailable') throw new StorageUnavailableError('test: down');
-      if (targeted && control.failure === 'broken') throw new Error('a bug, not an outage');
-      return (inner[method] as (...a: unknown[]) => unknown)(...args);
-    }) as Adapter[K];
-    return {
-      upsert: wrap('upsert'), find: wrap('find'), findByUid: wrap('findByUid'), findByUserCode: wrap('findByUserCode'),
-      consume: wrap('consume'), destroy: wrap('destroy'), revokeByGrantId: wrap('revokeByGrantId'),
-    };
-  };
-  return Object.assign(factory, { close: () => memory.close() });
-}
+import { switchableAdapter } from '../support/switchable-adapter.ts';
+import type { StorageSwitch } from '../support/switchable-adapter.ts';
 
 const SCOPE = 'openid profile email account:read';
 const OUTAGE_BODY = { error: 'temporarily_unavailable', error_description: 'the service is temporarily unavailable, retry later' };
 
 let app: RunningApp;
-const storage: Switch = { failure: 'none' };
+const storage: StorageSwitch = { failure: 'none' };
 let adapter: ClosableAdapterFactory;
 let tokens: TokenSet;
 let tokenUrl: string;

@@ -1,0 +1,109 @@
+/**
+ * The host's own routes behind auth.routes(): a path outside the endpoint table passes the
+ * library's routers by (lib/platform-auth.ts), but stays inside the storage outage guard and
+ * keeps its request id; the library's paths, one trailing slash included, are still answered
+ * by the library.
+ */
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import Koa from 'koa';
+
+import { createAccountStore, createSiteStore, demoClients } from '../../examples/host/seed.ts';
+import { REQUEST_ID_HEADER } from '../../lib/http/request-id.ts';
+import { createPlatformAuth } from '../../lib/index.ts';
+import type { PlatformAuth } from '../../lib/index.ts';
+import { RETRY_AFTER_SECONDS } from '../../lib/storage/outage.ts';
+import { switchableAdapter } from '../support/switchable-adapter.ts';
+import type { StorageSwitch } from '../support/switchable-adapter.ts';
+
+const SECRET = 'operator-secret-for-tests-0123456789';
+const OUTAGE_BODY = { error: 'temporarily_unavailable', error_description: 'the service is temporarily unavailable, retry later' };
+
+let server: Server;
+let url: string;
+let auth: PlatformAuth;
+const storage: StorageSwitch = { failure: 'none' };
+const adapter = switchableAdapter(storage);
+const hostSaw: string[] = [];
+
+beforeAll(async () => {
+  server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  auth = await createPlatformAuth({
+    baseUrl: url,
+    accounts: createAccountStore(),
+    sites: createSiteStore(),
+    clients: demoClients(url, SECRET),
+    adapter,
+    logger: { info() {}, warn() {}, error() {} },
+  });
+  const app = new Koa();
+  app.use(auth.routes());
+  app.use(async function host(ctx) {
+    hostSaw.push(ctx.path);
+    if (ctx.path === '/hello') ctx.body = 'hello';
+    // a host page that reads the library's storage: the member's connected apps
+    if (ctx.path === '/my/apps') ctx.body = await auth.connectedApps.list('someone');
+    // a host route that answers the outage itself
+    if (ctx.path === '/own-503') {
+      ctx.status = 503;
+      ctx.body = OUTAGE_BODY;
+    }
+  });
+  server.on('request', app.callback());
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await auth.close();
+  await adapter.close();
+});
+
+afterEach(() => {
+  storage.failure = 'none';
+  hostSaw.length = 0;
+});
+
+async function expectOutage(res: Response) {
+  expect({ status: res.status, body: await res.json() }).toEqual({ status: 503, body: OUTAGE_BODY });
+  expect(res.headers.get('retry-after')).toBe(String(RETRY_AFTER_SECONDS));
+  expect(res.headers.get('cache-control')).toBe('no-store');
+}
+
+it('a host route is answered by the host, with a request id', async () => {
+  const res = await fetch(`${url}/hello`);
+  expect({ status: res.status, body: await res.text() }).toEqual({ status: 200, body: 'hello' });
+  expect(res.headers.get(REQUEST_ID_HEADER)).toMatch(/^[\w-]{8,}$/);
+  expect(hostSaw).toEqual(['/hello']);
+});
+
+it('a host route that fails on storage is a 503 temporarily_unavailable, not a 500', async () => {
+  const served = await fetch(`${url}/my/apps`);
+  expect({ status: served.status, body: await served.json() }).toEqual({ status: 200, body: [] });
+  storage.failure = 'unavailable';
+  await expectOutage(await fetch(`${url}/my/apps`, { headers: { accept: 'application/json' } }));
+});
+
+it('a host route\'s own 503 temporarily_unavailable gets Retry-After', async () => {
+  await expectOutage(await fetch(`${url}/own-503`));
+});
+
+it('the library\'s paths with one trailing slash are answered by the library, not the host', async () => {
+  const metadata = await fetch(`${url}/.well-known/oauth-protected-resource/`);
+  expect(metadata.status).toBe(200);
+  expect(((await metadata.json()) as { resource?: string }).resource).toBe(url);
+  const userinfo = await fetch(`${url}/api/oauth/userinfo/`);
+  expect(userinfo.status).toBe(401);
+  expect(userinfo.headers.get('www-authenticate')).toMatch(/^Bearer /);
+  expect(hostSaw).toEqual([]);
+});
+
+it('a path next to the library\'s is the host\'s', async () => {
+  const res = await fetch(`${url}/api/oauth/userinfox`);
+  expect(res.status).toBe(404);
+  expect(hostSaw).toEqual(['/api/oauth/userinfox']);
+});
