@@ -195,6 +195,16 @@ const ALLOCATIONS_619CD85 = 'Bytes allocated per revocation (bench/instructions.
   + 'revocation (ours 60 scavenges, 99-110 ms; bare 55, 111-119 ms; events: false 57, 100-106 ms), so the profile\'s '
   + 'GC difference is not settled.';
 
+const REVOCATION_INSTRUCTIONS_619CD85 = 'Later the same day (06:00-06:20 UTC, at ac5cf1f, whose lib/, adapters/ and '
+  + 'examples/ are 619cd85\'s, on a slower, noisy machine) the work was counted: bench/instructions.ts (2,000 after '
+  + '2,000, Redis, two rounds) counted ours at 1,728.4k and 1,699.0k instructions per revocation, bare oidc-provider '
+  + 'at 1,778.8k and 1,803.0k, ours with events: false at 1,570.2k and 1,536.0k (ours/bare 1.043, medians); with '
+  + 'trace: false 1,717.5k and 1,617.5k, so most of what the diagnostics count is not the trace. strace -c over 8,000 '
+  + 'revocations: 3.72 system calls per revocation in ours, 3.74 in bare, 3.64 with events: false, with alike '
+  + 'system time. Ours executes no more than bare and asks no more of the kernel; the time it takes beyond bare is '
+  + 'in what instructions do not count (cache misses, memory), which this VM cannot measure (perf stat: cycles and '
+  + 'cache-misses not supported).';
+
 const REVOCATION_REDIS_619CD85 = '(' + MEASURED_ON_619CD85 + ') A profiled rerun of 2 pairs gave 0.828 (CPU-cost '
   + '0.822), as in the full run (0.838). Sampled busy time per revocation, ours 143 µs against 117: the garbage '
   + 'collector +4.9 (20.4 against 15.5), this repository\'s lib/ +3.7 and adapters/ +2.7 of self time, oidc-provider\'s '
@@ -202,7 +212,7 @@ const REVOCATION_REDIS_619CD85 = '(' + MEASURED_ON_619CD85 + ') A profiled rerun
   + 'commands +2.5 (writeLatin1String, writeUtf8String). Not an extra round trip: MONITOR counts 3 top-level Redis '
   + 'commands per revocation in ours, in bare and in ours with events: false (the revoked-token record travels in '
   + 'the grant\'s revocation script). ' + ALLOCATIONS_619CD85 + ' The pairs of the full run lay between 0.77 and 0.87 '
-  + '(one at 0.68): work, not noise. ' + RUN_OF_619CD85;
+  + '(one at 0.68): work, not noise. ' + RUN_OF_619CD85 + ' ' + REVOCATION_INSTRUCTIONS_619CD85;
 
 const REVOCATION_MEMORY_619CD85 = '(' + MEASURED_ON_619CD85 + ') Not CPU-profiled. ' + ALLOCATIONS_619CD85 + ' '
   + RUN_OF_619CD85;
@@ -217,6 +227,14 @@ const INTROSPECTION_REDIS_619CD85 = '(' + MEASURED_ON_619CD85 + ') A profiled re
   + '(CPU-cost 0.959), against 0.887 in the full run. Bytes allocated per introspection: ours 76.5k, bare '
   + 'oidc-provider 71.0k, ours with events: false 76.4k: the diagnostics allocate nothing measurable here; the extra '
   + '5.5k is the host app in front of the provider. ' + RUN_OF_619CD85;
+
+const REFRESH_RSS_REDIS_619CD85 = '(measured on 2026-11-29 06:19-06:30 UTC at ac5cf1f, whose lib/, adapters/ and '
+  + 'examples/ are 619cd85\'s) A plateau, not a leak: over one server\'s life, 1 s after 10k, 50k, 100k and 150k '
+  + 'refreshes on Redis and a full GC, ours\' RSS was 295, 315, 314 and 315 MB (JS heap used 41, 37, 36, 36 MB; heap '
+  + 'reserved 112, 103, 80, 77 MB; external 10 MB throughout) and bare oidc-provider\'s 289, 288, 288 and 288 MB. Ours '
+  + 'reaches its level by 50k requests and holds it through 150k. In the full run the sample at 11k was lower (208 MB) '
+  + 'than here at 10k, so what the check saw is how soon RSS reaches that level, not a growth that goes on. '
+  + RUN_OF_619CD85;
 
 const GRACE_MEMORY_619CD85 = '(' + MEASURED_ON_619CD85 + ') Not more work: bench/instructions.ts counts the grace '
   + 'rule at 0.7-1.8% of a refresh on memory (ours 2,209.8k and 2,299.8k instructions, ours with refreshTokenGrace: 0 '
@@ -237,6 +255,7 @@ export const FINDINGS: Readonly<Record<string, Finding>> = {
   'refresh-grace/ratio': { commit: '70546f3', note: GRACE_70546F3 },
   'refresh-grace/ratio/memory': { commit: '619cd85', note: GRACE_MEMORY_619CD85 },
   'refresh/ratio': { commit: 'a4bf91a', note: OAUTH_THIS_COMMIT },
+  'refresh/rss/redis': { commit: '619cd85', note: REFRESH_RSS_REDIS_619CD85 },
   'introspection/ratio': { commit: '70546f3', note: INTROSPECTION_70546F3 },
   'introspection/ratio/redis': { commit: '619cd85', note: INTROSPECTION_REDIS_619CD85 },
   'revocation/ratio': { commit: '42e96ae', note: REVOCATION_42E96AE },
