@@ -88,19 +88,6 @@ async function spread(count: number, unit: (connection: number) => Promise<void>
 }
 
 const DRIVERS: Readonly<Record<string, Driver>> = {
-  // as bench/scenarios/koa-hello.ts: a host route behind auth.routes() (ours), or bare Koa's hello (koa)
-  hello: {
-    unit: 'request',
-    warm: 4000,
-    count: 2000,
-    async prepare(server, agent) {
-      const url = new URL('/', server.origin);
-      return async (count) => () => spread(count, async () => {
-        const response = await send(agent, 'GET', url, {});
-        expectOk(response.status, response.body, 'hello');
-      });
-    },
-  },
   // as bench/scenarios/revocation.ts: every request revokes a live token minted in the server
   revocation: {
     unit: 'request',
@@ -166,10 +153,23 @@ const DRIVERS: Readonly<Record<string, Driver>> = {
       });
     },
   },
+  // as bench/scenarios/koa-hello.ts: a host route behind auth.routes() (ours), or bare Koa's hello (koa)
+  hello: {
+    unit: 'request',
+    warm: 4000,
+    count: 2000,
+    async prepare(server, agent) {
+      const url = new URL('/', server.origin);
+      return async (count) => () => spread(count, async () => {
+        const response = await send(agent, 'GET', url, {});
+        expectOk(response.status, response.body, 'hello');
+      });
+    },
+  },
 };
 
 const USAGE = `usage: node bench/instructions.ts ${Object.keys(DRIVERS).join('|')} [--servers ${SERVERS.map((s) => s.id).join(',')}]
-  [--adapter redis|memory] [--count N] [--warm N] [--repeat N] [--measure instructions|promises|allocations]`;
+  [--adapter redis|memory] [--count N] [--warm N] [--repeat N] [--measure instructions|promises|allocations] [--help]`;
 
 /** The instructions callgrind counted while instrumentation was on, from the dumps of `pid`. */
 function countedInstructions(dir: string, pid: number): number {
@@ -252,8 +252,9 @@ const allocationMeasure: Measure = {
   close() {},
 };
 
-async function main(): Promise<number> {
-  const { positionals, values } = parseArgs({
+function parse(args: string[]) {
+  return parseArgs({
+    args,
     allowPositionals: true,
     options: {
       servers: { type: 'string', default: 'ours,oidc-provider' },
@@ -262,8 +263,25 @@ async function main(): Promise<number> {
       warm: { type: 'string' },
       repeat: { type: 'string', default: '1' },
       measure: { type: 'string', default: 'instructions' },
+      help: { type: 'boolean', short: 'h', default: false },
     },
   });
+}
+
+async function main(): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(process.argv.slice(2));
+  } catch (error) {
+    // an unknown option or a missing value: say which, with the usage, not a stack trace
+    console.error(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    return 2;
+  }
+  const { positionals, values } = parsed;
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
   const driver = DRIVERS[positionals[0] ?? ''];
   const targets = values.servers.split(',').map((id) => SERVERS.find((s) => s.id === id));
   const adapter = values.adapter as AdapterKind;

@@ -1,0 +1,36 @@
+/**
+ * `node bench/instructions.ts`'s command line: `--help` prints the usage, and a wrong
+ * argument is refused with what was wrong and the usage, exit code 2, never a stack trace.
+ * Nothing is measured (no server is started).
+ */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const SCRIPT = fileURLToPath(new URL('../../bench/instructions.ts', import.meta.url));
+
+function run(...args: string[]) {
+  const { status, stdout, stderr } = spawnSync(process.execPath, [SCRIPT, ...args], { encoding: 'utf8', timeout: 30_000 });
+  return { status, stdout, stderr };
+}
+
+it('--help prints the usage, with every driver, and exits 0', () => {
+  const { status, stdout } = run('--help');
+  expect(status).toBe(0);
+  expect(stdout).toMatch(/^usage: node bench\/instructions\.ts revocation\|introspection\|refresh\|login\|hello /);
+});
+
+it('an unknown option is named, with the usage, exit 2 and no stack trace', () => {
+  const { status, stderr } = run('revocation', '--bogus');
+  expect(status).toBe(2);
+  expect(stderr).toContain("Unknown option '--bogus'");
+  expect(stderr).toContain('usage: node bench/instructions.ts');
+  expect(stderr).not.toMatch(/\n\s+at /);
+});
+
+it('an unknown driver or measure gets the usage and exit 2', () => {
+  for (const args of [['nothing'], ['revocation', '--measure', 'seconds'], ['revocation', '--count', '0']]) {
+    const { status, stderr } = run(...args);
+    expect([args.join(' '), status]).toEqual([args.join(' '), 2]);
+    expect(stderr).toContain('usage: node bench/instructions.ts');
+  }
+});
