@@ -36,6 +36,7 @@ import type { PageRenderer, PageResponse } from '../lib/pages/renderer.ts';
 import type { ClientView, SiteView } from '../lib/pages/templates.ts';
 import { checkEligibility, clientAudience, memberClientSite } from '../lib/policies/audience.ts';
 import { parseScope } from '../lib/scopes/catalogue.ts';
+import { ROUTER_MATCHING } from '../lib/served-endpoints.ts';
 import { clientView, isLoopbackOnly } from './client-view.ts';
 import type { OidcClient, TrustSources } from './client-view.ts';
 import type { SignInFlow } from './host-sign-in.ts';
@@ -103,7 +104,7 @@ function waitWords(page: PageResponse, seconds: number): string {
 export function createInteractionRouter(deps: InteractionRouterDeps): Router {
   const { provider, options, grantContexts, signInThrottle, pages, signIn, trust } = deps;
   const base = ENDPOINTS.interaction.path.replace('/:uid', '');
-  const router = new Router({ prefix: base });
+  const router = new Router({ ...ROUTER_MATCHING, prefix: base });
   const csrf = new CsrfTokens(options.cookieKeys[0]!);
   // forms only, small: the pages post a handful of fields
   const forms = bodyParser({ enableTypes: ['form'], formLimit: '16kb' }) as unknown as RouterMiddleware;

@@ -22,7 +22,7 @@ import { validateOptions } from './config/validate.ts';
 import { ENDPOINTS } from './endpoints.ts';
 import { createDiagnostics } from './events/index.ts';
 import type { PlatformAuthEvents, TraceEntry, TracedClient } from './events/index.ts';
-import { answeredBy, isServed, ownPathMatcher, servedEndpoints } from './served-endpoints.ts';
+import { answeredBy, isServed, ownPathMatcher, ROUTER_MATCHING, servedEndpoints } from './served-endpoints.ts';
 import { bodyAlreadyRead, createMountOrderGuard } from './http/mount-order.ts';
 import { createSignInThrottle } from './http/sign-in-throttle.ts';
 import type { SignInThrottle } from './http/sign-in-throttle.ts';
@@ -162,7 +162,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   const bearer = new BearerVerifier(provider, options.baseUrl);
   const requireBearer = createRequireBearer(createBearerAuthenticator(bearer, metadataUrl));
 
-  const resourceRouter = new Router();
+  const resourceRouter = new Router(ROUTER_MATCHING);
   const metadata = JSON.stringify(protectedResourceMetadata(options.baseUrl, options.docs.authMd !== false));
   const serveMetadata = function protectedResource(ctx: Parameters<Middleware>[0]) {
     ctx.set('Cache-Control', 'public, max-age=3600');

@@ -51,6 +51,13 @@ export function providerEndpoints(facts: ServingFacts): EndpointDefinition[] {
 }
 
 /**
+ * How the library's own routers (@koa/router) match a path, which {@link ownPathMatcher}
+ * mirrors: case-sensitive, as RFC 3986 §6.2.2.1 says paths are and as oidc-provider's and
+ * `/mcp`'s always were; one trailing slash accepted (`strict: false`).
+ */
+export const ROUTER_MATCHING = Object.freeze({ sensitive: true, strict: false });
+
+/**
  * Whether a request path is one the library answers under `facts`: a served endpoint, an
  * interaction page (`/oauth/interaction/:uid/...`) or the provider's resume path.
  */
@@ -62,7 +69,7 @@ export function ownPathMatcher(facts: ServingFacts): (path: string) => boolean {
     if (param < 0) exact.add(endpoint.path);
     else prefixes.push(endpoint.path.slice(0, param + 1));
   }
-  // the routers of this library (@koa/router, not strict) also answer a path with one trailing slash
+  // the library's routers also answer an exact path with one trailing slash (ROUTER_MATCHING)
   return (path) => exact.has(path) || prefixes.some((prefix) => path.startsWith(prefix))
     || (path.length > 1 && path.endsWith('/') && exact.has(path.slice(0, -1)));
 }

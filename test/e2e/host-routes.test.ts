@@ -2,7 +2,8 @@
  * The host's own routes behind auth.routes(): a path outside the endpoint table passes the
  * library's routers by (lib/platform-auth.ts), but stays inside the storage outage guard and
  * keeps its request id; the library's paths, one trailing slash included, are still answered
- * by the library.
+ * by the library. Paths match case-sensitively, through routes() and in the pieces of
+ * auth.middleware mounted on their own alike (ROUTER_MATCHING, lib/served-endpoints.ts).
  */
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
@@ -106,4 +107,36 @@ it('a path next to the library\'s is the host\'s', async () => {
   const res = await fetch(`${url}/api/oauth/userinfox`);
   expect(res.status).toBe(404);
   expect(hostSaw).toEqual(['/api/oauth/userinfox']);
+});
+
+it('paths match case-sensitively: an uppercase variant of the library\'s is the host\'s', async () => {
+  for (const path of ['/.WELL-KNOWN/oauth-protected-resource', '/API/OAUTH/USERINFO', '/OAUTH/INTERACTION/abc', '/MCP']) {
+    const res = await fetch(`${url}${path}`);
+    expect([path, res.status]).toEqual([path, 404]);
+  }
+  expect(hostSaw).toEqual(['/.WELL-KNOWN/oauth-protected-resource', '/API/OAUTH/USERINFO', '/OAUTH/INTERACTION/abc', '/MCP']);
+});
+
+it('a piece of auth.middleware mounted on its own matches paths as routes() does', async () => {
+  const alone = new Koa();
+  alone.use(auth.middleware.resource);
+  alone.use((ctx) => {
+    ctx.status = 404;
+    ctx.body = 'host';
+  });
+  const other = createServer(alone.callback());
+  await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+  try {
+    for (const [path, status] of [
+      ['/.well-known/oauth-protected-resource', 200], ['/.well-known/oauth-protected-resource/', 200],
+      ['/.WELL-KNOWN/oauth-protected-resource', 404], ['/API/OAUTH/USERINFO', 404],
+    ] as const) {
+      const res = await fetch(`${origin}${path}`);
+      expect([path, res.status]).toEqual([path, status]);
+    }
+  } finally {
+    other.closeAllConnections();
+    await new Promise<void>((resolve) => other.close(() => resolve()));
+  }
 });
