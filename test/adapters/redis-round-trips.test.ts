@@ -402,7 +402,7 @@ describe('a refresh and a code exchange on a single Redis', () => {
   });
 
   afterAll(async () => {
-    await app?.close();
+    await app?.stop();
     await factory?.close();
   });
 
@@ -477,7 +477,7 @@ describe('a refresh and a code exchange on a single Redis', () => {
       // written by then, under the token's hash
       expect(await factory('RevokedAccessToken').find(hash('sha256', issued.access_token, 'base64url'))).toMatchObject({ clientId: MEMBER.clientId });
     } finally {
-      await withEvents.close();
+      await withEvents.stop();
     }
   });
 
@@ -531,7 +531,7 @@ describe('the sign-in and consent pages on a single Redis', () => {
   });
 
   afterAll(async () => {
-    await app?.close();
+    await app?.stop();
     await factory?.close();
   });
 
