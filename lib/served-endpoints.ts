@@ -51,15 +51,17 @@ export function providerEndpoints(facts: ServingFacts): EndpointDefinition[] {
 }
 
 /**
- * How the library's own routers (@koa/router) match a path, which {@link ownPathMatcher}
- * mirrors: case-sensitive, as RFC 3986 §6.2.2.1 says paths are and as oidc-provider's and
- * `/mcp`'s always were; one trailing slash accepted (`strict: false`).
+ * How the library's own routers (@koa/router) match a path, as {@link ownPathMatcher} and
+ * every other piece (oidc-provider's endpoints, `/mcp`, the documents) do: exactly, case
+ * (RFC 3986 §6.2.2.1: paths are case-sensitive) and trailing slash included.
  */
-export const ROUTER_MATCHING = Object.freeze({ sensitive: true, strict: false });
+export const ROUTER_MATCHING = Object.freeze({ sensitive: true, strict: true });
 
 /**
- * Whether a request path is one the library answers under `facts`: a served endpoint, an
- * interaction page (`/oauth/interaction/:uid/...`) or the provider's resume path.
+ * Whether a request path is the library's under `facts`: a served endpoint's path, exactly
+ * (ROUTER_MATCHING), or any path under the interaction pages (`/oauth/interaction/`) or the
+ * provider's resume path (`/oauth/authorize/`). `auth.routes()` hands every other path to the
+ * host's routes.
  */
 export function ownPathMatcher(facts: ServingFacts): (path: string) => boolean {
   const exact = new Set<string>();
@@ -69,7 +71,5 @@ export function ownPathMatcher(facts: ServingFacts): (path: string) => boolean {
     if (param < 0) exact.add(endpoint.path);
     else prefixes.push(endpoint.path.slice(0, param + 1));
   }
-  // the library's routers also answer an exact path with one trailing slash (ROUTER_MATCHING)
-  return (path) => exact.has(path) || prefixes.some((prefix) => path.startsWith(prefix))
-    || (path.length > 1 && path.endsWith('/') && exact.has(path.slice(0, -1)));
+  return (path) => exact.has(path) || prefixes.some((prefix) => path.startsWith(prefix));
 }

@@ -155,11 +155,11 @@ describe('ownPathMatcher (the host\'s own routes skip the library\'s routers whe
     expect(owns('/oauth/authorize/abc')).toBe(true);
   });
 
-  it('owns an exact path with one trailing slash, which the library\'s routers answer too', () => {
+  it('owns a served path exactly: not with a trailing slash, not in another case', () => {
     const owns = ownPathMatcher(FULL);
-    expect(owns('/.well-known/oauth-protected-resource/')).toBe(true);
-    expect(owns('/api/oauth/userinfo/')).toBe(true);
-    expect(owns('/.well-known/oauth-protected-resource//')).toBe(false);
+    for (const path of ['/.well-known/oauth-protected-resource/', '/api/oauth/userinfo/', '/api/oauth/token/', '/mcp/', '/API/OAUTH/USERINFO']) {
+      expect([path, owns(path)]).toEqual([path, false]);
+    }
   });
 
   it('owns no host path, no look-alike and nothing switched off', () => {

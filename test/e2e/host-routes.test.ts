@@ -1,9 +1,9 @@
 /**
  * The host's own routes behind auth.routes(): a path outside the endpoint table passes the
  * library's routers by (lib/platform-auth.ts), but stays inside the storage outage guard and
- * keeps its request id; the library's paths, one trailing slash included, are still answered
- * by the library. Paths match case-sensitively, through routes() and in the pieces of
- * auth.middleware mounted on their own alike (ROUTER_MATCHING, lib/served-endpoints.ts).
+ * keeps its request id. The library's paths match exactly, case and trailing slash included,
+ * through routes() and in the pieces of auth.middleware mounted on their own alike
+ * (ROUTER_MATCHING, lib/served-endpoints.ts).
  */
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
@@ -93,13 +93,17 @@ it('a host route\'s own 503 temporarily_unavailable gets Retry-After', async () 
   await expectOutage(await fetch(`${url}/own-503`));
 });
 
-it('the library\'s paths with one trailing slash are answered by the library, not the host', async () => {
-  const metadata = await fetch(`${url}/.well-known/oauth-protected-resource/`);
+it('the library\'s paths are the library\'s, the sign-in pages and the resume path with whatever follows', async () => {
+  const metadata = await fetch(`${url}/.well-known/oauth-protected-resource`);
   expect(metadata.status).toBe(200);
   expect(((await metadata.json()) as { resource?: string }).resource).toBe(url);
-  const userinfo = await fetch(`${url}/api/oauth/userinfo/`);
+  const userinfo = await fetch(`${url}/api/oauth/userinfo`);
   expect(userinfo.status).toBe(401);
   expect(userinfo.headers.get('www-authenticate')).toMatch(/^Bearer /);
+  // an interaction that does not exist: the library's page, not the host's 404
+  const page = await fetch(`${url}/oauth/interaction/unknown-uid`, { headers: { accept: 'text/html' } });
+  expect(page.status).toBe(400);
+  expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
   expect(hostSaw).toEqual([]);
 });
 
@@ -109,12 +113,16 @@ it('a path next to the library\'s is the host\'s', async () => {
   expect(hostSaw).toEqual(['/api/oauth/userinfox']);
 });
 
-it('paths match case-sensitively: an uppercase variant of the library\'s is the host\'s', async () => {
-  for (const path of ['/.WELL-KNOWN/oauth-protected-resource', '/API/OAUTH/USERINFO', '/OAUTH/INTERACTION/abc', '/MCP']) {
+it('paths match exactly: another case or a trailing slash is the host\'s', async () => {
+  const variants = [
+    '/.WELL-KNOWN/oauth-protected-resource', '/API/OAUTH/USERINFO', '/OAUTH/INTERACTION/abc', '/MCP',
+    '/.well-known/oauth-protected-resource/', '/api/oauth/userinfo/', '/api/oauth/token/',
+  ];
+  for (const path of variants) {
     const res = await fetch(`${url}${path}`);
     expect([path, res.status]).toEqual([path, 404]);
   }
-  expect(hostSaw).toEqual(['/.WELL-KNOWN/oauth-protected-resource', '/API/OAUTH/USERINFO', '/OAUTH/INTERACTION/abc', '/MCP']);
+  expect(hostSaw).toEqual(variants);
 });
 
 it('a piece of auth.middleware mounted on its own matches paths as routes() does', async () => {
@@ -129,8 +137,8 @@ it('a piece of auth.middleware mounted on its own matches paths as routes() does
   const origin = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
   try {
     for (const [path, status] of [
-      ['/.well-known/oauth-protected-resource', 200], ['/.well-known/oauth-protected-resource/', 200],
-      ['/.WELL-KNOWN/oauth-protected-resource', 404], ['/API/OAUTH/USERINFO', 404],
+      ['/.well-known/oauth-protected-resource', 200], ['/.well-known/oauth-protected-resource/', 404],
+      ['/.WELL-KNOWN/oauth-protected-resource', 404], ['/API/OAUTH/USERINFO', 404], ['/api/oauth/userinfo/', 404],
     ] as const) {
       const res = await fetch(`${origin}${path}`);
       expect([path, res.status]).toEqual([path, status]);
