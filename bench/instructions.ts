@@ -4,7 +4,7 @@
  * ±10–30% on a busy or throttled machine (bench/README, "Instructions instead of seconds").
  *
  *   node bench/instructions.ts revocation|introspection|refresh|login|hello [--servers ours,oidc-provider]
- *     [--adapter redis|memory] [--count N] [--warm N] [--repeat N] [--measure instructions|promises|allocations]
+ *     [--adapter redis|memory] [--count N] [--warm N] [--repeat N] [--measure instructions|cache|promises|allocations]
  *
  * Each server runs alone in a child under callgrind with instrumentation off; after `--warm`
  * units (the JIT settles), it is switched on for `--count` units, off again, and the count
@@ -21,6 +21,12 @@
  * AsyncLocalStorage is a large share of what a layer costs a cheap request (bench/README,
  * "Instructions instead of seconds").
  *
+ * `--measure cache` runs callgrind with its cache simulation and counts estimated cycles:
+ * the instructions, plus the simulated first-level misses at 10 cycles and last-level misses
+ * at 200 (./lib/callgrind-totals.ts), each listed. What instructions leave out and this VM
+ * cannot measure otherwise (it has no hardware counters); still a simulation, of a cache the
+ * server does not share with the load generator.
+ *
  * `--measure allocations` estimates instead the bytes the server allocates per unit, with V8's
  * sampling heap profiler loaded into the child (./lib/allocation-sample.ts), also at full speed,
  * and lists the functions that allocated most: what the garbage collector has to clear.
@@ -36,6 +42,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { startRedis } from '../test/support/redis-server.ts';
+import { addTotals, estimatedCycles, parseCallgrindTotals } from './lib/callgrind-totals.ts';
+import type { CallgrindTotals } from './lib/callgrind-totals.ts';
 import { memberTokens } from './lib/token-pool.ts';
 import { spawnServer } from './lib/server-process.ts';
 import type { ServerProcess, SpawnOptions } from './lib/server-process.ts';
@@ -168,20 +176,20 @@ const DRIVERS: Readonly<Record<string, Driver>> = {
   },
 };
 
-const USAGE = `usage: node bench/instructions.ts ${Object.keys(DRIVERS).join('|')} [--servers ${SERVERS.map((s) => s.id).join(',')}]
-  [--adapter redis|memory] [--count N] [--warm N] [--repeat N] [--measure instructions|promises|allocations] [--help]`;
+const MEASURES = ['instructions', 'cache', 'promises', 'allocations'];
 
-/** The instructions callgrind counted while instrumentation was on, from the dumps of `pid`. */
-function countedInstructions(dir: string, pid: number): number {
-  let total = 0;
-  for (const file of readdirSync(dir).filter((f) => f.startsWith(`callgrind.${pid}.out`))) {
-    const totals = /^totals: (\d+)$/m.exec(readFileSync(join(dir, file), 'utf8'));
-    if (totals) total += Number(totals[1]);
-  }
-  return total;
+const USAGE = `usage: node bench/instructions.ts ${Object.keys(DRIVERS).join('|')} [--servers ${SERVERS.map((s) => s.id).join(',')}]
+  [--adapter redis|memory] [--count N] [--warm N] [--repeat N] [--measure ${MEASURES.join('|')}] [--help]`;
+
+/** What callgrind counted while instrumentation was on, from the dumps of `pid`. */
+function countedTotals(dir: string, pid: number): CallgrindTotals {
+  const dumps = readdirSync(dir).filter((f) => f.startsWith(`callgrind.${pid}.out`))
+    .map((file) => parseCallgrindTotals(readFileSync(join(dir, file), 'utf8')))
+    .filter((totals) => totals !== undefined);
+  return addTotals(dumps);
 }
 
-/** One count, and where it went when the measure can tell (allocations: by function). */
+/** One count, and where it went when the measure can tell (allocations: by function; cache: its parts). */
 interface Counted {
   readonly value: number;
   readonly where?: readonly { readonly fn: string; readonly amount: number }[];
@@ -202,20 +210,36 @@ interface Measure {
   close(): void;
 }
 
-/** valgrind's callgrind, instrumentation off until the JIT has settled; every thread counted together. */
-function instructionMeasure(): Measure {
+/**
+ * valgrind's callgrind, instrumentation off until the JIT has settled; every thread counted
+ * together. `cache`: with its cache simulation (`--cache-sim=yes`, about twice as slow), the
+ * count is the estimated cycles of bench/lib/callgrind-totals.ts (instructions, and the
+ * misses weighed), listed with its parts.
+ */
+function callgrindMeasure(cache: boolean): Measure {
   const dir = mkdtempSync(join(tmpdir(), 'platform-auth-callgrind-'));
   const control = (server: ServerProcess, ...args: string[]) => execFileSync('callgrind_control', [...args, String(server.pid)], { stdio: 'ignore' });
+  const args = ['--tool=callgrind', ...(cache ? ['--cache-sim=yes'] : []), '--smc-check=all-non-file', '--instr-atstart=no', `--callgrind-out-file=${dir}/callgrind.%p.out`];
   return {
-    what: 'instructions',
+    what: cache ? 'estimated cycles' : 'instructions',
     scale: 'k',
-    spawn: { wrapper: { command: 'valgrind', args: ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', `--callgrind-out-file=${dir}/callgrind.%p.out`] } },
+    spawn: { wrapper: { command: 'valgrind', args } },
     async count(server, run) {
       control(server, '--instr=on');
       await run();
       control(server, '--instr=off');
       control(server, '--dump');
-      return { value: countedInstructions(dir, server.pid) / 1000 };
+      const totals = countedTotals(dir, server.pid);
+      if (!cache) return { value: (totals.Ir ?? 0) / 1000 };
+      const { firstLevelMisses, lastLevelMisses, cycles } = estimatedCycles(totals);
+      return {
+        value: cycles / 1000,
+        where: [
+          { fn: 'instructions', amount: totals.Ir ?? 0 },
+          { fn: 'first-level cache misses (instruction and data, 10 cycles each)', amount: firstLevelMisses },
+          { fn: 'last-level cache misses (200 cycles each)', amount: lastLevelMisses },
+        ],
+      };
     },
     close: () => rmSync(dir, { recursive: true, force: true }),
   };
@@ -286,20 +310,20 @@ async function main(): Promise<number> {
   const targets = values.servers.split(',').map((id) => SERVERS.find((s) => s.id === id));
   const adapter = values.adapter as AdapterKind;
   const [count, warm, repeat] = [values.count ?? driver?.count, values.warm ?? driver?.warm, values.repeat].map(Number);
-  if (!driver || targets.some((t) => !t) || !['redis', 'memory'].includes(adapter) || !['instructions', 'promises', 'allocations'].includes(values.measure)
+  if (!driver || targets.some((t) => !t) || !['redis', 'memory'].includes(adapter) || !MEASURES.includes(values.measure)
     || ![count, warm, repeat].every((n) => Number.isInteger(n) && n! > 0)) {
     console.error(USAGE);
     return 2;
   }
   try {
-    if (values.measure === 'instructions') execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
+    if (values.measure === 'instructions' || values.measure === 'cache') execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
   } catch {
     console.error('valgrind is not installed (apt-get install -y valgrind)');
     return 2;
   }
   const measure = values.measure === 'promises' ? promiseMeasure
     : values.measure === 'allocations' ? allocationMeasure
-      : instructionMeasure();
+      : callgrindMeasure(values.measure === 'cache');
 
   const redis = adapter === 'redis' ? await startRedis({ forceSpawn: true }) : undefined;
   const jwks = signingKeys();
