@@ -176,11 +176,6 @@ const DRIVERS: Readonly<Record<string, Driver>> = {
   },
 };
 
-const MEASURES = ['instructions', 'cache', 'promises', 'allocations'];
-
-const USAGE = `usage: node bench/instructions.ts ${Object.keys(DRIVERS).join('|')} [--servers ${SERVERS.map((s) => s.id).join(',')}]
-  [--adapter redis|memory] [--count N] [--warm N] [--repeat N] [--measure ${MEASURES.join('|')}] [--help]`;
-
 /** What callgrind counted while instrumentation was on, from the dumps of `pid`. */
 function countedTotals(dir: string, pid: number): CallgrindTotals {
   const dumps = readdirSync(dir).filter((f) => f.startsWith(`callgrind.${pid}.out`))
@@ -276,6 +271,17 @@ const allocationMeasure: Measure = {
   close() {},
 };
 
+/** Each `--measure`, built when chosen (a callgrind measure makes its dump directory). */
+const MEASURES: Readonly<Record<string, () => Measure>> = {
+  instructions: () => callgrindMeasure(false),
+  cache: () => callgrindMeasure(true),
+  promises: () => promiseMeasure,
+  allocations: () => allocationMeasure,
+};
+
+const USAGE = `usage: node bench/instructions.ts ${Object.keys(DRIVERS).join('|')} [--servers ${SERVERS.map((s) => s.id).join(',')}]
+  [--adapter redis|memory] [--count N] [--warm N] [--repeat N] [--measure ${Object.keys(MEASURES).join('|')}] [--help]`;
+
 function parse(args: string[]) {
   return parseArgs({
     args,
@@ -310,20 +316,19 @@ async function main(): Promise<number> {
   const targets = values.servers.split(',').map((id) => SERVERS.find((s) => s.id === id));
   const adapter = values.adapter as AdapterKind;
   const [count, warm, repeat] = [values.count ?? driver?.count, values.warm ?? driver?.warm, values.repeat].map(Number);
-  if (!driver || targets.some((t) => !t) || !['redis', 'memory'].includes(adapter) || !MEASURES.includes(values.measure)
+  if (!driver || targets.some((t) => !t) || !['redis', 'memory'].includes(adapter) || !Object.hasOwn(MEASURES, values.measure)
     || ![count, warm, repeat].every((n) => Number.isInteger(n) && n! > 0)) {
     console.error(USAGE);
     return 2;
   }
+  const measure = MEASURES[values.measure]!();
   try {
-    if (values.measure === 'instructions' || values.measure === 'cache') execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
+    if (measure.spawn.wrapper?.command === 'valgrind') execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
   } catch {
+    measure.close();
     console.error('valgrind is not installed (apt-get install -y valgrind)');
     return 2;
   }
-  const measure = values.measure === 'promises' ? promiseMeasure
-    : values.measure === 'allocations' ? allocationMeasure
-      : callgrindMeasure(values.measure === 'cache');
 
   const redis = adapter === 'redis' ? await startRedis({ forceSpawn: true }) : undefined;
   const jwks = signingKeys();
