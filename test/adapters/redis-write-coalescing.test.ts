@@ -29,7 +29,7 @@ interface Socketish {
 }
 
 /**
- * Runs `work` in two timer callbacks of one timers phase (two requests answered by one
+ * Runs `work` in two immediate callbacks of one check phase (two requests answered by one
  * iteration of the event loop) and counts the system-call writes the client's socket made
  * meanwhile, with the bytes of each.
  */
@@ -49,13 +49,15 @@ async function writesOf(client: Redis, work: [() => Promise<unknown>, () => Prom
   try {
     const results = await new Promise<unknown[]>((resolve, reject) => {
       const answers: Promise<unknown>[] = [];
-      // both expire in the same timers phase: each callback is a macrotask of its own, with
-      // the microtasks and nextTicks it starts run before the next one
-      setTimeout(() => answers.push(work[0]()), 1);
-      setTimeout(() => {
+      // both run in the same check phase: each callback is a macrotask of its own, with the
+      // microtasks and nextTicks it starts run before the next one. Not two timers: each
+      // setTimeout reads the clock afresh, so on a loaded machine the second can start a
+      // millisecond later and expire one iteration after the first (seen in CI).
+      setImmediate(() => answers.push(work[0]()));
+      setImmediate(() => {
         answers.push(work[1]());
         Promise.all(answers).then(resolve, reject);
-      }, 1);
+      });
     });
     return { writes, results };
   } finally {
