@@ -210,6 +210,12 @@ const REVOCATION_INSTRUCTIONS_619CD85 = 'Later the same day (06:00-06:20 UTC, at
   + 'much as 200) puts ours at 0.945 of bare. Neither count nor simulated caches come near the 0.838 of the full run: what costs ours '
   + 'the rest on real hardware (two cores shared with the load generator) is not found.';
 
+const REVOCATION_KERNEL_133CD4E = 'Page faults and context switches (bench/instructions.ts --measure kernel, 8,000 '
+  + 'after 4,000, two rounds, 2026-11-29 08:40 UTC at 133cd4e, whose provider paths add to 619cd85\'s one lookup of the '
+  + 'path in the endpoint table): per revocation on memory ours 1.81 and 1.83 minor faults, bare oidc-provider 1.54 and '
+  + '0.32, ours with events: false 1.67 and 1.70; on Redis ours 0.69 and 0.56, bare 0.76 and 0.56; 0.1-0.2 context '
+  + 'switches in each. At about a microsecond a fault, not the gap.';
+
 const REVOCATION_REDIS_619CD85 = '(' + MEASURED_ON_619CD85 + ') A profiled rerun of 2 pairs gave 0.828 (CPU-cost '
   + '0.822), as in the full run (0.838). Sampled busy time per revocation, ours 143 µs against 117: the garbage '
   + 'collector +4.9 (20.4 against 15.5), this repository\'s lib/ +3.7 and adapters/ +2.7 of self time, oidc-provider\'s '
@@ -217,10 +223,16 @@ const REVOCATION_REDIS_619CD85 = '(' + MEASURED_ON_619CD85 + ') A profiled rerun
   + 'commands +2.5 (writeLatin1String, writeUtf8String). Not an extra round trip: MONITOR counts 3 top-level Redis '
   + 'commands per revocation in ours, in bare and in ours with events: false (the revoked-token record travels in '
   + 'the grant\'s revocation script). ' + ALLOCATIONS_619CD85 + ' The pairs of the full run lay between 0.77 and 0.87 '
-  + '(one at 0.68): work, not noise. ' + RUN_OF_619CD85 + ' ' + REVOCATION_INSTRUCTIONS_619CD85;
+  + '(one at 0.68): work, not noise. ' + RUN_OF_619CD85 + ' ' + REVOCATION_INSTRUCTIONS_619CD85 + ' '
+  + REVOCATION_KERNEL_133CD4E;
 
 const REVOCATION_MEMORY_619CD85 = '(' + MEASURED_ON_619CD85 + ') Not CPU-profiled. ' + ALLOCATIONS_619CD85 + ' '
-  + RUN_OF_619CD85;
+  + RUN_OF_619CD85 + ' Counted later (2026-11-29 08:20-08:45 UTC at 133cd4e, whose provider paths add to '
+  + '619cd85\'s one lookup of the path in the endpoint table; bench/instructions.ts, 2,000 after 2,000, memory, two '
+  + 'rounds): ours 1,689.9k and 1,943.4k instructions per revocation, bare oidc-provider 1,529.5k and 1,433.7k, ours '
+  + 'with events: false 1,451.4k and 1,466.1k: on memory the diagnostics are most of ours\' extra count (an upper '
+  + 'bound: a request takes about 50 times longer under callgrind, so work done per interval, such as the trace\'s '
+  + 'writes every 250 ms, falls on fewer requests). ' + REVOCATION_KERNEL_133CD4E;
 
 const REVOCATION_DIAGNOSTICS_619CD85 = '(' + MEASURED_ON_619CD85 + ') The diagnostics allocate 5.0k bytes more per '
   + 'revocation on Redis (95.0k against 90.0k, +5.6%) and 2.7k on memory (66.3k against 63.6k, +4.2%), with no extra '

@@ -4,7 +4,7 @@
  * ±10–30% on a busy or throttled machine (bench/README, "Instructions instead of seconds").
  *
  *   node bench/instructions.ts revocation|introspection|refresh|login|hello [--servers ours,oidc-provider]
- *     [--adapter redis|memory] [--count N] [--warm N] [--repeat N] [--measure instructions|cache|promises|allocations]
+ *     [--adapter redis|memory] [--count N] [--warm N] [--repeat N] [--measure instructions|cache|promises|allocations|kernel]
  *
  * Each server runs alone in a child under callgrind with instrumentation off; after `--warm`
  * units (the JIT settles), it is switched on for `--count` units, off again, and the count
@@ -31,6 +31,11 @@
  * sampling heap profiler loaded into the child (./lib/allocation-sample.ts), also at full speed,
  * and lists the functions that allocated most: what the garbage collector has to clear.
  *
+ * `--measure kernel` counts the minor page faults of the child per unit, with its major
+ * faults and every thread's context switches, read from /proc (Linux) at full speed: the
+ * kernel's share of a request that is not a system call, which neither callgrind nor
+ * `strace -c` sees.
+ *
  * @module
  */
 import { execFileSync } from 'node:child_process';
@@ -44,6 +49,7 @@ import { parseArgs } from 'node:util';
 import { startRedis } from '../test/support/redis-server.ts';
 import { addTotals, estimatedCycles, parseCallgrindTotals } from './lib/callgrind-totals.ts';
 import type { CallgrindTotals } from './lib/callgrind-totals.ts';
+import { kernelCounters } from './lib/kernel-counters.ts';
 import { memberTokens } from './lib/token-pool.ts';
 import { spawnServer } from './lib/server-process.ts';
 import type { ServerProcess, SpawnOptions } from './lib/server-process.ts';
@@ -271,12 +277,41 @@ const allocationMeasure: Measure = {
   close() {},
 };
 
+/**
+ * What the kernel does for the child besides its system calls, at full speed
+ * (./lib/kernel-counters.ts): minor page faults (each a trap, which on a VM the hypervisor may
+ * also take) are the count, with major faults and context switches listed.
+ */
+const kernelMeasure: Measure = {
+  what: 'minor page faults',
+  scale: '',
+  spawn: {},
+  async count(server, run) {
+    const before = kernelCounters(server.pid);
+    await run();
+    const after = kernelCounters(server.pid);
+    return {
+      value: after.minor - before.minor,
+      where: [
+        { fn: 'major page faults', amount: after.major - before.major },
+        { fn: 'voluntary context switches (all threads)', amount: after.voluntary - before.voluntary },
+        { fn: 'involuntary context switches (all threads)', amount: after.involuntary - before.involuntary },
+      ],
+    };
+  },
+  close() {},
+};
+
+/** A per-unit figure: `digits` decimals, or two below 10 (page faults, switches: a fraction per request). */
+const figure = (n: number, digits = 1) => n.toFixed(Math.abs(n) < 10 ? 2 : digits);
+
 /** Each `--measure`, built when chosen (a callgrind measure makes its dump directory). */
 const MEASURES: Readonly<Record<string, () => Measure>> = {
   instructions: () => callgrindMeasure(false),
   cache: () => callgrindMeasure(true),
   promises: () => promiseMeasure,
   allocations: () => allocationMeasure,
+  kernel: () => kernelMeasure,
 };
 
 const USAGE = `usage: node bench/instructions.ts ${Object.keys(DRIVERS).join('|')} [--servers ${SERVERS.map((s) => s.id).join(',')}]
@@ -349,8 +384,8 @@ async function main(): Promise<number> {
           const { value, where } = await measure.count(server, measured);
           const perUnit = value / count!;
           counted.set(target.id, [...counted.get(target.id) ?? [], perUnit]);
-          console.log(`${target.id.padEnd(20)} ${perUnit.toFixed(1).padStart(9)}${measure.scale} ${measure.what} per ${driver.unit} (${count} after ${warm}, ${adapter})`);
-          for (const { fn, amount } of where ?? []) console.log(`${(amount / count!).toFixed(0).padStart(31)}  ${fn}`);
+          console.log(`${target.id.padEnd(20)} ${figure(perUnit).padStart(9)}${measure.scale} ${measure.what} per ${driver.unit} (${count} after ${warm}, ${adapter})`);
+          for (const { fn, amount } of where ?? []) console.log(`${figure(amount / count!, 0).padStart(31)}  ${fn}`);
         } finally {
           agent.destroy();
           await server.stop();

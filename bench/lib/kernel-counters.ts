@@ -1,0 +1,45 @@
+/**
+ * What the kernel counted for a process, from Linux's /proc, for `node bench/instructions.ts
+ * … --measure kernel`: its page faults and every thread's context switches, the kernel's share
+ * of a request that is not a system call (`strace -c` counts those) and that callgrind, which
+ * counts the process' own instructions, cannot see.
+ *
+ * @module
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+
+export interface KernelCounters {
+  /** minor page faults: a first touch of a page with no I/O (fresh heap, a page reused after GC) */
+  readonly minor: number;
+  /** major page faults: the page had to be read in */
+  readonly major: number;
+  /** a thread gave up its core (waited: the event loop's poll, the GC's helper threads) */
+  readonly voluntary: number;
+  /** the scheduler took a thread's core away: depends on what else runs */
+  readonly involuntary: number;
+}
+
+/**
+ * The counters of process `pid` so far (`'self'`: this process). Faults are the process'
+ * (every thread, children excluded); switches are summed over `/proc/<pid>/task/*`, since
+ * `/proc/<pid>/status` gives only the main thread's.
+ */
+export function kernelCounters(pid: number | 'self'): KernelCounters {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // the fields after the command name, which is in parentheses and may hold spaces and
+  // parentheses: minflt and majflt are fields 10 and 12 of proc(5), the 8th and 10th after it
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  let voluntary = 0;
+  let involuntary = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    let status: string;
+    try {
+      status = readFileSync(`/proc/${pid}/task/${task}/status`, 'utf8');
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    voluntary += Number(/^voluntary_ctxt_switches:\s+(\d+)$/m.exec(status)?.[1] ?? 0);
+    involuntary += Number(/^nonvoluntary_ctxt_switches:\s+(\d+)$/m.exec(status)?.[1] ?? 0);
+  }
+  return { minor: Number(fields[7]), major: Number(fields[9]), voluntary, involuntary };
+}
