@@ -1,7 +1,7 @@
 /**
  * What the refresh-token grace rule costs a refresh at the storage layer, without HTTP:
  *
- *   node bench/grace-cost.ts [--rounds 30] [--per-round 5000]
+ *   node bench/grace-cost.ts [--rounds 30] [--per-round 5000] [--help]
  *
  * The `refresh-grace` scenario measures the same through the whole server, where a difference
  * of a few per cent is within the run's noise (two server processes of the same code differ by
@@ -17,17 +17,39 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
-import { parseArgs } from 'node:util';
 
 import { createMemoryAdapter } from '../adapters/memory.ts';
 import type { Adapter } from '../adapters/types.ts';
 import { withRefreshGrace } from '../lib/policies/refresh-grace.ts';
+import { commandLine } from './lib/command-line.ts';
 import { median } from './lib/stats.ts';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '30' }, 'per-round': { type: 'string', default: '5000' } } });
-const rounds = Number(values.rounds);
-const perRound = Number(values['per-round']);
 const WARM_UP_ROUNDS = 4;
+const USAGE = `usage: node bench/grace-cost.ts [--rounds N (above ${WARM_UP_ROUNDS}, default 30)] [--per-round N (default 5000)] [--help]`;
+
+/** The rounds and refreshes per round asked for, or the exit code when there is nothing to run. */
+function options(): { rounds: number; perRound: number } | number {
+  const parsed = commandLine({ rounds: { type: 'string', default: '30' }, 'per-round': { type: 'string', default: '5000' } }, USAGE);
+  if (typeof parsed === 'number') return parsed;
+  const { values, positionals } = parsed;
+  if (positionals.length > 0) {
+    console.error(`unexpected argument ${positionals[0]}\n\n${USAGE}`);
+    return 2;
+  }
+  const rounds = Number(values.rounds);
+  const perRound = Number(values['per-round']);
+  // the first rounds only warm up: with no round after them there would be no median
+  if (!Number.isInteger(rounds) || rounds <= WARM_UP_ROUNDS || !Number.isInteger(perRound) || perRound <= 0) {
+    console.error(`--rounds takes a whole number above ${WARM_UP_ROUNDS} (the first ${WARM_UP_ROUNDS} warm up), --per-round a positive whole number\n\n${USAGE}`);
+    return 2;
+  }
+  return { rounds, perRound };
+}
+
+const asked = options();
+// stdout and stderr are synchronous on a pipe or a terminal on Linux: exiting loses nothing
+if (typeof asked === 'number') process.exit(asked);
+const { rounds, perRound } = asked;
 const CHAINS = 8;
 
 const requests = new AsyncLocalStorage<object>();

@@ -44,11 +44,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import type { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 
 import { startRedis } from '../test/support/redis-server.ts';
 import { addTotals, estimatedCycles, parseCallgrindTotals } from './lib/callgrind-totals.ts';
 import type { CallgrindTotals } from './lib/callgrind-totals.ts';
+import { commandLine } from './lib/command-line.ts';
 import { kernelCounters } from './lib/kernel-counters.ts';
 import { memberTokens } from './lib/token-pool.ts';
 import { spawnServer } from './lib/server-process.ts';
@@ -317,36 +317,17 @@ const MEASURES: Readonly<Record<string, () => Measure>> = {
 const USAGE = `usage: node bench/instructions.ts ${Object.keys(DRIVERS).join('|')} [--servers ${SERVERS.map((s) => s.id).join(',')}]
   [--adapter redis|memory] [--count N] [--warm N] [--repeat N] [--measure ${Object.keys(MEASURES).join('|')}] [--help]`;
 
-function parse(args: string[]) {
-  return parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      servers: { type: 'string', default: 'ours,oidc-provider' },
-      adapter: { type: 'string', default: 'redis' },
-      count: { type: 'string' },
-      warm: { type: 'string' },
-      repeat: { type: 'string', default: '1' },
-      measure: { type: 'string', default: 'instructions' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
-}
-
 async function main(): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(process.argv.slice(2));
-  } catch (error) {
-    // an unknown option or a missing value: say which, with the usage, not a stack trace
-    console.error(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
-    return 2;
-  }
+  const parsed = commandLine({
+    servers: { type: 'string', default: 'ours,oidc-provider' },
+    adapter: { type: 'string', default: 'redis' },
+    count: { type: 'string' },
+    warm: { type: 'string' },
+    repeat: { type: 'string', default: '1' },
+    measure: { type: 'string', default: 'instructions' },
+  }, USAGE);
+  if (typeof parsed === 'number') return parsed;
   const { positionals, values } = parsed;
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
   const driver = DRIVERS[positionals[0] ?? ''];
   const targets = values.servers.split(',').map((id) => SERVERS.find((s) => s.id === id));
   const adapter = values.adapter as AdapterKind;

@@ -1,7 +1,7 @@
 /**
  * Summarises a V8 CPU profile written by `npm run bench -- --profile`:
  *
- *   node bench/profile-summary.ts bench/results/profiles/<stamp>/<server>.cpuprofile [--top 25] [--all]
+ *   node bench/profile-summary.ts bench/results/profiles/<stamp>/<server>.cpuprofile [--top 25] [--all] [--help]
  *
  * Prints where the time went by package (self time), the hottest functions (self time), and
  * the inclusive time of this repository's own functions, which is what "our policy layer
@@ -12,6 +12,8 @@
  * @module
  */
 import { existsSync, readFileSync } from 'node:fs';
+
+import { commandLine } from './lib/command-line.ts';
 
 interface CallFrame {
   functionName: string;
@@ -72,8 +74,7 @@ function measuredSamples(path: string, profile: CpuProfile, all: boolean): { kee
   };
 }
 
-function summarise(path: string, top: number, all: boolean): string {
-  const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
+function summarise(path: string, profile: CpuProfile, top: number, all: boolean): string {
   const measured = measuredSamples(path, profile, all);
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
@@ -118,13 +119,43 @@ function summarise(path: string, top: number, all: boolean): string {
   ].join('\n');
 }
 
-const args = process.argv.slice(2);
-const topAt = args.indexOf('--top');
-const top = topAt >= 0 ? Number(args.splice(topAt, 2)[1]) : 25;
-const allAt = args.indexOf('--all');
-const all = allAt >= 0 && args.splice(allAt, 1).length > 0;
-if (args.length === 0) {
-  console.error('usage: node bench/profile-summary.ts <file.cpuprofile>... [--top N] [--all]');
-  process.exitCode = 2;
+const USAGE = 'usage: node bench/profile-summary.ts <file.cpuprofile>... [--top N] [--all] [--help]';
+
+/** A profile file read and parsed, or why it cannot be: a message, not a stack trace. */
+function readProfile(path: string): CpuProfile | string {
+  let profile: Partial<CpuProfile>;
+  try {
+    profile = JSON.parse(readFileSync(path, 'utf8')) as Partial<CpuProfile>;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? `${path}: no such file` : `${path}: not readable as JSON (${error instanceof Error ? error.message : String(error)})`;
+  }
+  if (!Array.isArray(profile.nodes) || !Array.isArray(profile.samples) || !Array.isArray(profile.timeDeltas) || typeof profile.startTime !== 'number') {
+    return `${path}: not a V8 CPU profile (no nodes, samples, timeDeltas and startTime)`;
+  }
+  return profile as CpuProfile;
 }
-for (const file of args) console.log(`${summarise(file, top, all)}\n`);
+
+function main(): number {
+  const parsed = commandLine({ top: { type: 'string', default: '25' }, all: { type: 'boolean', default: false } }, USAGE);
+  if (typeof parsed === 'number') return parsed;
+  const { values, positionals } = parsed;
+  const top = Number(values.top);
+  if (positionals.length === 0 || !Number.isInteger(top) || top <= 0) {
+    console.error(positionals.length === 0 ? `no profile named\n\n${USAGE}` : `--top takes a positive whole number, not ${values.top}\n\n${USAGE}`);
+    return 2;
+  }
+  let failed = false;
+  for (const file of positionals) {
+    const profile = readProfile(file);
+    if (typeof profile === 'string') {
+      console.error(profile);
+      failed = true;
+      continue;
+    }
+    console.log(`${summarise(file, profile, top, values.all)}\n`);
+  }
+  return failed ? 1 : 0;
+}
+
+process.exitCode = main();

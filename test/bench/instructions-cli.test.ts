@@ -3,15 +3,9 @@
  * argument is refused with what was wrong and the usage, exit code 2, never a stack trace.
  * Nothing is measured (no server is started).
  */
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { runScript } from '../support/run-script.ts';
 
-const SCRIPT = fileURLToPath(new URL('../../bench/instructions.ts', import.meta.url));
-
-function run(...args: string[]) {
-  const { status, stdout, stderr } = spawnSync(process.execPath, [SCRIPT, ...args], { encoding: 'utf8', timeout: 30_000 });
-  return { status, stdout, stderr };
-}
+const run = (...args: string[]) => runScript('bench/instructions.ts', args);
 
 it('--help prints the usage, with every driver, and exits 0', () => {
   const { status, stdout } = run('--help');
