@@ -216,6 +216,17 @@ const REVOCATION_KERNEL_133CD4E = 'Page faults and context switches (bench/instr
   + '0.32, ours with events: false 1.67 and 1.70; on Redis ours 0.69 and 0.56, bare 0.76 and 0.56; 0.1-0.2 context '
   + 'switches in each. At about a microsecond a fault, not the gap.';
 
+const REVOCATION_MEMORY_PROFILE_84D2715 = 'A CPU profile of the scenario on memory (2026-11-29 08:48 UTC at 84d2715, '
+  + 'whose provider paths are those counted above; 2 pairs on a slow machine, where bare Koa "hello" cost 95 µs of '
+  + 'server CPU per request against 14 in the full run, so read shares, not microseconds) gave ours 520.9 µs busy per '
+  + 'revocation against bare oidc-provider\'s 431.2 (0.83). Of the 89.7 µs between them, the revoked-token record took '
+  + 'about 24 (the memory store\'s set 9.8, the SHA-256 of the token 7.7, remember, putRecords and its settling 6.6) '
+  + 'and the token.revoked event and its handlers about 8: a third of the gap is a record bare oidc-provider does not '
+  + 'keep. Microtasks and promise hooks took 11.9 more (102 promises per revocation against 95). process.nextTick '
+  + 'showed 15.1 more, but both servers call it equally often (about 9 times per revocation, counted) and timed around '
+  + 'each call it cost ours 7% more (1.31-1.42 against 1.22-1.34 µs on that machine), so most of that line is where the '
+  + 'profiler put the time. The socket writes took 11.1 less in ours.';
+
 const REVOCATION_REDIS_619CD85 = '(' + MEASURED_ON_619CD85 + ') A profiled rerun of 2 pairs gave 0.828 (CPU-cost '
   + '0.822), as in the full run (0.838). Sampled busy time per revocation, ours 143 µs against 117: the garbage '
   + 'collector +4.9 (20.4 against 15.5), this repository\'s lib/ +3.7 and adapters/ +2.7 of self time, oidc-provider\'s '
@@ -226,13 +237,13 @@ const REVOCATION_REDIS_619CD85 = '(' + MEASURED_ON_619CD85 + ') A profiled rerun
   + '(one at 0.68): work, not noise. ' + RUN_OF_619CD85 + ' ' + REVOCATION_INSTRUCTIONS_619CD85 + ' '
   + REVOCATION_KERNEL_133CD4E;
 
-const REVOCATION_MEMORY_619CD85 = '(' + MEASURED_ON_619CD85 + ') Not CPU-profiled. ' + ALLOCATIONS_619CD85 + ' '
+const REVOCATION_MEMORY_619CD85 = '(' + MEASURED_ON_619CD85 + ') Not CPU-profiled then (see below). ' + ALLOCATIONS_619CD85 + ' '
   + RUN_OF_619CD85 + ' Counted later (2026-11-29 08:20-08:45 UTC at 133cd4e, whose provider paths add to '
   + '619cd85\'s one lookup of the path in the endpoint table; bench/instructions.ts, 2,000 after 2,000, memory, two '
   + 'rounds): ours 1,689.9k and 1,943.4k instructions per revocation, bare oidc-provider 1,529.5k and 1,433.7k, ours '
   + 'with events: false 1,451.4k and 1,466.1k: on memory the diagnostics are most of ours\' extra count (an upper '
   + 'bound: a request takes about 50 times longer under callgrind, so work done per interval, such as the trace\'s '
-  + 'writes every 250 ms, falls on fewer requests). ' + REVOCATION_KERNEL_133CD4E;
+  + 'writes every 250 ms, falls on fewer requests). ' + REVOCATION_KERNEL_133CD4E + ' ' + REVOCATION_MEMORY_PROFILE_84D2715;
 
 const REVOCATION_DIAGNOSTICS_619CD85 = '(' + MEASURED_ON_619CD85 + ') The diagnostics allocate 5.0k bytes more per '
   + 'revocation on Redis (95.0k against 90.0k, +5.6%) and 2.7k on memory (66.3k against 63.6k, +4.2%), with no extra '
