@@ -48,7 +48,8 @@ export function renderTables(results: BenchResults): string {
   return lines.join('\n');
 }
 
-export function renderMarkdown(results: BenchResults, chartFile: string): string {
+/** `speed`: the sentence of ./machine-gauge.ts on how fast the machine ran, when the run has its gauge. */
+export function renderMarkdown(results: BenchResults, chartFile: string, speed?: string): string {
   const { machine, settings } = results;
   const methods = new Map(results.scenarios.map((s) => [s.id, `- **${s.id}** (${s.title}): ${s.method}`]));
   const ran = new Set(results.scenarios.map((s) => s.id));
@@ -70,6 +71,7 @@ export function renderMarkdown(results: BenchResults, chartFile: string): string
     `> moves every figure (load average ${machine.loadavgStart.map((l) => l.toFixed(2)).join(' ')} at the start, ${machine.loadavgEnd.map((l) => l.toFixed(2)).join(' ')} at the end).`,
     '> Read the ratios: ours and its baseline run alternately within seconds of each other, so they see the',
     '> same conditions; absolute req/s are only comparable within one run.',
+    ...(speed ? ['', `> **Machine speed.** ${speed}`] : []),
     '',
     renderTables(results),
     '',

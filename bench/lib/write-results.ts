@@ -5,9 +5,11 @@
  *
  * @module
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { fastest, gaugeOf, machineSpeedNote } from './machine-gauge.ts';
+import type { GaugeReading } from './machine-gauge.ts';
 import { renderMarkdown, renderTables } from './report-markdown.ts';
 import { renderSvg } from './report-svg.ts';
 import type { BenchResults } from './results.ts';
@@ -17,11 +19,35 @@ const README = new URL('../README.md', import.meta.url).pathname;
 const START = '<!-- bench:results:start -->';
 const END = '<!-- bench:results:end -->';
 
+/**
+ * The fastest machine gauge (./machine-gauge.ts) among the full runs in `dir` (history/), a
+ * run that cannot be read being skipped; `undefined` when none has one.
+ */
+export function fastestOnRecord(dir = join(RESULTS_DIR, 'history')): GaugeReading | undefined {
+  let files: string[];
+  try {
+    files = readdirSync(dir).filter((f) => f.endsWith('-full.json'));
+  } catch {
+    return undefined;
+  }
+  const readings: GaugeReading[] = [];
+  for (const file of files) {
+    try {
+      const reading = gaugeOf(JSON.parse(readFileSync(join(dir, file), 'utf8')) as BenchResults);
+      if (reading) readings.push(reading);
+    } catch {
+      // an unreadable or older-shaped run has no gauge to offer
+    }
+  }
+  return fastest(readings);
+}
+
 export function writeResults(results: BenchResults): string[] {
   const latest = results.mode === 'full' ? 'latest' : `latest-${results.mode}`;
   const stamp = `${results.startedAt.replace(/[:.]/g, '-')}-${results.mode}`;
   const history = join(RESULTS_DIR, 'history');
   mkdirSync(history, { recursive: true });
+  const speed = machineSpeedNote(results, fastestOnRecord(history));
   const written: string[] = [];
   for (const [dir, stem] of [[RESULTS_DIR, latest], [history, stamp]] as const) {
     const json = join(dir, `${stem}.json`);
@@ -29,7 +55,7 @@ export function writeResults(results: BenchResults): string[] {
     const svg = join(dir, `${stem}.svg`);
     writeFileSync(json, `${JSON.stringify(results, null, 2)}\n`);
     writeFileSync(svg, renderSvg(results));
-    writeFileSync(md, renderMarkdown(results, `${stem}.svg`));
+    writeFileSync(md, renderMarkdown(results, `${stem}.svg`, speed));
     written.push(md, json, svg);
   }
   return written;
@@ -44,9 +70,12 @@ export function updateReadme(results: BenchResults): void {
   const latest = results.mode === 'full' ? 'latest' : `latest-${results.mode}`;
   const block = [
     START,
-    `Run of ${results.startedAt.slice(0, 16)}Z (${results.mode}: ${results.settings.pairs} pairs × ${results.settings.durationS} s, `
-      + `load average ${results.machine.loadavgStart.map((l) => l.toFixed(1)).join(' ')} at the start). `
-      + `Full report: [results/${latest}.md](results/${latest}.md).`,
+    [
+      `Run of ${results.startedAt.slice(0, 16)}Z (${results.mode}: ${results.settings.pairs} pairs × ${results.settings.durationS} s, `
+        + `load average ${results.machine.loadavgStart.map((l) => l.toFixed(1)).join(' ')} at the start).`,
+      machineSpeedNote(results, fastestOnRecord()),
+      `Full report: [results/${latest}.md](results/${latest}.md).`,
+    ].filter(Boolean).join(' '),
     '',
     renderTables(results),
     '',
