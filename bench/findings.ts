@@ -214,15 +214,17 @@ const REVOCATION_KERNEL_133CD4E = 'Page faults and context switches (bench/instr
   + 'after 4,000, two rounds, 2026-11-29 08:40 UTC at 133cd4e, whose provider paths add to 619cd85\'s one lookup of the '
   + 'path in the endpoint table): per revocation on memory ours 1.81 and 1.83 minor faults, bare oidc-provider 1.54 and '
   + '0.32, ours with events: false 1.67 and 1.70; on Redis ours 0.69 and 0.56, bare 0.76 and 0.56; 0.1-0.2 context '
-  + 'switches in each. At about a microsecond a fault, not the gap.';
+  + 'switches in each. A minor fault cost 3.0-3.3 µs on that machine (timed over 256 MiB of fresh pages): on Redis '
+  + 'ours and bare fault alike; on memory ours\' extra, 0.3 to 1.5 faults per revocation (bare\'s two rounds differ '
+  + 'fivefold), is at most about 5 µs there, a small part of the gap.';
 
 const REVOCATION_MEMORY_PROFILE_84D2715 = 'A CPU profile of the scenario on memory (2026-11-29 08:48 UTC at 84d2715, '
   + 'whose provider paths are those counted above; 2 pairs on a slow machine, where bare Koa "hello" cost 95 µs of '
   + 'server CPU per request against 14 in the full run, so read shares, not microseconds) gave ours 520.9 µs busy per '
   + 'revocation against bare oidc-provider\'s 431.2 (0.83). Of the 89.7 µs between them, the revoked-token record took '
   + 'about 24 (the memory store\'s set 9.8, the SHA-256 of the token 7.7, remember, putRecords and its settling 6.6) '
-  + 'and the token.revoked event and its handlers about 8: a third of the gap is a record bare oidc-provider does not '
-  + 'keep. Microtasks and promise hooks took 11.9 more (102 promises per revocation against 95). process.nextTick '
+  + 'and the token.revoked event and its handlers about 8: the record is about a quarter of the gap, a third with '
+  + 'the event, and bare oidc-provider keeps neither. Microtasks and promise hooks took 11.9 more (102 promises per revocation against 95). process.nextTick '
   + 'showed 15.1 more, but both servers call it equally often (about 9 times per revocation, counted) and timed around '
   + 'each call it cost ours 7% more (1.31-1.42 against 1.22-1.34 µs on that machine), so most of that line is where the '
   + 'profiler put the time. The socket writes took 11.1 less in ours.';
@@ -241,7 +243,8 @@ const REVOCATION_MEMORY_619CD85 = '(' + MEASURED_ON_619CD85 + ') Not CPU-profile
   + RUN_OF_619CD85 + ' Counted later (2026-11-29 08:20-08:45 UTC at 133cd4e, whose provider paths add to '
   + '619cd85\'s one lookup of the path in the endpoint table; bench/instructions.ts, 2,000 after 2,000, memory, two '
   + 'rounds): ours 1,689.9k and 1,943.4k instructions per revocation, bare oidc-provider 1,529.5k and 1,433.7k, ours '
-  + 'with events: false 1,451.4k and 1,466.1k: on memory the diagnostics are most of ours\' extra count (an upper '
+  + 'with events: false 1,451.4k and 1,466.1k. Ours\' two rounds differ by 254k, but in each the diagnostics (ours '
+  + 'less events: false, 238.5k and 477.3k) are most of what ours counts beyond bare (160.4k and 509.7k; an upper '
   + 'bound: a request takes about 50 times longer under callgrind, so work done per interval, such as the trace\'s '
   + 'writes every 250 ms, falls on fewer requests). ' + REVOCATION_KERNEL_133CD4E + ' ' + REVOCATION_MEMORY_PROFILE_84D2715;
 

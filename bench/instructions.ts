@@ -40,7 +40,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import type { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -208,6 +208,8 @@ interface Measure {
    * measure can tell (amount in the measure's own unit, not scaled).
    */
   count(server: ServerProcess, run: () => Promise<void>): Promise<Counted>;
+  /** what this machine lacks for the measure (a tool, /proc), or `undefined` when it can run */
+  missing?(): string | undefined;
   close(): void;
 }
 
@@ -225,6 +227,14 @@ function callgrindMeasure(cache: boolean): Measure {
     what: cache ? 'estimated cycles' : 'instructions',
     scale: 'k',
     spawn: { wrapper: { command: 'valgrind', args } },
+    missing() {
+      try {
+        execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
+        return undefined;
+      } catch {
+        return 'valgrind is not installed (apt-get install -y valgrind)';
+      }
+    },
     async count(server, run) {
       control(server, '--instr=on');
       await run();
@@ -286,6 +296,7 @@ const kernelMeasure: Measure = {
   what: 'minor page faults',
   scale: '',
   spawn: {},
+  missing: () => (existsSync('/proc/self/stat') ? undefined : 'this measure reads /proc, which only Linux has'),
   async count(server, run) {
     const before = kernelCounters(server.pid);
     await run();
@@ -338,11 +349,10 @@ async function main(): Promise<number> {
     return 2;
   }
   const measure = MEASURES[values.measure]!();
-  try {
-    if (measure.spawn.wrapper?.command === 'valgrind') execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
-  } catch {
+  const missing = measure.missing?.();
+  if (missing) {
     measure.close();
-    console.error('valgrind is not installed (apt-get install -y valgrind)');
+    console.error(missing);
     return 2;
   }
 

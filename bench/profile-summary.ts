@@ -123,14 +123,20 @@ const USAGE = 'usage: node bench/profile-summary.ts <file.cpuprofile>... [--top 
 
 /** A profile file read and parsed, or why it cannot be: a message, not a stack trace. */
 function readProfile(path: string): CpuProfile | string {
-  let profile: Partial<CpuProfile>;
+  let text: string;
   try {
-    profile = JSON.parse(readFileSync(path, 'utf8')) as Partial<CpuProfile>;
+    text = readFileSync(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' ? `${path}: no such file` : `${path}: not readable as JSON (${error instanceof Error ? error.message : String(error)})`;
+    return code === 'ENOENT' ? `${path}: no such file` : `${path}: cannot be read (${code ?? String(error)})`;
   }
-  if (!Array.isArray(profile.nodes) || !Array.isArray(profile.samples) || !Array.isArray(profile.timeDeltas) || typeof profile.startTime !== 'number') {
+  let profile: Partial<CpuProfile> | null;
+  try {
+    profile = JSON.parse(text) as Partial<CpuProfile> | null;
+  } catch (error) {
+    return `${path}: not JSON (${error instanceof Error ? error.message : String(error)})`;
+  }
+  if (typeof profile !== 'object' || profile === null || !Array.isArray(profile.nodes) || !Array.isArray(profile.samples) || !Array.isArray(profile.timeDeltas) || typeof profile.startTime !== 'number') {
     return `${path}: not a V8 CPU profile (no nodes, samples, timeDeltas and startTime)`;
   }
   return profile as CpuProfile;

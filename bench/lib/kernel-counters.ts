@@ -22,7 +22,9 @@ export interface KernelCounters {
 /**
  * The counters of process `pid` so far (`'self'`: this process). Faults are the process'
  * (every thread, children excluded); switches are summed over `/proc/<pid>/task/*`, since
- * `/proc/<pid>/status` gives only the main thread's.
+ * `/proc/<pid>/status` gives only the main thread's. A thread that ends between two readings
+ * takes its switches with it; a Node server's threads (the event loop, V8's platform workers,
+ * libuv's pool) live as long as the process.
  */
 export function kernelCounters(pid: number | 'self'): KernelCounters {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

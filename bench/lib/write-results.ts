@@ -20,10 +20,11 @@ const START = '<!-- bench:results:start -->';
 const END = '<!-- bench:results:end -->';
 
 /**
- * The fastest machine gauge (./machine-gauge.ts) among the full runs in `dir` (history/), a
+ * The fastest machine gauge (./machine-gauge.ts) among the full runs in `dir` (history/) other
+ * than the one that started at `except` (the run being reported, once it is written there), a
  * run that cannot be read being skipped; `undefined` when none has one.
  */
-export function fastestOnRecord(dir = join(RESULTS_DIR, 'history')): GaugeReading | undefined {
+export function fastestOnRecord(except?: string, dir = join(RESULTS_DIR, 'history')): GaugeReading | undefined {
   let files: string[];
   try {
     files = readdirSync(dir).filter((f) => f.endsWith('-full.json'));
@@ -34,7 +35,7 @@ export function fastestOnRecord(dir = join(RESULTS_DIR, 'history')): GaugeReadin
   for (const file of files) {
     try {
       const reading = gaugeOf(JSON.parse(readFileSync(join(dir, file), 'utf8')) as BenchResults);
-      if (reading) readings.push(reading);
+      if (reading && reading.startedAt !== except) readings.push(reading);
     } catch {
       // an unreadable or older-shaped run has no gauge to offer
     }
@@ -47,7 +48,7 @@ export function writeResults(results: BenchResults): string[] {
   const stamp = `${results.startedAt.replace(/[:.]/g, '-')}-${results.mode}`;
   const history = join(RESULTS_DIR, 'history');
   mkdirSync(history, { recursive: true });
-  const speed = machineSpeedNote(results, fastestOnRecord(history));
+  const speed = machineSpeedNote(results, fastestOnRecord(results.startedAt, history));
   const written: string[] = [];
   for (const [dir, stem] of [[RESULTS_DIR, latest], [history, stamp]] as const) {
     const json = join(dir, `${stem}.json`);
@@ -73,7 +74,7 @@ export function updateReadme(results: BenchResults): void {
     [
       `Run of ${results.startedAt.slice(0, 16)}Z (${results.mode}: ${results.settings.pairs} pairs × ${results.settings.durationS} s, `
         + `load average ${results.machine.loadavgStart.map((l) => l.toFixed(1)).join(' ')} at the start).`,
-      machineSpeedNote(results, fastestOnRecord()),
+      machineSpeedNote(results, fastestOnRecord(results.startedAt)),
       `Full report: [results/${latest}.md](results/${latest}.md).`,
     ].filter(Boolean).join(' '),
     '',

@@ -26,5 +26,5 @@ it('an unknown option or an unusable count gets the usage, exit 2 and no stack t
 it('a short run prints what the grace adds to a refresh', () => {
   const { status, stdout } = run('--rounds', '5', '--per-round', '20');
   expect(status).toBe(0);
-  expect(stdout).toMatch(/^refreshTokenGrace 30 s: \d+\.\d\d µs per refresh at the storage layer; refreshTokenGrace 0: \d+\.\d\d µs; the grace adds -?\d+\.\d\d µs \(1 rounds of 20, medians\)/);
+  expect(stdout).toMatch(/^refreshTokenGrace 30 s: \d+\.\d\d µs per refresh at the storage layer; refreshTokenGrace 0: \d+\.\d\d µs; the grace adds -?\d+\.\d\d µs \(1 round of 20, medians\)/);
 });

@@ -38,13 +38,17 @@ it('an unknown option, no file or a bad --top gets the usage, exit 2 and no stac
 it('a missing file or one that is not a profile is named, exit 1 and no stack trace', () => {
   const notJson = join(dir, 'not-json.cpuprofile');
   const notProfile = join(dir, 'not-profile.cpuprofile');
+  const nothing = join(dir, 'null.cpuprofile');
   writeFileSync(notJson, 'garbage');
   writeFileSync(notProfile, '{"nodes": 3}');
-  const { status, stderr } = run(join(dir, 'missing.cpuprofile'), notJson, notProfile);
+  writeFileSync(nothing, 'null');
+  const { status, stderr } = run(join(dir, 'missing.cpuprofile'), notJson, notProfile, nothing, dir);
   expect(status).toBe(1);
   expect(stderr).toContain('missing.cpuprofile: no such file');
-  expect(stderr).toContain('not-json.cpuprofile: not readable as JSON');
+  expect(stderr).toContain('not-json.cpuprofile: not JSON');
   expect(stderr).toContain('not-profile.cpuprofile: not a V8 CPU profile');
+  expect(stderr).toContain('null.cpuprofile: not a V8 CPU profile');
+  expect(stderr).toContain(`${dir}: cannot be read (EISDIR)`);
   expect(stderr).not.toMatch(/\n\s+at /);
 });
 
