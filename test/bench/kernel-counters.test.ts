@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
 
 import { kernelCounters } from '../../bench/lib/kernel-counters.ts';
 
@@ -25,6 +26,33 @@ it('counts a thread that waits as voluntary context switches', () => {
   const after = kernelCounters('self');
   expect(after.voluntary - before.voluntary).toBeGreaterThanOrEqual(5);
   expect(after.involuntary).toBeGreaterThanOrEqual(before.involuntary);
+});
+
+it('sums the context switches of every thread, not only the main one', async () => {
+  // cells: [0] go, [1] never set (what the worker waits on), [2] done
+  const cells = new Int32Array(new SharedArrayBuffer(12));
+  const worker = new Worker(`
+    const { workerData: cells } = require('node:worker_threads');
+    Atomics.wait(cells, 0, 0);
+    for (let i = 0; i < 5; i += 1) Atomics.wait(cells, 1, 0, 5);
+    Atomics.store(cells, 2, 1);
+    setInterval(() => {}, 1000);
+  `, { eval: true, workerData: cells });
+  try {
+    await once(worker, 'online');
+    const before = kernelCounters('self');
+    Atomics.store(cells, 0, 1);
+    Atomics.notify(cells, 0);
+    // the main thread spins meanwhile: whatever it switches is involuntary, so the voluntary
+    // switches counted are the worker's
+    const deadline = Date.now() + 10_000;
+    while (Atomics.load(cells, 2) === 0 && Date.now() < deadline);
+    const after = kernelCounters('self');
+    expect(Atomics.load(cells, 2)).toBe(1);
+    expect(after.voluntary - before.voluntary).toBeGreaterThanOrEqual(5);
+  } finally {
+    await worker.terminate();
+  }
 });
 
 it('reads a process whose name holds spaces and parentheses', async () => {
