@@ -21,7 +21,7 @@ import type { Settings } from './lib/settings.ts';
 import { signingKeys } from './lib/signing-keys.ts';
 import { evaluateTargets } from './lib/targets.ts';
 import type { Scenario } from './lib/types.ts';
-import { RESULTS_DIR, updateReadme, writeResults } from './lib/write-results.ts';
+import { publishResults, RESULTS_DIR } from './lib/write-results.ts';
 
 function commit(): string | undefined {
   try {
@@ -40,8 +40,7 @@ function modeOf(settings: Settings): BenchResults['mode'] {
 function rerender(settings: Settings, scenarios: Scenario[]): number {
   const saved = JSON.parse(readFileSync(settings.from!, 'utf8')) as BenchResults;
   const bench: BenchResults = { ...saved, targets: evaluateTargets(scenarios, saved.scenarios, saved.machine.commit) };
-  const written = writeResults(bench);
-  if (settings.updateReadme) updateReadme(bench);
+  const written = publishResults(bench, settings.updateReadme);
   console.log(`${renderTables(bench)}\n\nwritten: ${written.slice(0, 3).join(', ')}`);
   return 0;
 }
@@ -131,8 +130,7 @@ async function main(): Promise<number> {
     scenarios: results,
     targets: evaluateTargets(selected, results, runCommit),
   };
-  const written = writeResults(bench);
-  if (settings.updateReadme) updateReadme(bench);
+  const written = publishResults(bench, settings.updateReadme);
   console.log(`\n${renderTables(bench)}\n\nwritten: ${written.slice(0, 3).join(', ')}`);
   return results.some((r) => r.failure) ? 1 : 0;
 }

@@ -43,12 +43,26 @@ export function fastestOnRecord(except?: string, dir = join(RESULTS_DIR, 'histor
   return fastest(readings);
 }
 
-export function writeResults(results: BenchResults): string[] {
-  const latest = results.mode === 'full' ? 'latest' : `latest-${results.mode}`;
+/** `latest`, `latest-quick` or `latest-partial`: a smoke run never replaces the last full one. */
+const latestStem = (results: BenchResults) => (results.mode === 'full' ? 'latest' : `latest-${results.mode}`);
+
+/**
+ * Writes the run's reports (and, with `readme`, its tables into bench/README.md); returns the
+ * files written. The machine-speed sentence is worked out once, from history/ as it was
+ * before this run, so the report and the README say the same.
+ */
+export function publishResults(results: BenchResults, readme: boolean): string[] {
+  const speed = machineSpeedNote(results, fastestOnRecord(results.startedAt));
+  const written = writeResults(results, speed);
+  if (readme) updateReadme(results, speed);
+  return written;
+}
+
+function writeResults(results: BenchResults, speed: string | undefined): string[] {
+  const latest = latestStem(results);
   const stamp = `${results.startedAt.replace(/[:.]/g, '-')}-${results.mode}`;
   const history = join(RESULTS_DIR, 'history');
   mkdirSync(history, { recursive: true });
-  const speed = machineSpeedNote(results, fastestOnRecord(results.startedAt, history));
   const written: string[] = [];
   for (const [dir, stem] of [[RESULTS_DIR, latest], [history, stamp]] as const) {
     const json = join(dir, `${stem}.json`);
@@ -63,18 +77,18 @@ export function writeResults(results: BenchResults): string[] {
 }
 
 /** Replaces the block between the markers in bench/README.md with this run's tables. */
-export function updateReadme(results: BenchResults): void {
+function updateReadme(results: BenchResults, speed: string | undefined): void {
   const readme = readFileSync(README, 'utf8');
   const start = readme.indexOf(START);
   const end = readme.indexOf(END);
   if (start < 0 || end < start) throw new Error(`bench/README.md has no ${START} … ${END} block`);
-  const latest = results.mode === 'full' ? 'latest' : `latest-${results.mode}`;
+  const latest = latestStem(results);
   const block = [
     START,
     [
       `Run of ${results.startedAt.slice(0, 16)}Z (${results.mode}: ${results.settings.pairs} pairs × ${results.settings.durationS} s, `
         + `load average ${results.machine.loadavgStart.map((l) => l.toFixed(1)).join(' ')} at the start).`,
-      machineSpeedNote(results, fastestOnRecord(results.startedAt)),
+      speed,
       `Full report: [results/${latest}.md](results/${latest}.md).`,
     ].filter(Boolean).join(' '),
     '',
