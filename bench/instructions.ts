@@ -4,7 +4,7 @@
  * ±10–30% on a busy or throttled machine (bench/README, "Instructions instead of seconds").
  *
  *   node bench/instructions.ts revocation|introspection|refresh|login|hello [--servers ours,oidc-provider]
- *     [--adapter redis|memory] [--count N] [--warm N] [--repeat N] [--measure instructions|cache|promises|allocations|kernel]
+ *     [--adapter redis|memory] [--count N] [--warm N] [--repeat N] [--measure instructions|cache|promises|allocations|kernel|commands|cpu]
  *
  * Each server runs alone in a child under callgrind with instrumentation off; after `--warm`
  * units (the JIT settles), it is switched on for `--count` units, off again, and the count
@@ -31,6 +31,14 @@
  * sampling heap profiler loaded into the child (./lib/allocation-sample.ts), also at full speed,
  * and lists the functions that allocated most: what the garbage collector has to clear.
  *
+ * `--measure commands` counts the Redis commands the server sends per unit (`--adapter
+ * redis`), read from Redis' MONITOR feed at full speed, by command and model, with what its
+ * scripts run inside Redis (./lib/redis-commands.ts): the round trips a unit costs in storage.
+ *
+ * `--measure cpu` reads instead the CPU time the server spends per unit at full speed from
+ * /proc, split into user space and the kernel: the server CPU of `npm run bench` for one unit
+ * of work, beside the deterministic counts, with the same load generator in front.
+ *
  * `--measure kernel` counts the minor page faults of the child per unit, with its major
  * faults and every thread's context switches, read from /proc (Linux) at full speed: the
  * kernel's share of a request that is not a system call, which neither callgrind nor
@@ -50,6 +58,8 @@ import { addTotals, estimatedCycles, parseCallgrindTotals } from './lib/callgrin
 import type { CallgrindTotals } from './lib/callgrind-totals.ts';
 import { commandLine } from './lib/command-line.ts';
 import { kernelCounters } from './lib/kernel-counters.ts';
+import type { KernelCounters } from './lib/kernel-counters.ts';
+import { countRedisCommands } from './lib/redis-commands.ts';
 import { memberTokens } from './lib/token-pool.ts';
 import { spawnServer } from './lib/server-process.ts';
 import type { ServerProcess, SpawnOptions } from './lib/server-process.ts';
@@ -190,6 +200,12 @@ function countedTotals(dir: string, pid: number): CallgrindTotals {
   return addTotals(dumps);
 }
 
+/** The storage a server of the run uses: its Redis (none on memory) and its keys' prefix. */
+interface StorageOfRun {
+  readonly redisUrl: string | undefined;
+  readonly keyPrefix: string;
+}
+
 /** One count, and where it went when the measure can tell (allocations: by function; cache: its parts). */
 interface Counted {
   readonly value: number;
@@ -207,9 +223,11 @@ interface Measure {
    * What `server` counted while `run` ran, in units of `scale`, and where it went when the
    * measure can tell (amount in the measure's own unit, not scaled).
    */
-  count(server: ServerProcess, run: () => Promise<void>): Promise<Counted>;
+  count(server: ServerProcess, run: () => Promise<void>, storage: StorageOfRun): Promise<Counted>;
   /** what this machine lacks for the measure (a tool, /proc), or `undefined` when it can run */
   missing?(): string | undefined;
+  /** the storage the measure reads, when it needs one */
+  readonly needs?: AdapterKind;
   close(): void;
 }
 
@@ -288,26 +306,67 @@ const allocationMeasure: Measure = {
 };
 
 /**
- * What the kernel does for the child besides its system calls, at full speed
- * (./lib/kernel-counters.ts): minor page faults (each a trap, which on a VM the hypervisor may
- * also take) are the count, with major faults and context switches listed.
+ * A measure read from /proc (./lib/kernel-counters.ts) before and after the units, at full
+ * speed; `read` turns the two readings into the count.
  */
-const kernelMeasure: Measure = {
-  what: 'minor page faults',
+function procMeasure(what: string, read: (before: KernelCounters, after: KernelCounters) => Counted): Measure {
+  return {
+    what,
+    scale: '',
+    spawn: {},
+    missing: () => (existsSync('/proc/self/stat') ? undefined : 'this measure reads /proc, which only Linux has'),
+    async count(server, run) {
+      const before = kernelCounters(server.pid);
+      await run();
+      return read(before, kernelCounters(server.pid));
+    },
+    close() {},
+  };
+}
+
+/**
+ * What the kernel does for the child besides its system calls: minor page faults (each a
+ * trap, which on a VM the hypervisor may also take) are the count, with major faults and
+ * context switches listed.
+ */
+const kernelMeasure = procMeasure('minor page faults', (before, after) => ({
+  value: after.minor - before.minor,
+  where: [
+    { fn: 'major page faults', amount: after.major - before.major },
+    { fn: 'voluntary context switches (all threads)', amount: after.voluntary - before.voluntary },
+    { fn: 'involuntary context switches (all threads)', amount: after.involuntary - before.involuntary },
+  ],
+}));
+
+/**
+ * The CPU time the child spends per unit, split into user space and the kernel's share on its
+ * behalf: where callgrind's count, user-space instructions only, and the bench's server CPU
+ * disagree, the system time says whether the difference is in the kernel (system calls,
+ * page faults).
+ */
+const cpuMeasure = procMeasure('µs of CPU', (before, after) => {
+  const user = (after.userSeconds - before.userSeconds) * 1e6;
+  const system = (after.systemSeconds - before.systemSeconds) * 1e6;
+  return { value: user + system, where: [{ fn: 'µs in user space', amount: user }, { fn: 'µs in the kernel', amount: system }] };
+});
+
+/**
+ * The Redis commands the server sends (./lib/redis-commands.ts, Redis' MONITOR feed), at full
+ * speed: the count is what clients sent, one per round trip a pipeline or a coalesced write
+ * does not share, listed by command and model with what scripts ran inside Redis.
+ */
+const commandsMeasure: Measure = {
+  what: 'Redis commands sent',
   scale: '',
   spawn: {},
-  missing: () => (existsSync('/proc/self/stat') ? undefined : 'this measure reads /proc, which only Linux has'),
-  async count(server, run) {
-    const before = kernelCounters(server.pid);
+  needs: 'redis',
+  async count(_server, run, storage) {
+    const counting = await countRedisCommands(storage.redisUrl!, storage.keyPrefix);
     await run();
-    const after = kernelCounters(server.pid);
+    const { sent, inScripts, groups } = await counting.stop();
     return {
-      value: after.minor - before.minor,
-      where: [
-        { fn: 'major page faults', amount: after.major - before.major },
-        { fn: 'voluntary context switches (all threads)', amount: after.voluntary - before.voluntary },
-        { fn: 'involuntary context switches (all threads)', amount: after.involuntary - before.involuntary },
-      ],
+      value: sent,
+      where: [{ fn: 'commands run inside scripts', amount: inScripts }, ...groups.map(({ name, count }) => ({ fn: name, amount: count }))],
     };
   },
   close() {},
@@ -323,6 +382,8 @@ const MEASURES: Readonly<Record<string, () => Measure>> = {
   promises: () => promiseMeasure,
   allocations: () => allocationMeasure,
   kernel: () => kernelMeasure,
+  commands: () => commandsMeasure,
+  cpu: () => cpuMeasure,
 };
 
 const USAGE = `usage: node bench/instructions.ts ${Object.keys(DRIVERS).join('|')} [--servers ${SERVERS.map((s) => s.id).join(',')}]
@@ -349,7 +410,8 @@ async function main(): Promise<number> {
     return 2;
   }
   const measure = MEASURES[values.measure]!();
-  const missing = measure.missing?.();
+  const missing = measure.missing?.()
+    ?? (measure.needs !== undefined && measure.needs !== adapter ? `--measure ${values.measure} reads the storage: use --adapter ${measure.needs}` : undefined);
   if (missing) {
     measure.close();
     console.error(missing);
@@ -363,16 +425,14 @@ async function main(): Promise<number> {
   try {
     for (let round = 0; round < repeat!; round += 1) {
       for (const target of targets as ServerTarget[]) {
-        const server = await spawnServer({
-          target, storage: adapter, redisUrl: redis?.url, keyPrefix: `instructions:${round}:${target.id}:`, jwks, cookieKeys,
-          ...measure.spawn,
-        });
+        const storage: StorageOfRun = { redisUrl: redis?.url, keyPrefix: `instructions:${round}:${target.id}:` };
+        const server = await spawnServer({ target, storage: adapter, ...storage, jwks, cookieKeys, ...measure.spawn });
         const agent = createAgent(CONNECTIONS);
         try {
           const batch = await driver.prepare(server, agent);
           await (await batch(warm!))();
           const measured = await batch(count!);
-          const { value, where } = await measure.count(server, measured);
+          const { value, where } = await measure.count(server, measured, storage);
           const perUnit = value / count!;
           counted.set(target.id, [...counted.get(target.id) ?? [], perUnit]);
           console.log(`${target.id.padEnd(20)} ${figure(perUnit).padStart(9)}${measure.scale} ${measure.what} per ${driver.unit} (${count} after ${warm}, ${adapter})`);

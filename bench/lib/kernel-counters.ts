@@ -17,7 +17,17 @@ export interface KernelCounters {
   readonly voluntary: number;
   /** the scheduler took a thread's core away: depends on what else runs */
   readonly involuntary: number;
+  /** CPU time in user space, every thread, in seconds (to 10 ms: the kernel's clock ticks) */
+  readonly userSeconds: number;
+  /** CPU time in the kernel on the process' behalf (system calls, faults), every thread, in seconds (to 10 ms) */
+  readonly systemSeconds: number;
 }
+
+/**
+ * /proc gives times in clock ticks of USER_HZ, which Linux fixes at 100 for what it reports
+ * to user space whatever the kernel's own tick (proc(5), `sysconf(_SC_CLK_TCK)`).
+ */
+const TICKS_PER_SECOND = 100;
 
 /**
  * The counters of process `pid` so far (`'self'`: this process). Faults are the process'
@@ -43,5 +53,13 @@ export function kernelCounters(pid: number | 'self'): KernelCounters {
     voluntary += Number(/^voluntary_ctxt_switches:\s+(\d+)$/m.exec(status)?.[1] ?? 0);
     involuntary += Number(/^nonvoluntary_ctxt_switches:\s+(\d+)$/m.exec(status)?.[1] ?? 0);
   }
-  return { minor: Number(fields[7]), major: Number(fields[9]), voluntary, involuntary };
+  return {
+    minor: Number(fields[7]),
+    major: Number(fields[9]),
+    voluntary,
+    involuntary,
+    // utime and stime: fields 14 and 15 of proc(5)
+    userSeconds: Number(fields[11]) / TICKS_PER_SECOND,
+    systemSeconds: Number(fields[12]) / TICKS_PER_SECOND,
+  };
 }

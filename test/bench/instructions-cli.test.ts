@@ -28,3 +28,14 @@ it('an unknown driver or measure gets the usage and exit 2', () => {
     expect(stderr).toContain('usage: node bench/instructions.ts');
   }
 });
+
+it('--measure commands on the memory adapter says it reads Redis, exit 2, before starting anything', () => {
+  const { status, stderr } = run('revocation', '--measure', 'commands', '--adapter', 'memory');
+  expect(status).toBe(2);
+  expect(stderr).toContain('--measure commands reads the storage: use --adapter redis');
+  expect(stderr).not.toMatch(/\n\s+at /);
+});
+
+it('--help lists the commands and cpu measures', () => {
+  expect(run('--help').stdout).toMatch(/--measure [a-z|]*\|commands\|cpu\]/);
+});

@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 
 import { kernelCounters } from '../../bench/lib/kernel-counters.ts';
@@ -71,4 +72,19 @@ it('reads a process whose name holds spaces and parentheses', async () => {
   } finally {
     child.kill();
   }
+});
+
+it('counts CPU time spent in user space, and in the kernel on the process\' behalf', () => {
+  const before = kernelCounters('self');
+  const until = performance.now() + 300;
+  let spins = 0;
+  while (performance.now() < until) spins += 1;
+  const busy = kernelCounters('self');
+  // system calls only: 20,000 stat()s spend their time in the kernel
+  for (let i = 0; i < 20_000; i += 1) statSync('/proc/self');
+  const after = kernelCounters('self');
+  expect(spins).toBeGreaterThan(0);
+  // 300 ms of wall time spinning, read to 10 ms; a loaded machine may take some of it away
+  expect(busy.userSeconds - before.userSeconds).toBeGreaterThanOrEqual(0.1);
+  expect(after.systemSeconds - busy.systemSeconds).toBeGreaterThan(0);
 });

@@ -1,0 +1,63 @@
+/**
+ * bench/lib/redis-commands.ts: the commands a client sends to a real Redis are counted from
+ * MONITOR, those a script runs inside Redis apart, each grouped by name and model.
+ */
+import { Redis } from 'ioredis';
+
+import { countRedisCommands, groupOf, modelOfKey } from '../../bench/lib/redis-commands.ts';
+import { startRedis } from '../support/redis-server.ts';
+import type { RedisHandle } from '../support/redis-server.ts';
+
+let server: RedisHandle;
+let client: Redis;
+
+beforeAll(async () => {
+  server = await startRedis({ forceSpawn: true });
+  client = new Redis(server.url);
+});
+
+afterAll(async () => {
+  client?.disconnect();
+  await server?.stop();
+});
+
+it('reads the model of a key between the prefix (and an adapter number) and the id', () => {
+  expect(modelOfKey('run:0:Session:{abc}', 'run:')).toBe('Session');
+  expect(modelOfKey('run:3:index:uid:Session:{x}', 'run:')).toBe('index:uid:Session');
+  expect(modelOfKey('run:list:ClientTrace:{c}', 'run:')).toBe('list:ClientTrace');
+  expect(modelOfKey('run:0:plain:key', 'run:')).toBe('plain');
+  expect(modelOfKey('other:0:Session:{abc}', 'run:')).toBe('(other)');
+});
+
+it('groups a command by its name and the model of its first key', () => {
+  expect(groupOf(['EVALSHA', 'f00d', '2', 'run:0:Grant:{g}', 'run:0:Session:{s}', 'arg'], 'run:')).toBe('evalsha Grant');
+  expect(groupOf(['evalsha', 'f00d', '0', 'arg'], 'run:')).toBe('evalsha');
+  expect(groupOf(['GET', 'run:1:Interaction:{i}'], 'run:')).toBe('get Interaction');
+  expect(groupOf(['PING'], 'run:')).toBe('ping');
+  expect(groupOf(['echo', 'run:0:Session:{s}'], 'run:')).toBe('echo');
+});
+
+it('counts what clients sent, and what scripts ran inside Redis apart', async () => {
+  const counting = await countRedisCommands(server.url, 'run:');
+  await client.set('run:0:Session:{a}', '1');
+  await client.get('run:0:Session:{a}');
+  // one round trip, two commands inside Redis
+  await client.eval("redis.call('SET', KEYS[1], ARGV[1]); return redis.call('GET', KEYS[2])", 2, 'run:0:Grant:{g}', 'run:0:Session:{a}', 'x');
+  // three commands in one write: three sent
+  await client.pipeline().get('run:0:Grant:{g}').get('run:0:Grant:{g}').del('run:0:Grant:{g}').exec();
+  const counted = await counting.stop();
+  // commands after stop() are not counted (stop() has returned the count)
+  await client.get('run:0:Session:{a}');
+
+  expect(counted.sent).toBe(6);
+  expect(counted.inScripts).toBe(2);
+  expect(counted.groups).toEqual([
+    { name: 'get Grant', count: 2 },
+    { name: '(lua) get Session', count: 1 },
+    { name: '(lua) set Grant', count: 1 },
+    { name: 'del Grant', count: 1 },
+    { name: 'eval Grant', count: 1 },
+    { name: 'get Session', count: 1 },
+    { name: 'set Session', count: 1 },
+  ]);
+});
