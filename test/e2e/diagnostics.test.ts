@@ -17,6 +17,7 @@ import { MetricsRecorder } from '../../lib/metrics/recorder.ts';
 import { Browser, signIn } from '../support/browser.ts';
 import type { SignInOptions } from '../support/browser.ts';
 import { ADMIN, MEMBER, STUDENT, operator } from '../support/flows.ts';
+import { eventually } from '../support/eventually.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
 import { connect } from '../mcp/support.ts';
@@ -150,8 +151,7 @@ describe('request ids', () => {
       body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
     });
     expect(res.status).toBe(401);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const refusal = events.slice(before).find((e) => e.name === 'access.refused');
+    const refusal = await eventually(async () => events.slice(before).find((e) => e.name === 'access.refused'), (e) => e !== undefined);
     expect(refusal).toMatchObject({ endpoint: 'mcp', reason: 'unknown', status: 401, requestId: res.headers.get('x-request-id') });
   });
 });
