@@ -158,6 +158,11 @@ describe('request ids', () => {
 
 describe('a full run of real clients', () => {
   let runEvents: PlatformAuthEvent[];
+  /** an event of each step of the run below */
+  const STEP_EVENTS: readonly PlatformAuthEvent['name'][] = [
+    'signin.succeeded', 'consent.granted', 'code.issued', 'code.redeemed', 'refresh.rotated', 'token.revoked',
+    'access.refused', 'refresh.reuse_detected', 'authorization.failed', 'consent.denied',
+  ];
 
   beforeAll(async () => {
     const from = events.length;
@@ -197,17 +202,16 @@ describe('a full run of real clients', () => {
     await expect(codeFlow(member, MEMBER.redirectUri, 'openid', { ...STUDENT_STRONG, decision: 'deny' })).rejects.toThrow();
     const mismatch = oidc.buildAuthorizationUrl(member, { redirect_uri: 'http://127.0.0.1:5000/elsewhere', scope: 'openid', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' });
     expect((await fetch(mismatch)).status).toBe(400);
-    // trace writes settle
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    runEvents = events.slice(from);
+    // some events follow their answer (a refusal's cause is looked up in storage first): read
+    // until every step's event is in, rather than bet on how long that takes
+    const all = (list: PlatformAuthEvent[]) => STEP_EVENTS.every((name) => list.some((e) => e.name === name))
+      && list.some((e) => e.name === 'access.refused' && e.reason === 'revoked');
+    runEvents = await eventually(async () => events.slice(from), all);
   });
 
   it('emits the events of each step, with the client, site and account where known', () => {
     const names = new Set(runEvents.map((e) => e.name));
-    for (const name of [
-      'signin.succeeded', 'consent.granted', 'code.issued', 'code.redeemed', 'refresh.rotated', 'token.revoked',
-      'access.refused', 'refresh.reuse_detected', 'authorization.failed', 'consent.denied',
-    ] as const) expect(names).toContain(name);
+    for (const name of STEP_EVENTS) expect(names).toContain(name);
     expect(runEvents.find((e) => e.name === 'code.redeemed')).toMatchObject({ clientId: MEMBER.clientId, accountId: 'acc-student', site: 'demo-school', requestId: expect.any(String) });
     expect(runEvents.find((e) => e.name === 'access.refused')).toMatchObject({ clientId: MEMBER.clientId, reason: 'revoked', endpoint: 'account_api' });
     expect(runEvents.find((e) => e.name === 'authorization.failed')).toMatchObject({
