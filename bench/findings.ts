@@ -273,8 +273,8 @@ const GRACE_MEMORY_619CD85 = '(' + MEASURED_ON_619CD85 + ') Not more work: bench
   + '(115.8k against 114.5k and 114.8k), both within the 3% the target allows. The full run\'s pairs went both ways '
   + '(0.885 to 1.069), so the throughput ratio is where the miss lies, not in what a refresh executes. ' + RUN_OF_619CD85;
 
-const MEASURED_ON_F60DA15 = 'measured on 2026-11-29 11:30-12:00 UTC at b065fd4 to 94ece40, whose lib/, adapters/ and '
-  + 'examples/ are f60da15\'s, on a machine as fast as the full run\'s (bare Koa "hello" 15.4 µs of server CPU per '
+const MEASURED_ON_F60DA15 = 'measured on 2026-11-29 11:35-12:00 UTC with the bench/ of b065fd4 to 94ece40 on f60da15\'s '
+  + 'lib/, adapters/ and examples/, on a machine nearly as fast as the full run\'s (bare Koa "hello" 15.4 µs of server CPU per '
   + 'request against 14.4)';
 
 const SAME_PATH_AS_619CD85 = 'f60da15 differs from 619cd85 only in how the host\'s own routes are matched: a '
@@ -283,8 +283,9 @@ const SAME_PATH_AS_619CD85 = 'f60da15 differs from 619cd85 only in how the host\
 const REVOCATION_REDIS_F60DA15 = '(' + MEASURED_ON_F60DA15 + ') A rerun of 5 pairs gave 0.872 (CPU-cost 0.868; pairs '
   + '0.773 to 0.916), against 0.894 in the full run and 0.838 in the full run of 619cd85: about 0.87, short of 0.9 by '
   + 'work, not noise alone. The same three Redis commands per revocation in ours and in bare oidc-provider '
-  + '(bench/instructions.ts --measure commands, 100 after 100), which run 9 commands inside Redis in ours against 8 '
-  + '(the revoked-token record, in the grant\'s revocation script). Promises per revocation (--measure promises, 4,000 '
+  + '(bench/instructions.ts --measure commands, 100 after 100), which run 9.5 commands inside Redis in ours against 8 '
+  + '(the revoked-token record, in the grant\'s revocation script, and the trace\'s batched entries, 0.5 per request in '
+  + 'that window of 100 and about 0.03 at bench speed). Promises per revocation (--measure promises, 4,000 '
   + 'after 2,000): ours 122.3, bare 115.0, ours with events: false 120.0, so the host app in front of the provider '
   + 'makes 5 of the 7 more and the diagnostics 2. ' + SAME_PATH_AS_619CD85 + REVOCATION_REDIS_619CD85;
 

@@ -4,7 +4,7 @@
  * ±10–30% on a busy or throttled machine (bench/README, "Instructions instead of seconds").
  *
  *   node bench/instructions.ts revocation|introspection|refresh|login|hello [--servers ours,oidc-provider]
- *     [--adapter redis|memory] [--count N] [--warm N] [--repeat N] [--measure instructions|cache|promises|allocations|kernel|commands|cpu]
+ *     [--adapter redis|memory] [--count N] [--warm N] [--repeat N] [--connections N] [--measure instructions|cache|promises|allocations|kernel|commands|cpu]
  *
  * Each server runs alone in a child under callgrind with instrumentation off; after `--warm`
  * units (the JIT settles), it is switched on for `--count` units, off again, and the count
@@ -72,7 +72,8 @@ import { koaHello } from './servers/koa-hello.ts';
 import { ours, oursNoDiagnostics, oursNoGrace, oursNoThrottle } from './servers/ours.ts';
 
 const SERVERS: readonly ServerTarget[] = [ours, bareProvider, oursNoGrace, oursNoThrottle, oursNoDiagnostics, koaHello];
-const CONNECTIONS = 10;
+/** concurrent connections (virtual users), as `npm run bench` runs by default; `--connections` */
+const DEFAULT_CONNECTIONS = 10;
 /** loaded into each server child with `--import` for `--measure promises` */
 const PROMISE_COUNT_MODULE = new URL('./lib/promise-count.ts', import.meta.url).href;
 /** loaded into each server child with `--import` for `--measure allocations` */
@@ -82,7 +83,7 @@ const TOP_ALLOCATORS = 12;
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 /**
- * `count` units over `CONNECTIONS` connections, in two steps: what the units need (tokens
+ * `count` units over the run's connections, in two steps: what the units need (tokens
  * minted in the server), made before the count is switched on, then the units themselves.
  */
 type Batch = (count: number) => Promise<() => Promise<void>>;
@@ -93,17 +94,18 @@ interface Driver {
   /** defaults, for the JIT to settle and for a count whose noise is small */
   readonly warm: number;
   readonly count: number;
-  prepare(server: ServerProcess, agent: Agent): Promise<Batch>;
+  /** `connections`: how many units run at once (the agent holds as many sockets) */
+  prepare(server: ServerProcess, agent: Agent, connections: number): Promise<Batch>;
 }
 
 function expectOk(status: number, body: string, what: string): void {
   if (status !== 200) throw new Error(`${what}: HTTP ${status} ${body.slice(0, 200)}`);
 }
 
-/** Runs `unit` `count` times over the connections, one after another on each. */
-async function spread(count: number, unit: (connection: number) => Promise<void>): Promise<void> {
+/** Runs `unit` `count` times over `connections` connections, one after another on each. */
+async function spread(count: number, connections: number, unit: (connection: number) => Promise<void>): Promise<void> {
   let left = count;
-  await Promise.all(Array.from({ length: CONNECTIONS }, async (_, connection) => {
+  await Promise.all(Array.from({ length: connections }, async (_, connection) => {
     while (left > 0) {
       left -= 1;
       await unit(connection);
@@ -117,13 +119,13 @@ const DRIVERS: Readonly<Record<string, Driver>> = {
     unit: 'request',
     warm: 2000,
     count: 400,
-    async prepare(server, agent) {
+    async prepare(server, agent, connections) {
       const [template] = await memberTokens(server, 1);
       const url = new URL('/api/oauth/revoke', server.origin);
       return async (count) => {
         // minted before the count starts: minting runs the provider's token model, not the endpoint
         const pool = await server.command<string[]>('mintAccessTokens', { template: template!.access_token, count });
-        return () => spread(count, async () => {
+        return () => spread(count, connections, async () => {
           const body = new URLSearchParams({ token: pool.pop()!, token_type_hint: 'access_token', client_id: 'demo-member-app' });
           const response = await send(agent, 'POST', url, FORM, body.toString());
           expectOk(response.status, response.body, 'revocation');
@@ -136,10 +138,10 @@ const DRIVERS: Readonly<Record<string, Driver>> = {
     unit: 'request',
     warm: 2000,
     count: 400,
-    async prepare(server, agent) {
-      const tokens = (await memberTokens(server, CONNECTIONS)).map((t) => t.access_token);
+    async prepare(server, agent, connections) {
+      const tokens = (await memberTokens(server, connections)).map((t) => t.access_token);
       const url = new URL('/api/oauth/introspect', server.origin);
-      return async (count) => () => spread(count, async (connection) => {
+      return async (count) => () => spread(count, connections, async (connection) => {
         const body = new URLSearchParams({ token: tokens[connection]!, client_id: 'demo-member-app' });
         const response = await send(agent, 'POST', url, FORM, body.toString());
         expectOk(response.status, response.body, 'introspection');
@@ -152,10 +154,10 @@ const DRIVERS: Readonly<Record<string, Driver>> = {
     unit: 'request',
     warm: 2000,
     count: 400,
-    async prepare(server, agent) {
-      const chains = (await memberTokens(server, CONNECTIONS)).map((t) => t.refresh_token!);
+    async prepare(server, agent, connections) {
+      const chains = (await memberTokens(server, connections)).map((t) => t.refresh_token!);
       const url = new URL('/api/oauth/token', server.origin);
-      return async (count) => () => spread(count, async (connection) => {
+      return async (count) => () => spread(count, connections, async (connection) => {
         const body = new URLSearchParams({
           grant_type: 'refresh_token', refresh_token: chains[connection]!, client_id: 'demo-member-app', resource: server.origin,
         });
@@ -170,9 +172,9 @@ const DRIVERS: Readonly<Record<string, Driver>> = {
     unit: 'flow',
     warm: 400,
     count: 100,
-    async prepare(server, agent) {
+    async prepare(server, agent, connections) {
       const flow = memberFlow(server.origin);
-      return async (count) => () => spread(count, async () => {
+      return async (count) => () => spread(count, connections, async () => {
         await runLoginFlow(agent, flow);
       });
     },
@@ -182,9 +184,9 @@ const DRIVERS: Readonly<Record<string, Driver>> = {
     unit: 'request',
     warm: 4000,
     count: 2000,
-    async prepare(server, agent) {
+    async prepare(server, agent, connections) {
       const url = new URL('/', server.origin);
-      return async (count) => () => spread(count, async () => {
+      return async (count) => () => spread(count, connections, async () => {
         const response = await send(agent, 'GET', url, {});
         expectOk(response.status, response.body, 'hello');
       });
@@ -305,6 +307,9 @@ const allocationMeasure: Measure = {
   close() {},
 };
 
+/** What a measure read from /proc lacks off Linux. */
+const needsProc = () => (existsSync('/proc/self/stat') ? undefined : 'this measure reads /proc, which only Linux has');
+
 /**
  * A measure read from /proc (./lib/kernel-counters.ts) before and after the units, at full
  * speed; `read` turns the two readings into the count.
@@ -314,7 +319,7 @@ function procMeasure(what: string, read: (before: KernelCounters, after: KernelC
     what,
     scale: '',
     spawn: {},
-    missing: () => (existsSync('/proc/self/stat') ? undefined : 'this measure reads /proc, which only Linux has'),
+    missing: needsProc,
     async count(server, run) {
       const before = kernelCounters(server.pid);
       await run();
@@ -339,21 +344,38 @@ const kernelMeasure = procMeasure('minor page faults', (before, after) => ({
 }));
 
 /**
- * The CPU time the child spends per unit, split into user space and the kernel's share on its
- * behalf: where callgrind's count, user-space instructions only, and the bench's server CPU
- * disagree, the system time says whether the difference is in the kernel (system calls,
- * page faults).
+ * The CPU time the child spends per unit: the total as `npm run bench` reads it (the child's
+ * `process.cpuUsage()`, to the microsecond), and its split into user space and the kernel's
+ * share on its behalf from /proc (./lib/kernel-counters.ts), which the kernel gives only to
+ * its 10 ms ticks: read the split over a second or more of CPU. Where callgrind's count
+ * (user-space instructions only) and the bench's server CPU disagree, the split says whether
+ * the difference is in the kernel (system calls, page faults).
  */
-const cpuMeasure = procMeasure('µs of CPU', (before, after) => {
-  const user = (after.userSeconds - before.userSeconds) * 1e6;
-  const system = (after.systemSeconds - before.systemSeconds) * 1e6;
-  return { value: user + system, where: [{ fn: 'µs in user space', amount: user }, { fn: 'µs in the kernel', amount: system }] };
-});
+const cpuMeasure: Measure = {
+  what: 'µs of CPU',
+  scale: '',
+  spawn: {},
+  missing: needsProc,
+  async count(server, run) {
+    const [before, cpuBefore] = [kernelCounters(server.pid), await server.cpuUs()];
+    await run();
+    const [after, cpuAfter] = [kernelCounters(server.pid), await server.cpuUs()];
+    return {
+      value: cpuAfter - cpuBefore,
+      where: [
+        { fn: 'µs in user space (to 10 ms in all)', amount: (after.userSeconds - before.userSeconds) * 1e6 },
+        { fn: 'µs in the kernel (to 10 ms in all)', amount: (after.systemSeconds - before.systemSeconds) * 1e6 },
+      ],
+    };
+  },
+  close() {},
+};
 
 /**
  * The Redis commands the server sends (./lib/redis-commands.ts, Redis' MONITOR feed), at full
- * speed: the count is what clients sent, one per round trip a pipeline or a coalesced write
- * does not share, listed by command and model with what scripts ran inside Redis.
+ * speed: the count is the commands clients sent (not round trips: each command of a pipeline
+ * or of a coalesced write counts), listed by command and model with what scripts ran inside
+ * Redis.
  */
 const commandsMeasure: Measure = {
   what: 'Redis commands sent',
@@ -362,7 +384,12 @@ const commandsMeasure: Measure = {
   needs: 'redis',
   async count(_server, run, storage) {
     const counting = await countRedisCommands(storage.redisUrl!, storage.keyPrefix);
-    await run();
+    try {
+      await run();
+    } catch (error) {
+      counting.cancel();
+      throw error;
+    }
     const { sent, inScripts, groups } = await counting.stop();
     return {
       value: sent,
@@ -387,7 +414,7 @@ const MEASURES: Readonly<Record<string, () => Measure>> = {
 };
 
 const USAGE = `usage: node bench/instructions.ts ${Object.keys(DRIVERS).join('|')} [--servers ${SERVERS.map((s) => s.id).join(',')}]
-  [--adapter redis|memory] [--count N] [--warm N] [--repeat N] [--measure ${Object.keys(MEASURES).join('|')}] [--help]`;
+  [--adapter redis|memory] [--count N] [--warm N] [--repeat N] [--connections N] [--measure ${Object.keys(MEASURES).join('|')}] [--help]`;
 
 async function main(): Promise<number> {
   const parsed = commandLine({
@@ -396,6 +423,7 @@ async function main(): Promise<number> {
     count: { type: 'string' },
     warm: { type: 'string' },
     repeat: { type: 'string', default: '1' },
+    connections: { type: 'string', default: String(DEFAULT_CONNECTIONS) },
     measure: { type: 'string', default: 'instructions' },
   }, USAGE);
   if (typeof parsed === 'number') return parsed;
@@ -403,9 +431,9 @@ async function main(): Promise<number> {
   const driver = DRIVERS[positionals[0] ?? ''];
   const targets = values.servers.split(',').map((id) => SERVERS.find((s) => s.id === id));
   const adapter = values.adapter as AdapterKind;
-  const [count, warm, repeat] = [values.count ?? driver?.count, values.warm ?? driver?.warm, values.repeat].map(Number);
+  const [count, warm, repeat, connections] = [values.count ?? driver?.count, values.warm ?? driver?.warm, values.repeat, values.connections].map(Number);
   if (!driver || targets.some((t) => !t) || !['redis', 'memory'].includes(adapter) || !Object.hasOwn(MEASURES, values.measure)
-    || ![count, warm, repeat].every((n) => Number.isInteger(n) && n! > 0)) {
+    || ![count, warm, repeat, connections].every((n) => Number.isInteger(n) && n! > 0)) {
     console.error(USAGE);
     return 2;
   }
@@ -427,15 +455,15 @@ async function main(): Promise<number> {
       for (const target of targets as ServerTarget[]) {
         const storage: StorageOfRun = { redisUrl: redis?.url, keyPrefix: `instructions:${round}:${target.id}:` };
         const server = await spawnServer({ target, storage: adapter, ...storage, jwks, cookieKeys, ...measure.spawn });
-        const agent = createAgent(CONNECTIONS);
+        const agent = createAgent(connections!);
         try {
-          const batch = await driver.prepare(server, agent);
+          const batch = await driver.prepare(server, agent, connections!);
           await (await batch(warm!))();
           const measured = await batch(count!);
           const { value, where } = await measure.count(server, measured, storage);
           const perUnit = value / count!;
           counted.set(target.id, [...counted.get(target.id) ?? [], perUnit]);
-          console.log(`${target.id.padEnd(20)} ${figure(perUnit).padStart(9)}${measure.scale} ${measure.what} per ${driver.unit} (${count} after ${warm}, ${adapter})`);
+          console.log(`${target.id.padEnd(20)} ${figure(perUnit).padStart(9)}${measure.scale} ${measure.what} per ${driver.unit} (${count} after ${warm}, ${adapter}, ${connections} at once)`);
           for (const { fn, amount } of where ?? []) console.log(`${figure(amount / count!, 0).padStart(31)}  ${fn}`);
         } finally {
           agent.destroy();

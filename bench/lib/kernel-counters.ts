@@ -1,8 +1,9 @@
 /**
  * What the kernel counted for a process, from Linux's /proc, for `node bench/instructions.ts
- * … --measure kernel`: its page faults and every thread's context switches, the kernel's share
- * of a request that is not a system call (`strace -c` counts those) and that callgrind, which
- * counts the process' own instructions, cannot see.
+ * … --measure kernel` and `--measure cpu`: its page faults and every thread's context
+ * switches, the kernel's share of a request that is not a system call (`strace -c` counts
+ * those) and that callgrind, which counts the process' own instructions, cannot see; and its
+ * CPU time split into user space and kernel (`utime`, `stime`).
  *
  * @module
  */

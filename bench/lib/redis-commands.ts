@@ -1,14 +1,18 @@
 /**
  * The Redis commands a server sends, for `node bench/instructions.ts … --measure commands`,
- * read from Redis' MONITOR feed: how many round trips a unit of work costs in storage, and
- * of what, where a profile shows only the client's share of each (the socket writes,
- * ioredis' command objects).
+ * read from Redis' MONITOR feed: what a unit of work asks of storage, and of what, where a
+ * profile shows only the client's share of each (the socket writes, ioredis' command
+ * objects).
  *
- * Counted are the commands clients sent (a script's `EVALSHA` is one); the commands a
- * script runs inside Redis (MONITOR marks them `lua`) are counted apart, since they cost no
- * round trip. Each is grouped by its name and the model of its first key (the part of the
- * key between the adapter's prefix and the id: `Session`, `index:grant`, `list:Trace`), so
- * a reader sees which of the library's records a flow touches.
+ * Counted are commands, not round trips: a script's `EVALSHA` is one, and so is each command
+ * of a pipeline or of a coalesced socket write, and `MULTI` and `EXEC` each, so the count is
+ * an upper bound on the round trips. The commands a script runs inside Redis (MONITOR marks
+ * them `lua`) are counted apart. Each is grouped by its name and the model of its first key
+ * (the part of the key between the adapter's prefix and the id: `Session`, `index:grant`,
+ * `list:ClientTrace`), so a reader sees which of the library's records a flow touches; a
+ * script that writes several records is grouped by whichever comes first in its call, so
+ * one script may show under two groups. Work a server does once per interval (the trace's
+ * batched writes every 250 ms) is counted as it falls in the window.
  *
  * @module
  */
@@ -24,7 +28,7 @@ export interface CommandGroup {
 }
 
 export interface CommandCount {
-  /** commands clients sent: round trips, less what a pipeline or one write carries together */
+  /** commands clients sent (each command of a pipeline or of one socket write counts) */
   readonly sent: number;
   /** commands scripts ran inside Redis */
   readonly inScripts: number;
@@ -68,27 +72,57 @@ export function groupOf(args: readonly string[], prefix: string): string {
   return key === undefined ? name : `${name} ${modelOfKey(key, prefix)}`;
 }
 
+/** The name of the counter's two connections (`CLIENT LIST`), so they can be told from the server's. */
+export const COUNTING_CONNECTION = 'platform-auth-command-count';
+
+/** How long `stop()` waits for its marker to come through the feed. */
+const MARKER_TIMEOUT_MS = 10_000;
+
+/** A count under way: `stop()` ends it with the count, `cancel()` without one. */
+export interface CommandCounting {
+  stop(): Promise<CommandCount>;
+  cancel(): void;
+}
+
 /**
- * Counts what Redis at `url` runs between `start()` and `stop()`, with the keys read under
- * `prefix`. `stop()` waits for the feed to catch up: it sends a marker of its own and stops
- * counting when the marker comes through, so every command Redis ran before it is in.
+ * Counts what Redis at `url` runs from when the returned promise resolves until `stop()`,
+ * with the keys read under `prefix`. `stop()` waits for the feed to catch up: it sends a
+ * marker of its own and stops counting when the marker comes through, so every command
+ * Redis ran before it is in. A feed that is cut (the connection dropped: the commands in
+ * between are lost, and ioredis would quietly reconnect) or a marker that does not come
+ * through within {@link MARKER_TIMEOUT_MS} makes `stop()` throw rather than return a count
+ * that misses commands.
  */
-export async function countRedisCommands(url: string, prefix: string): Promise<{ stop(): Promise<CommandCount> }> {
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  await client.connect();
-  const monitor = await client.monitor();
+export async function countRedisCommands(url: string, prefix: string): Promise<CommandCounting> {
+  // no reconnecting (the monitor is a duplicate with these options): a gap in the feed is an error
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null, connectionName: COUNTING_CONNECTION });
+  let monitor: Redis;
+  try {
+    await client.connect();
+    monitor = await client.monitor();
+  } catch (error) {
+    client.disconnect();
+    throw error;
+  }
   const marker = `platform-auth:monitor-end:${randomUUID()}`;
   const groups = new Map<string, number>();
   let sent = 0;
   let inScripts = 0;
-  let ended: (() => void) | undefined;
-  const end = new Promise<void>((resolve) => { ended = resolve; });
+  let settle: { resolve(): void; reject(error: Error): void } | undefined;
+  const end = new Promise<void>((resolve, reject) => { settle = { resolve, reject }; });
+  // a rejection nobody awaits yet (the feed cut before stop()) is not unhandled: stop() reads it
+  end.catch(() => {});
   let done = false;
+  const finish = (error?: Error) => {
+    if (done) return;
+    done = true;
+    if (error) settle!.reject(error);
+    else settle!.resolve();
+  };
   monitor.on('monitor', (_time: string, args: string[], source: string) => {
     if (done) return;
     if (args[0]?.toLowerCase() === 'echo' && args[1] === marker) {
-      done = true;
-      ended!();
+      finish();
       return;
     }
     const script = source === 'lua';
@@ -97,14 +131,23 @@ export async function countRedisCommands(url: string, prefix: string): Promise<{
     const group = `${script ? '(lua) ' : ''}${groupOf(args, prefix)}`;
     groups.set(group, (groups.get(group) ?? 0) + 1);
   });
+  monitor.on('close', () => finish(new Error('the MONITOR feed was cut: the count would miss commands')));
+  const close = () => {
+    done = true;
+    monitor.disconnect();
+    client.disconnect();
+  };
   return {
     async stop() {
+      let timer: NodeJS.Timeout | undefined;
       try {
-        await client.echo(marker);
-        await end;
+        const timedOut = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`the MONITOR feed did not catch up within ${MARKER_TIMEOUT_MS} ms`)), MARKER_TIMEOUT_MS);
+        });
+        await Promise.race([client.echo(marker).then(() => end), timedOut]);
       } finally {
-        monitor.disconnect();
-        client.disconnect();
+        clearTimeout(timer);
+        close();
       }
       return {
         sent,
@@ -112,5 +155,6 @@ export async function countRedisCommands(url: string, prefix: string): Promise<{
         groups: [...groups].map(([name, count]) => ({ name, count })).sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : 1)),
       };
     },
+    cancel: close,
   };
 }

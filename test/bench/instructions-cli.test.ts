@@ -22,7 +22,7 @@ it('an unknown option is named, with the usage, exit 2 and no stack trace', () =
 });
 
 it('an unknown driver or measure gets the usage and exit 2', () => {
-  for (const args of [['nothing'], ['revocation', '--measure', 'seconds'], ['revocation', '--count', '0']]) {
+  for (const args of [['nothing'], ['revocation', '--measure', 'seconds'], ['revocation', '--count', '0'], ['revocation', '--connections', '0']]) {
     const { status, stderr } = run(...args);
     expect([args.join(' '), status]).toEqual([args.join(' '), 2]);
     expect(stderr).toContain('usage: node bench/instructions.ts');

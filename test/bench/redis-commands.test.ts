@@ -4,7 +4,7 @@
  */
 import { Redis } from 'ioredis';
 
-import { countRedisCommands, groupOf, modelOfKey } from '../../bench/lib/redis-commands.ts';
+import { COUNTING_CONNECTION, countRedisCommands, groupOf, modelOfKey } from '../../bench/lib/redis-commands.ts';
 import { startRedis } from '../support/redis-server.ts';
 import type { RedisHandle } from '../support/redis-server.ts';
 
@@ -14,6 +14,8 @@ let client: Redis;
 beforeAll(async () => {
   server = await startRedis({ forceSpawn: true });
   client = new Redis(server.url);
+  // the client's own start-up commands (INFO, CLIENT SETINFO) before any count begins
+  await client.ping();
 });
 
 afterAll(async () => {
@@ -46,8 +48,6 @@ it('counts what clients sent, and what scripts ran inside Redis apart', async ()
   // three commands in one write: three sent
   await client.pipeline().get('run:0:Grant:{g}').get('run:0:Grant:{g}').del('run:0:Grant:{g}').exec();
   const counted = await counting.stop();
-  // commands after stop() are not counted (stop() has returned the count)
-  await client.get('run:0:Session:{a}');
 
   expect(counted.sent).toBe(6);
   expect(counted.inScripts).toBe(2);
@@ -60,4 +60,29 @@ it('counts what clients sent, and what scripts ran inside Redis apart', async ()
     { name: 'get Session', count: 1 },
     { name: 'set Session', count: 1 },
   ]);
+});
+
+it('refuses to return a count when the feed was cut, rather than miss commands', async () => {
+  const counting = await countRedisCommands(server.url, 'run:');
+  await client.set('run:0:Session:{a}', '1');
+  // the MONITOR connection dropped: commands from now until a reconnect would be lost
+  const monitors = String(await client.client('LIST')).split('\n').filter((line) => / flags=O /.test(line));
+  expect(monitors).toHaveLength(1);
+  await client.client('KILL', 'ID', /^id=(\d+)/.exec(monitors[0]!)![1]!);
+  await client.set('run:0:Session:{a}', '2');
+  await expect(counting.stop()).rejects.toThrow('the MONITOR feed was cut');
+});
+
+it('cancel() closes both connections of a count that will not be read', async () => {
+  const counters = async () => String(await client.client('LIST')).split('\n').filter((line) => line.includes(` name=${COUNTING_CONNECTION} `)).length;
+  const settled = async (n: number) => {
+    for (let i = 0; i < 100 && await counters() !== n; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    return counters();
+  };
+  // those of the tests before are closed (a disconnect is not instant)
+  expect(await settled(0)).toBe(0);
+  const counting = await countRedisCommands(server.url, 'run:');
+  expect(await counters()).toBe(2);
+  counting.cancel();
+  expect(await settled(0)).toBe(0);
 });
