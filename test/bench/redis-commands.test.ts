@@ -5,6 +5,7 @@
 import { Redis } from 'ioredis';
 
 import { COUNTING_CONNECTION, countRedisCommands, groupOf, modelOfKey } from '../../bench/lib/redis-commands.ts';
+import { eventually } from '../support/eventually.ts';
 import { startRedis } from '../support/redis-server.ts';
 import type { RedisHandle } from '../support/redis-server.ts';
 
@@ -75,11 +76,9 @@ it('refuses to return a count when the feed was cut, rather than miss commands',
 
 it('cancel() closes both connections of a count that will not be read', async () => {
   const counters = async () => String(await client.client('LIST')).split('\n').filter((line) => line.includes(` name=${COUNTING_CONNECTION} `)).length;
-  const settled = async (n: number) => {
-    for (let i = 0; i < 100 && await counters() !== n; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
-    return counters();
-  };
-  // those of the tests before are closed (a disconnect is not instant)
+  // a disconnect is not instant
+  const settled = (n: number) => eventually(counters, (count) => count === n, { timeoutMs: 2000, intervalMs: 20 });
+  // those of the tests before are closed
   expect(await settled(0)).toBe(0);
   const counting = await countRedisCommands(server.url, 'run:');
   expect(await counters()).toBe(2);
