@@ -307,23 +307,22 @@ const allocationMeasure: Measure = {
   close() {},
 };
 
-/** What a measure read from /proc lacks off Linux. */
-const needsProc = () => (existsSync('/proc/self/stat') ? undefined : 'this measure reads /proc, which only Linux has');
-
 /**
  * A measure read from /proc (./lib/kernel-counters.ts) before and after the units, at full
- * speed; `read` turns the two readings into the count.
+ * speed; `read` turns the two readings, and the child's CPU time in between (its
+ * `process.cpuUsage()`, as `npm run bench` reads it, in µs), into the count.
  */
-function procMeasure(what: string, read: (before: KernelCounters, after: KernelCounters) => Counted): Measure {
+function procMeasure(what: string, read: (before: KernelCounters, after: KernelCounters, cpuUs: number) => Counted): Measure {
   return {
     what,
     scale: '',
     spawn: {},
-    missing: needsProc,
+    missing: () => (existsSync('/proc/self/stat') ? undefined : 'this measure reads /proc, which only Linux has'),
     async count(server, run) {
-      const before = kernelCounters(server.pid);
+      const [before, cpuBefore] = [kernelCounters(server.pid), await server.cpuUs()];
       await run();
-      return read(before, kernelCounters(server.pid));
+      const [after, cpuAfter] = [kernelCounters(server.pid), await server.cpuUs()];
+      return read(before, after, cpuAfter - cpuBefore);
     },
     close() {},
   };
@@ -351,25 +350,13 @@ const kernelMeasure = procMeasure('minor page faults', (before, after) => ({
  * (user-space instructions only) and the bench's server CPU disagree, the split says whether
  * the difference is in the kernel (system calls, page faults).
  */
-const cpuMeasure: Measure = {
-  what: 'µs of CPU',
-  scale: '',
-  spawn: {},
-  missing: needsProc,
-  async count(server, run) {
-    const [before, cpuBefore] = [kernelCounters(server.pid), await server.cpuUs()];
-    await run();
-    const [after, cpuAfter] = [kernelCounters(server.pid), await server.cpuUs()];
-    return {
-      value: cpuAfter - cpuBefore,
-      where: [
-        { fn: 'µs in user space (to 10 ms in all)', amount: (after.userSeconds - before.userSeconds) * 1e6 },
-        { fn: 'µs in the kernel (to 10 ms in all)', amount: (after.systemSeconds - before.systemSeconds) * 1e6 },
-      ],
-    };
-  },
-  close() {},
-};
+const cpuMeasure = procMeasure('µs of CPU', (before, after, cpuUs) => ({
+  value: cpuUs,
+  where: [
+    { fn: 'µs in user space (to 10 ms in all)', amount: (after.userSeconds - before.userSeconds) * 1e6 },
+    { fn: 'µs in the kernel (to 10 ms in all)', amount: (after.systemSeconds - before.systemSeconds) * 1e6 },
+  ],
+}));
 
 /**
  * The Redis commands the server sends (./lib/redis-commands.ts, Redis' MONITOR feed), at full
