@@ -22,6 +22,15 @@ export interface KernelCounters {
   readonly userSeconds: number;
   /** CPU time in the kernel on the process' behalf (system calls, faults), every thread, in seconds (to 10 ms) */
   readonly systemSeconds: number;
+  /**
+   * The main thread's share of `userSeconds` (to 10 ms): a Node server's JavaScript and its
+   * event loop. The rest is its other threads': V8's platform workers (concurrent marking,
+   * parallel scavenges, background compilation) and libuv's pool, which callgrind counts with
+   * the main thread and `process.cpuUsage()` adds to it.
+   */
+  readonly mainUserSeconds: number;
+  /** the main thread's share of `systemSeconds` (to 10 ms) */
+  readonly mainSystemSeconds: number;
 }
 
 /**
@@ -38,10 +47,9 @@ const TICKS_PER_SECOND = 100;
  * libuv's pool) live as long as the process.
  */
 export function kernelCounters(pid: number | 'self'): KernelCounters {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // the fields after the command name, which is in parentheses and may hold spaces and
-  // parentheses: minflt and majflt are fields 10 and 12 of proc(5), the 8th and 10th after it
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = statFields(`/proc/${pid}/stat`);
+  // the main thread is the task whose id is the process'; its stat holds its own times only
+  const main = statFields(`/proc/${pid}/task/${pid === 'self' ? process.pid : pid}/stat`);
   let voluntary = 0;
   let involuntary = 0;
   for (const task of readdirSync(`/proc/${pid}/task`)) {
@@ -62,5 +70,17 @@ export function kernelCounters(pid: number | 'self'): KernelCounters {
     // utime and stime: fields 14 and 15 of proc(5)
     userSeconds: Number(fields[11]) / TICKS_PER_SECOND,
     systemSeconds: Number(fields[12]) / TICKS_PER_SECOND,
+    mainUserSeconds: Number(main[11]) / TICKS_PER_SECOND,
+    mainSystemSeconds: Number(main[12]) / TICKS_PER_SECOND,
   };
+}
+
+/**
+ * The fields of a `stat` file after the command name, which is in parentheses and may hold
+ * spaces and parentheses: minflt and majflt, fields 10 and 12 of proc(5), are the 8th and
+ * 10th after it; utime and stime, fields 14 and 15, the 12th and 13th.
+ */
+function statFields(path: string): string[] {
+  const stat = readFileSync(path, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }

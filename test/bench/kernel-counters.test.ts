@@ -90,3 +90,38 @@ it('counts CPU time in user space and in the kernel as the process\' own rusage 
   expect(after.userSeconds - before.userSeconds).toBeGreaterThanOrEqual(0.25);
   expect(after.systemSeconds - before.systemSeconds).toBeGreaterThanOrEqual(0.05);
 });
+
+it('tells the main thread\'s CPU time from the other threads\'', async () => {
+  // cells: [0] go, [1] done; the worker spins for 300 ms of its own CPU time
+  const cells = new Int32Array(new SharedArrayBuffer(8));
+  const worker = new Worker(`
+    const { workerData: cells } = require('node:worker_threads');
+    Atomics.wait(cells, 0, 0);
+    // this thread's own CPU time (Node 22.19+), not wall time: a loaded machine stretches the loop
+    const start = process.threadCpuUsage();
+    while (process.threadCpuUsage(start).user < 300_000);
+    Atomics.store(cells, 1, 1);
+    Atomics.notify(cells, 1);
+    setInterval(() => {}, 1000);
+  `, { eval: true, workerData: cells });
+  try {
+    await once(worker, 'online');
+    const before = kernelCounters('self');
+    Atomics.store(cells, 0, 1);
+    Atomics.notify(cells, 0);
+    // the main thread sleeps meanwhile: what is counted is the worker's
+    Atomics.wait(cells, 1, 0, 10_000);
+    const afterWorker = kernelCounters('self');
+    expect(Atomics.load(cells, 1)).toBe(1);
+    expect(afterWorker.userSeconds - before.userSeconds).toBeGreaterThanOrEqual(0.25);
+    expect(afterWorker.mainUserSeconds - before.mainUserSeconds).toBeLessThanOrEqual(0.05);
+    // now the main thread spins, the worker idles
+    const usageBefore = process.cpuUsage();
+    while (process.cpuUsage(usageBefore).user < 300_000);
+    const afterMain = kernelCounters('self');
+    expect(afterMain.mainUserSeconds - afterWorker.mainUserSeconds).toBeGreaterThanOrEqual(0.25);
+    expect(afterMain.mainUserSeconds).toBeLessThanOrEqual(afterMain.userSeconds);
+  } finally {
+    await worker.terminate();
+  }
+});
