@@ -29,21 +29,37 @@ it('counts a thread that waits as voluntary context switches', () => {
   expect(after.involuntary).toBeGreaterThanOrEqual(before.involuntary);
 });
 
-it('sums the context switches of every thread, not only the main one', async () => {
-  // cells: [0] go, [1] never set (what the worker waits on), [2] done
-  const cells = new Int32Array(new SharedArrayBuffer(12));
+/**
+ * Runs `body` in a worker once `go()` is called, and `test(go, cells)` meanwhile: cell 0 is
+ * the start signal, the others are the test's (`size` cells in all).
+ */
+async function withWorker(size: number, body: string, test: (go: () => void, cells: Int32Array) => void): Promise<void> {
+  const cells = new Int32Array(new SharedArrayBuffer(4 * size));
   const worker = new Worker(`
     const { workerData: cells } = require('node:worker_threads');
     Atomics.wait(cells, 0, 0);
-    for (let i = 0; i < 5; i += 1) Atomics.wait(cells, 1, 0, 5);
-    Atomics.store(cells, 2, 1);
+    ${body}
     setInterval(() => {}, 1000);
   `, { eval: true, workerData: cells });
   try {
     await once(worker, 'online');
+    test(() => {
+      Atomics.store(cells, 0, 1);
+      Atomics.notify(cells, 0);
+    }, cells);
+  } finally {
+    await worker.terminate();
+  }
+}
+
+it('sums the context switches of every thread, not only the main one', async () => {
+  // cells: [0] go, [1] never set (what the worker waits on), [2] done
+  await withWorker(3, `
+    for (let i = 0; i < 5; i += 1) Atomics.wait(cells, 1, 0, 5);
+    Atomics.store(cells, 2, 1);
+  `, (go, cells) => {
     const before = kernelCounters('self');
-    Atomics.store(cells, 0, 1);
-    Atomics.notify(cells, 0);
+    go();
     // the main thread spins meanwhile: whatever it switches is involuntary, so the voluntary
     // switches counted are the worker's
     const deadline = Date.now() + 10_000;
@@ -51,9 +67,7 @@ it('sums the context switches of every thread, not only the main one', async () 
     const after = kernelCounters('self');
     expect(Atomics.load(cells, 2)).toBe(1);
     expect(after.voluntary - before.voluntary).toBeGreaterThanOrEqual(5);
-  } finally {
-    await worker.terminate();
-  }
+  });
 });
 
 it('reads a process whose name holds spaces and parentheses', async () => {
@@ -92,23 +106,16 @@ it('counts CPU time in user space and in the kernel as the process\' own rusage 
 });
 
 it('tells the main thread\'s CPU time from the other threads\'', async () => {
-  // cells: [0] go, [1] done; the worker spins for 300 ms of its own CPU time
-  const cells = new Int32Array(new SharedArrayBuffer(8));
-  const worker = new Worker(`
-    const { workerData: cells } = require('node:worker_threads');
-    Atomics.wait(cells, 0, 0);
-    // this thread's own CPU time (Node 22.19+), not wall time: a loaded machine stretches the loop
+  // cells: [0] go, [1] done; the worker spins for 300 ms of its own CPU time (Node 22.19+'s
+  // threadCpuUsage), not wall time: a loaded machine stretches the loop but not what it counts
+  await withWorker(2, `
     const start = process.threadCpuUsage();
     while (process.threadCpuUsage(start).user < 300_000);
     Atomics.store(cells, 1, 1);
     Atomics.notify(cells, 1);
-    setInterval(() => {}, 1000);
-  `, { eval: true, workerData: cells });
-  try {
-    await once(worker, 'online');
+  `, (go, cells) => {
     const before = kernelCounters('self');
-    Atomics.store(cells, 0, 1);
-    Atomics.notify(cells, 0);
+    go();
     // the main thread sleeps meanwhile: what is counted is the worker's
     Atomics.wait(cells, 1, 0, 10_000);
     const afterWorker = kernelCounters('self');
@@ -121,7 +128,5 @@ it('tells the main thread\'s CPU time from the other threads\'', async () => {
     const afterMain = kernelCounters('self');
     expect(afterMain.mainUserSeconds - afterWorker.mainUserSeconds).toBeGreaterThanOrEqual(0.25);
     expect(afterMain.mainUserSeconds).toBeLessThanOrEqual(afterMain.userSeconds);
-  } finally {
-    await worker.terminate();
-  }
+  });
 });
