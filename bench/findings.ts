@@ -280,7 +280,19 @@ const MEASURED_ON_F60DA15 = 'measured on 2026-11-29 11:35-12:00 UTC with the ben
 const SAME_PATH_AS_619CD85 = 'f60da15 differs from 619cd85 only in how the host\'s own routes are matched: a '
   + 'provider path takes the same steps, so what was measured on 619cd85 holds for it. ';
 
-const REVOCATION_REDIS_F60DA15 = '(' + MEASURED_ON_F60DA15 + ') A rerun of 5 pairs gave 0.872 (CPU-cost 0.868; pairs '
+const REVOCATION_REDIS_THREADS = '(measured on 2026-11-29 13:00-13:40 UTC at 32cd726 to 8f2c340, whose lib/, adapters/ and '
+  + 'examples/ are f60da15\'s, on a slow machine: bare Koa "hello" 22 µs of server CPU per request) A run of 9 pairs gave '
+  + '0.882 (CPU-cost 0.876; pairs 0.834 to 0.951, 4 of 9 at 0.9 or more). Per revocation (bench/instructions.ts '
+  + '--measure cpu, 20,000 after 4,000, three rounds) the threads other than the main one (V8\'s collector and compiler '
+  + 'helpers, libuv\'s pool) cost ours 22-24 µs and bare 18-20 µs, the main thread in user space 200-218 µs against '
+  + '167-175 µs: the gap is ours\' own JavaScript. A scratch ablation (temporary switches, 4-6 rounds, runs ±8%) put ours '
+  + 'with its layers on the provider\'s path off (events: false, the request-id wrapper, the host pin, the outage guard, '
+  + 'the answer steps, the grant index) at 0.93-0.965 of bare; bare oidc-provider with an unused demo host built beside it '
+  + '(the same heap and code) at 1.016, and behind a Koa host app at 0.96 and 1.01: neither the heap nor the second Koa '
+  + 'application is the cost. The self time of ours\' own functions in a CPU profile of 2 pairs was 3.3% of busy time, '
+  + 'none above 0.4%. ';
+
+const REVOCATION_REDIS_F60DA15 = REVOCATION_REDIS_THREADS + '(' + MEASURED_ON_F60DA15 + ') A rerun of 5 pairs gave 0.872 (CPU-cost 0.868; pairs '
   + '0.773 to 0.916), against 0.894 in the full run and 0.838 in the full run of 619cd85: about 0.87, short of 0.9 by '
   + 'work, not noise alone. The same three Redis commands per revocation in ours and in bare oidc-provider '
   + '(bench/instructions.ts --measure commands, 100 after 100), which run 9.5 commands inside Redis in ours against 8 '
