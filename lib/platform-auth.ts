@@ -138,7 +138,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   logProviderErrors(provider, options.logger);
   skipWithheldIdTokens(provider, withholdsIdToken(options.idTokens));
   diagnostics.attach(provider);
-  const discovery = createDiscoveryCache();
+  const discovery = createDiscoveryCache(options.baseUrl);
   // outermost: a storage failure anywhere below, the steps on the answer included, is a 503
   provider.use(providerStorageOutageGuard(options.logger));
   // the policies' work on each answer, in this order, as one middleware (lib/provider/after-answer.ts)

@@ -103,7 +103,8 @@ export function toWebRequest(ctx: Context, origin: string): Request {
     const value = given[name];
     if (name.startsWith('mcp-param-') && typeof value === 'string') headers[name] = value;
   }
-  return new Request(`${origin}${ctx.url}`, { method: ctx.method, headers });
+  // path and query, not `ctx.url`: a request line may hold an absolute URL (RFC 9112 §3.2.2)
+  return new Request(`${origin}${ctx.path}${ctx.search}`, { method: ctx.method, headers });
 }
 
 /**

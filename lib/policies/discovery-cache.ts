@@ -13,6 +13,10 @@
  * `Cache-Control` this module adds for shared caches). Anything else (`HEAD`, the `OPTIONS`
  * preflight, an error) still goes to the provider.
  *
+ * Kept only when every endpoint in it is on `baseUrl`: the pin makes that so, and should a
+ * request ever get past it, the document it made stays that request's and is not served to
+ * everyone for as long as the process runs.
+ *
  * @module
  */
 import type { Context } from 'koa';
@@ -29,7 +33,8 @@ export interface DiscoveryCache {
   serve(ctx: Context): boolean;
 }
 
-export function createDiscoveryCache(): DiscoveryCache {
+export function createDiscoveryCache(baseUrl: string): DiscoveryCache {
+  const origin = new URL(baseUrl).origin;
   let kept: string | undefined;
   return {
     keep(ctx) {
@@ -38,9 +43,10 @@ export function createDiscoveryCache(): DiscoveryCache {
       ctx.set('Cache-Control', DISCOVERY_CACHE_CONTROL);
       if (ctx.method !== 'GET' || ctx.body === null || typeof ctx.body !== 'object') return;
       // serialised once, here, and the provider sends this string too: the same bytes either way
-      const body = JSON.stringify(ctx.body);
+      const document = ctx.body as Record<string, unknown>;
+      const body = JSON.stringify(document);
       ctx.body = body;
-      kept ??= body;
+      if (kept === undefined && endpointsOn(origin, document)) kept = body;
     },
     serve(ctx) {
       if (kept === undefined || ctx.method !== 'GET') return false;
@@ -53,4 +59,15 @@ export function createDiscoveryCache(): DiscoveryCache {
       return true;
     },
   };
+}
+
+/** Whether every endpoint of the discovery `document` (`*_endpoint`, `jwks_uri`) is on `origin`. */
+function endpointsOn(origin: string, document: Record<string, unknown>): boolean {
+  for (const [name, value] of Object.entries(document)) {
+    if (!name.endsWith('_endpoint') && name !== 'jwks_uri') continue;
+    // a feature that is off has its endpoint undefined (left out of the JSON)
+    if (value === undefined) continue;
+    if (typeof value !== 'string' || !URL.canParse(value) || new URL(value).origin !== origin) return false;
+  }
+  return true;
 }

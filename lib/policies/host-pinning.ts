@@ -10,6 +10,12 @@
  * on it any more (README, Security → Issuer-pinned URLs). With the URLs pinned, discovery is
  * the same for every request, and is computed once (./discovery-cache.ts).
  *
+ * The request line can name a host too: HTTP/1.1 servers must accept a target in absolute
+ * form (`GET http://other.example/path`, RFC 9112 §3.2.2), whose authority then stands for
+ * `Host`, and Koa's `href` returns such a target as it is. So the pin also turns an absolute
+ * target into its path and query, or one request could have the provider build its URLs (the
+ * discovery document it computes once, a `returnTo`) on any host.
+ *
  * @module
  */
 import type { IncomingMessage } from 'node:http';
@@ -22,10 +28,11 @@ export interface HostPinning {
 }
 
 /**
- * A function that rewrites a request's headers so that it reads as addressed to `baseUrl`:
- * `Host` (and HTTP/2's `:authority` when present), and with `proxy` also `X-Forwarded-Host`
- * and `X-Forwarded-Proto`, which the provider then trusts. Returns the function that puts the
- * original headers back, for the host app's middleware that runs after.
+ * A function that rewrites a request so that it reads as addressed to `baseUrl`: `Host` (and
+ * HTTP/2's `:authority` when present), with `proxy` also `X-Forwarded-Host` and
+ * `X-Forwarded-Proto`, which the provider then trusts, and a target in absolute form to its
+ * origin form. Returns the function that puts the original request back, for the host app's
+ * middleware that runs after.
  */
 export function createHostPin(pinning: HostPinning): (req: IncomingMessage) => () => void {
   const base = new URL(pinning.baseUrl);
@@ -37,11 +44,33 @@ export function createHostPin(pinning: HostPinning): (req: IncomingMessage) => (
     const names = ':authority' in headers ? [...pinned, [':authority', base.host] as [string, string]] : pinned;
     const saved = names.map(([name]) => [name, headers[name]] as const);
     for (const [name, value] of names) headers[name] = value;
+    const { url } = req;
+    const target = url === undefined ? undefined : originForm(url);
+    if (target !== undefined) req.url = target;
     return () => {
       for (const [name, value] of saved) {
         if (value === undefined) delete headers[name];
         else headers[name] = value;
       }
+      if (target !== undefined) req.url = url;
     };
   };
+}
+
+/**
+ * The path and query of a request target in absolute form (`http://host/path?query`);
+ * `undefined` for one already in origin form (`/path`, every browser's), and for the
+ * asterisk form of `OPTIONS *`, which names no host.
+ */
+export function originForm(target: string): string | undefined {
+  // '/': origin form, the usual case, decided without parsing
+  if (target.charCodeAt(0) === 47 || target === '*') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(target);
+  } catch {
+    // not a URL (Node's parser already refuses most such lines): nothing names a host
+    return undefined;
+  }
+  return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? `${parsed.pathname}${parsed.search}` : undefined;
 }

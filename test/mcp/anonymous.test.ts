@@ -202,6 +202,29 @@ describe('HTTP edges (no MCP client sends these)', () => {
     expect(status).toBe(403);
   });
 
+  it('answers a request whose target is in absolute form (RFC 9112 §3.2.2) as any other', async () => {
+    const { request } = await import('node:http');
+    const url = new URL(mcpUrl(app));
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request({
+        host: url.hostname, port: url.port, method: 'POST', path: url.href,
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => { body += chunk; });
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify({
+        jsonrpc: '2.0', id: 1, method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'absolute', version: '0' } },
+      }));
+    });
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body).result.protocolVersion).toBe('2025-06-18');
+  });
+
   it('negotiates an older protocol revision a client asks for', async () => {
     const res = await post({
       jsonrpc: '2.0', id: 0, method: 'initialize',

@@ -5,7 +5,10 @@
  */
 import { request } from 'node:http';
 
+import type { Context } from 'koa';
+
 import { ENDPOINTS } from '../../lib/index.ts';
+import { createDiscoveryCache } from '../../lib/policies/discovery-cache.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
 
@@ -101,4 +104,34 @@ it('leaves HEAD, the preflight and other methods to the provider', async () => {
   const post = await send(app, OIDC, {}, 'POST');
   expect(post.status).toBe(404);
   expect(post.body).not.toContain('issuer');
+});
+
+it('keeps no URL of a host named in the request line (a target in absolute form)', async () => {
+  // RFC 9112 §3.2.2: servers accept `GET http://host/path`; Koa's href is then that URL
+  const absolute = await send(app, `http://evil.example${OIDC}`);
+  expect(absolute.status).toBe(200);
+  expect(absolute.body).not.toContain('evil.example');
+  const later = await send(app, RFC8414);
+  expect(later.body).not.toContain('evil.example');
+  const document = JSON.parse(later.body) as Record<string, string>;
+  expect(document.authorization_endpoint).toBe(`${app.baseUrl}${ENDPOINTS.authorization.path}`);
+  expect(document.token_endpoint).toBe(`${app.baseUrl}${ENDPOINTS.token.path}`);
+  expect(document.jwks_uri).toBe(`${app.baseUrl}${ENDPOINTS.jwks.path}`);
+});
+
+it('does not keep a document that names another origin than baseUrl\'s', () => {
+  const cache = createDiscoveryCache('https://learn.example.com/auth');
+  const answer = (document: Record<string, unknown>) => ({
+    oidc: { route: 'discovery' }, status: 200, method: 'GET', body: document, set() {},
+  }) as unknown as Context;
+  const request = () => {
+    const ctx = { method: 'GET', vary() {}, set() {}, get: () => '' } as unknown as Context & { body?: unknown };
+    return { served: cache.serve(ctx), body: ctx.body };
+  };
+  cache.keep(answer({ issuer: 'https://learn.example.com/auth', token_endpoint: 'https://evil.example/api/oauth/token' }));
+  cache.keep(answer({ issuer: 'https://learn.example.com/auth', jwks_uri: 'not a url' }));
+  expect(request().served).toBe(false);
+  const good = { issuer: 'https://learn.example.com/auth', token_endpoint: 'https://learn.example.com/api/oauth/token', jwks_uri: 'https://learn.example.com/jwks' };
+  cache.keep(answer(good));
+  expect(request()).toEqual({ served: true, body: JSON.stringify(good) });
 });
