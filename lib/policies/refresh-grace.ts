@@ -19,6 +19,13 @@
  *   by another client revokes the grant too (`revokeOnForeignReuse`).
  * - `graceSeconds: 0` keeps oidc-provider's strict single use.
  *
+ * What the grace gives up: a token served again gets a successor of its own, so its two
+ * holders (two racing tabs, or a thief within the window) go on with two chains of one grant,
+ * which reuse detection links only when one presents a token the other rotated. Each racer
+ * keeps the chain it was given; two chains that never cross live until the grant ends
+ * (README "Refresh tokens: retries and races"). And a reused token is not deleted when its
+ * grant is revoked (see destroy()), so a revocation lost to a fault is retried, not forgotten.
+ *
  * Across instances and on a Redis Cluster this holds because every fact is in storage: the
  * mark on the token and one small record per used generation (`RefreshTokenUse`, keyed by
  * grant and generation, so writing it is idempotent and needs no read-modify-write, and
@@ -121,6 +128,8 @@ class GraceRefreshTokens extends DelegatingAdapter {
    * consume() reads again)
    */
   readonly #read = new WeakMap<object, { readonly id: string; readonly payload: RefreshPayload }>();
+  /** the token each request found reused (rotated, not to be served again): kept by destroy() */
+  readonly #reused = new WeakMap<object, string>();
   /** rotations waiting for their successor's write, by request */
   readonly #rotations = new Map<object, PendingRotation>();
   #leftovers: NodeJS.Immediate | undefined;
@@ -152,16 +161,20 @@ class GraceRefreshTokens extends DelegatingAdapter {
       const payload = (found ?? undefined) as RefreshPayload | undefined;
       if (!payload) return undefined;
       this.#remember(id, payload);
-      return payload.rotatedAt === undefined ? payload : this.#findRotated(payload);
+      return payload.rotatedAt === undefined ? payload : this.#findRotated(id, payload);
     });
   }
 
   /** A rotated token: usable again only for a retry or a racing refresh (the rare path). */
-  async #findRotated(payload: RefreshPayload): Promise<AdapterPayload> {
+  async #findRotated(id: string, payload: RefreshPayload): Promise<AdapterPayload> {
     const expired = this.#now() - payload.rotatedAt! > this.#grace;
     const successorUsed = !expired && payload.grantId !== undefined
       && await this.#uses.find(useId(payload.grantId, generationOf(payload) + 1)) !== undefined;
-    if (expired || successorUsed) return { ...payload, consumed: payload.rotatedAt };
+    if (expired || successorUsed) {
+      const request = this.#request();
+      if (request !== undefined) this.#reused.set(request, id);
+      return { ...payload, consumed: payload.rotatedAt };
+    }
     const { rotatedAt: _rotatedAt, ...usable } = payload;
     this.#onGraceUsed?.();
     return usable;
@@ -180,6 +193,21 @@ class GraceRefreshTokens extends DelegatingAdapter {
     // held for the successor's upsert in this request (see the module comment)
     this.#rotations.set(request, { grantId: payload.grantId, next: generationOf(payload) + 1, writes });
     this.#leftovers ??= setImmediate(() => this.#writeLeftovers());
+  }
+
+  /**
+   * oidc-provider answers reuse by destroying the token and revoking its grant at once
+   * (`Promise.all`). Were the destroy written and the revocation lost to a storage fault (a
+   * dropped connection, another Cluster node), the client's retry of the 503 would find no
+   * token, get `invalid_grant`, and revoke nothing: reuse detection failing open, the other
+   * chain alive. So a token this request found reused is kept. The grant's revocation removes
+   * it with every other token of the grant, and until then every presentation of it is reuse
+   * again, which retries the revocation. It expires when the token would have.
+   */
+  override destroy(id: string): Promise<void> {
+    const request = this.#request();
+    if (request !== undefined && this.#reused.get(request) === id) return Promise.resolve();
+    return this.inner.destroy(id);
   }
 
   override upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {

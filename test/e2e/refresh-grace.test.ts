@@ -46,6 +46,29 @@ function faultable(inner: AdapterFactory) {
   });
 }
 
+/** Storage whose grant revocation can be made to fail (the grant's keys on a failing node). */
+function revocationFaults(inner: AdapterFactory) {
+  let failing = false;
+  const factory = (model: string): Adapter => {
+    const adapter = inner(model);
+    return new (class extends DelegatingAdapter {
+      override revokeByGrantId(grantId: string) {
+        if (failing) return Promise.reject(new StorageUnavailableError('injected: the grant\'s revocation failed'));
+        return adapter.revokeByGrantId(grantId);
+      }
+      override destroy(id: string) {
+        if (failing && model === 'Grant') return Promise.reject(new StorageUnavailableError('injected: the grant\'s deletion failed'));
+        return adapter.destroy(id);
+      }
+    })(adapter);
+  };
+  return Object.assign(factory, inner, {
+    failRevocations(on: boolean) {
+      failing = on;
+    },
+  });
+}
+
 type Store = 'memory' | 'redis';
 let redis: RedisHandle | undefined;
 const closables: ClosableAdapterFactory[] = [];
@@ -122,6 +145,29 @@ describe.each<Store>(['memory', 'redis'])('on %s', (kind) => {
       expect((await replay.json()).error).toBe('invalid_grant');
       expect(await userinfoStatus(app, second.access_token)).toBe(401);
       expect((await refresh(app, second.refresh_token)).status).toBe(400);
+    });
+
+    it('reuse whose revocation failed is still reuse when retried: the grant ends', async () => {
+      const faults = revocationFaults(await storage(kind));
+      const faulty = await startApp({ auth: { adapter: faults } });
+      try {
+        const tokens = await signIn(faulty);
+        const first = await (await refresh(faulty, tokens.refresh_token)).json() as TokenSet;
+        const second = await (await refresh(faulty, first.refresh_token)).json() as TokenSet;
+        faults.failRevocations(true);
+        const replay = await refresh(faulty, tokens.refresh_token);
+        expect(replay.status).toBe(503);
+        expect((await replay.json()).error).toBe('temporarily_unavailable');
+        faults.failRevocations(false);
+        // the client retries, as told: the reused token is found again and the grant revoked
+        const retried = await refresh(faulty, tokens.refresh_token);
+        expect(retried.status).toBe(400);
+        expect((await retried.json()).error).toBe('invalid_grant');
+        expect(await userinfoStatus(faulty, second.access_token)).toBe(401);
+        expect((await refresh(faulty, second.refresh_token)).status).toBe(400);
+      } finally {
+        await faulty.stop();
+      }
     });
 
     it('reuse by another client revokes the whole grant', async () => {
