@@ -94,6 +94,12 @@ function consentDenied(ctx: RouterContext, state: InteractionState, reason: Cons
   diagnostics.emit({ name: 'consent.denied', reason, ...subject(state), ...(accountId ? { accountId } : {}) }, ctx);
 }
 
+/** The 4xx status an error carries (`status`, as http-errors set it), 400 when it has none. */
+function clientErrorStatus(error: unknown): number {
+  const status = (error as { status?: unknown } | null)?.status;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : 400;
+}
+
 /** The wait on the throttled page, coarse on purpose: the same for every email at a given moment. */
 function waitWords(page: PageResponse, seconds: number): string {
   return seconds <= 60
@@ -107,7 +113,21 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
   const router = new Router({ ...ROUTER_MATCHING, prefix: base });
   const csrf = new CsrfTokens(options.cookieKeys[0]!);
   // forms only, small: the pages post a handful of fields
-  const forms = bodyParser({ enableTypes: ['form'], formLimit: '16kb' }) as unknown as RouterMiddleware;
+  const parseForm = bodyParser({ enableTypes: ['form'], formLimit: '16kb' }) as unknown as RouterMiddleware;
+  /**
+   * A body the parser cannot read (over the limit, an unknown `Content-Encoding`, a broken
+   * gzip stream) is the form's fault, not the server's: the form-expired notice with the
+   * parser's status (413, 415; 400 when it gives none, as zlib's errors do) on the pages'
+   * headers, not Koa's plain-text answer, or a 500 without them.
+   */
+  const forms: RouterMiddleware = async (ctx, next) => {
+    try {
+      await parseForm(ctx, () => Promise.resolve());
+    } catch (error) {
+      return notice(pages.for(ctx), clientErrorStatus(error), 'formExpired');
+    }
+    await next();
+  };
   const actions = (uid: string) => ({
     login: `${base}/${uid}/login`,
     confirm: `${base}/${uid}/confirm`,

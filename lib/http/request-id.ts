@@ -66,3 +66,21 @@ export function requestIdOf(holder: { readonly res?: Pick<ResponseLike, 'getHead
   const value = holder?.res?.getHeader(REQUEST_ID_HEADER);
   return typeof value === 'string' ? value : undefined;
 }
+
+/**
+ * Koa's error handler removes every header of the response before it answers an error that
+ * escaped, the request id with them, and then sets the error's own `headers`: so the id is
+ * put there, and the 500 (or the 4xx of an `http-errors` error) still carries the id that
+ * its log line and events name. An error that is not an extensible object is left alone.
+ */
+export function keepRequestIdOn(error: unknown, res: Pick<ResponseLike, 'getHeader'>): void {
+  const id = res.getHeader(REQUEST_ID_HEADER);
+  if (typeof id !== 'string' || error === null || typeof error !== 'object' || !Object.isExtensible(error)) return;
+  const carrier = error as { headers?: unknown };
+  try {
+    const own = carrier.headers !== null && typeof carrier.headers === 'object' ? carrier.headers : {};
+    carrier.headers = { ...own, [REQUEST_ID_HEADER]: id };
+  } catch {
+    // a `headers` that cannot be set (a getter of the error's class): Koa answers without the id
+  }
+}

@@ -26,7 +26,7 @@ import type { Logger } from '../contracts.ts';
 import { TemporarilyUnavailableError } from '../errors.ts';
 import { diagnosticsOf } from '../events/diagnostics.ts';
 import { writeError } from '../http/error-response.ts';
-import { REQUEST_ID_HEADER } from '../http/request-id.ts';
+import { keepRequestIdOn, REQUEST_ID_HEADER } from '../http/request-id.ts';
 import { outageLog } from './outage-log.ts';
 import type { OutageLog } from './outage-log.ts';
 
@@ -111,7 +111,11 @@ function guard(ctx: Context, next: () => Promise<unknown>, log: OutageLog, answe
     running = Promise.reject(error);
   }
   return running.then(() => answered(ctx), (error: unknown) => {
-    if (!isStorageUnavailable(error) || ctx.headerSent) throw error;
+    if (!isStorageUnavailable(error) || ctx.headerSent) {
+      // whoever answers it (Koa's handler, the host's), the answer keeps its request id
+      keepRequestIdOn(error, ctx.res);
+      throw error;
+    }
     refused(ctx, log, reasonOf(error));
     answerStorageUnavailable(ctx);
   });

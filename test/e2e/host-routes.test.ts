@@ -42,12 +42,16 @@ beforeAll(async () => {
     logger: { info() {}, warn() {}, error() {} },
   });
   const app = new Koa();
+  // the /broken route's error is expected: not printed by Koa's default error listener
+  app.silent = true;
   app.use(auth.routes());
   app.use(async function host(ctx) {
     hostSaw.push(ctx.path);
     if (ctx.path === '/hello') ctx.body = 'hello';
     // a host page that reads the library's storage: the member's connected apps
     if (ctx.path === '/my/apps') ctx.body = await auth.connectedApps.list('someone');
+    // a host route with a bug: Koa's handler answers it 500
+    if (ctx.path === '/broken') throw new Error('a bug in the host');
     // a host route that answers the outage itself
     if (ctx.path === '/own-503') {
       ctx.status = 503;
@@ -80,6 +84,13 @@ it('a host route is answered by the host, with a request id', async () => {
   expect({ status: res.status, body: await res.text() }).toEqual({ status: 200, body: 'hello' });
   expect(res.headers.get(REQUEST_ID_HEADER)).toMatch(/^[\w-]{8,}$/);
   expect(hostSaw).toEqual(['/hello']);
+});
+
+it('an error that escapes to Koa\'s handler keeps the request id on its answer', async () => {
+  const res = await fetch(`${url}/broken`);
+  expect(res.status).toBe(500);
+  expect(await res.text()).toBe('Internal Server Error');
+  expect(res.headers.get(REQUEST_ID_HEADER)).toMatch(/^[\w-]{8,}$/);
 });
 
 it('a host route that fails on storage is a 503 temporarily_unavailable, not a 500', async () => {

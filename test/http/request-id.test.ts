@@ -2,7 +2,7 @@
  * Request ids: a well-formed `X-Request-Id` is kept, anything else replaced by a fresh UUID,
  * one already on the response (the host's) wins, and the id is assigned once.
  */
-import { assignRequestId, isWellFormedRequestId, MAX_REQUEST_ID_LENGTH, requestIdOf } from '../../lib/http/request-id.ts';
+import { assignRequestId, isWellFormedRequestId, keepRequestIdOn, MAX_REQUEST_ID_LENGTH, requestIdOf } from '../../lib/http/request-id.ts';
 
 function response() {
   const headers = new Map<string, unknown>();
@@ -62,4 +62,32 @@ it('keeps the id already on the response (the host\'s own middleware, or a first
 it('has no id for a response that got none', () => {
   expect(requestIdOf({ res: response() })).toBeUndefined();
   expect(requestIdOf(undefined)).toBeUndefined();
+});
+
+describe('keepRequestIdOn', () => {
+  const res = { getHeader: (name: string) => (name === 'x-request-id' ? 'req-1' : undefined) };
+
+  it('puts the id into the error\'s own headers, keeping theirs', () => {
+    const plain = new Error('boom');
+    keepRequestIdOn(plain, res);
+    expect((plain as Error & { headers?: unknown }).headers).toEqual({ 'x-request-id': 'req-1' });
+    const withHeaders = Object.assign(new Error('refused'), { headers: { 'retry-after': '5' } });
+    keepRequestIdOn(withHeaders, res);
+    expect(withHeaders.headers).toEqual({ 'retry-after': '5', 'x-request-id': 'req-1' });
+  });
+
+  it('leaves alone what it cannot or should not change', () => {
+    const frozen = Object.freeze(new Error('frozen'));
+    expect(() => keepRequestIdOn(frozen, res)).not.toThrow();
+    expect((frozen as Error & { headers?: unknown }).headers).toBeUndefined();
+    expect(() => keepRequestIdOn('a string', res)).not.toThrow();
+    expect(() => keepRequestIdOn(null, res)).not.toThrow();
+    const readOnly = new (class extends Error {
+      get headers() { return { a: 'b' }; }
+    })('read-only');
+    expect(() => keepRequestIdOn(readOnly, res)).not.toThrow();
+    const noId = new Error('no id yet');
+    keepRequestIdOn(noId, { getHeader: () => undefined });
+    expect((noId as Error & { headers?: unknown }).headers).toBeUndefined();
+  });
 });

@@ -56,6 +56,24 @@ it('refuses a sign-in form without a valid CSRF token', async () => {
   }
 });
 
+it.each([
+  ['a broken gzip body', { 'content-encoding': 'gzip' }, 'csrf=x', 400],
+  ['an encoding the parser does not know', { 'content-encoding': 'bogus' }, 'csrf=x', 415],
+  ['a body over the forms\' 16 kB', {}, `csrf=${'x'.repeat(20_000)}`, 413],
+])('answers a form it cannot read (%s) with the form-expired page, not a 500', async (_what, headers, body, status) => {
+  const browser = new Browser(app.baseUrl);
+  const form = findForm((await openLogin(browser)).html, '/login');
+  const res = await browser.request(form.action, {
+    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body,
+  });
+  expect(res.status).toBe(status);
+  expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+  expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+  expect(res.headers.get('x-frame-options')).toBe('DENY');
+  expect(res.headers.get('x-request-id')).toEqual(expect.any(String));
+  expect(await res.text()).toContain('This form has expired');
+});
+
 it('refuses a form posted without the interaction cookie (another browser)', async () => {
   const login = await openLogin(new Browser(app.baseUrl));
   const form = findForm(login.html, '/login');
