@@ -56,6 +56,7 @@ function revocationFaults(inner: AdapterFactory) {
         if (failing) return Promise.reject(new StorageUnavailableError('injected: the grant\'s revocation failed'));
         return adapter.revokeByGrantId(grantId);
       }
+
       override destroy(id: string) {
         if (failing && model === 'Grant') return Promise.reject(new StorageUnavailableError('injected: the grant\'s deletion failed'));
         return adapter.destroy(id);
