@@ -1,0 +1,46 @@
+/**
+ * lib/provider/dispatch.ts over real HTTP: the methods the provider's POST-only endpoints
+ * refuse are answered as the library's own routers answer them (405 JSON with `Allow`), not
+ * with Koa's plain-text 404; POST and the CORS preflight still reach the provider.
+ */
+import { ENDPOINTS } from '../../lib/index.ts';
+import { startApp } from '../support/start-app.ts';
+import type { RunningApp } from '../support/start-app.ts';
+
+let app: RunningApp;
+beforeAll(async () => {
+  app = await startApp();
+});
+afterAll(() => app.stop());
+
+const POST_ONLY = [ENDPOINTS.token.path, ENDPOINTS.revocation.path, ENDPOINTS.introspection.path];
+
+describe.each(POST_ONLY)('%s', (path) => {
+  it.each(['GET', 'PUT', 'DELETE', 'PATCH'])('%s: 405 invalid_request JSON, Allow: POST, OPTIONS', async (method) => {
+    const res = await fetch(`${app.baseUrl}${path}`, { method });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST, OPTIONS');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('x-request-id')).toEqual(expect.any(String));
+    expect(await res.json()).toEqual({ error: 'invalid_request', error_description: `use POST ${path}` });
+  });
+
+  it('HEAD: 405 with Allow', async () => {
+    const res = await fetch(`${app.baseUrl}${path}`, { method: 'HEAD' });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST, OPTIONS');
+  });
+
+  it('POST still reaches the provider (its own error for an empty request)', async () => {
+    const res = await fetch(`${app.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+    expect(res.status).toBe(400);
+    expect((await res.json()).error).toEqual(expect.stringMatching(/^invalid_(request|client)$/));
+  });
+
+  it('the CORS preflight still reaches the provider', async () => {
+    const res = await fetch(`${app.baseUrl}${path}`, {
+      method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
+    });
+    expect(res.status).toBe(204);
+  });
+});
