@@ -12,8 +12,11 @@
  *
  * The request line can name a host too: HTTP/1.1 servers must accept a target in absolute
  * form (`GET http://other.example/path`, RFC 9112 §3.2.2), whose authority then stands for
- * `Host`, and Koa's `href` returns such a target as it is. So the pin also turns an absolute
- * target into its path and query, or one request could have the provider build its URLs (the
+ * `Host`, and Koa's `href` returns such a target as it is (and glues any other scheme's onto
+ * the origin). So the pin also hands the provider such a request as the path and query it was
+ * routed by (Koa's `path` and `search`, as the dispatcher read them: no other parser, which
+ * would resolve `..` or percent-escapes differently and let the provider run a route other
+ * than the one checked), or one request could have the provider build its URLs (the
  * discovery document it computes once, a `returnTo`) on any host.
  *
  * @module
@@ -28,49 +31,39 @@ export interface HostPinning {
 }
 
 /**
+/** What the request was routed by: Koa's `path` and `search` of its context. */
+export interface RoutedTarget {
+  readonly path: string;
+  readonly search: string;
+}
+
+/**
  * A function that rewrites a request so that it reads as addressed to `baseUrl`: `Host` (and
  * HTTP/2's `:authority` when present), with `proxy` also `X-Forwarded-Host` and
- * `X-Forwarded-Proto`, which the provider then trusts, and a target in absolute form to its
- * origin form. Returns the function that puts the original request back, for the host app's
- * middleware that runs after.
+ * `X-Forwarded-Proto`, which the provider then trusts, and a target that is not in origin form
+ * to `routed`'s path and query. Returns the function that puts the original request back, for
+ * the host app's middleware that runs after.
  */
-export function createHostPin(pinning: HostPinning): (req: IncomingMessage) => () => void {
+export function createHostPin(pinning: HostPinning): (req: IncomingMessage, routed: RoutedTarget) => () => void {
   const base = new URL(pinning.baseUrl);
   const pinned: [string, string][] = [['host', base.host]];
   if (pinning.proxy) pinned.push(['x-forwarded-host', base.host], ['x-forwarded-proto', base.protocol.slice(0, -1)]);
 
-  return (req) => {
+  return (req, routed) => {
     const headers = req.headers as Record<string, string | string[] | undefined>;
     const names = ':authority' in headers ? [...pinned, [':authority', base.host] as [string, string]] : pinned;
     const saved = names.map(([name]) => [name, headers[name]] as const);
     for (const [name, value] of names) headers[name] = value;
     const { url } = req;
-    const target = url === undefined ? undefined : originForm(url);
-    if (target !== undefined) req.url = target;
+    // '/': origin form, every browser's and the usual case, decided without parsing
+    const rewritten = url === undefined || url.charCodeAt(0) !== 47;
+    if (rewritten) req.url = `${routed.path}${routed.search}`;
     return () => {
       for (const [name, value] of saved) {
         if (value === undefined) delete headers[name];
         else headers[name] = value;
       }
-      if (target !== undefined) req.url = url;
+      if (rewritten) req.url = url;
     };
   };
-}
-
-/**
- * The path and query of a request target in absolute form (`http://host/path?query`);
- * `undefined` for one already in origin form (`/path`, every browser's), and for the
- * asterisk form of `OPTIONS *`, which names no host.
- */
-export function originForm(target: string): string | undefined {
-  // '/': origin form, the usual case, decided without parsing
-  if (target.charCodeAt(0) === 47 || target === '*') return undefined;
-  let parsed: URL;
-  try {
-    parsed = new URL(target);
-  } catch {
-    // not a URL (Node's parser already refuses most such lines): nothing names a host
-    return undefined;
-  }
-  return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? `${parsed.pathname}${parsed.search}` : undefined;
 }

@@ -54,7 +54,7 @@ export function dispatchToProvider(provider: Provider, facts: ServingFacts & Hos
    */
   const handOver = (ctx: Context): Promise<void> => {
     ctx.respond = false;
-    const unpin = pinHost(ctx.req);
+    const unpin = pinHost(ctx.req, ctx);
     let answered: Promise<void>;
     try {
       answered = handle(ctx.req, ctx.res);

@@ -106,11 +106,13 @@ it('leaves HEAD, the preflight and other methods to the provider', async () => {
   expect(post.body).not.toContain('issuer');
 });
 
-it('keeps no URL of a host named in the request line (a target in absolute form)', async () => {
-  // RFC 9112 §3.2.2: servers accept `GET http://host/path`; Koa's href is then that URL
-  const absolute = await send(app, `http://evil.example${OIDC}`);
+it.each(['http', 'foo'])('keeps no URL of a host named in the request line (%s:// in absolute form)', async (scheme) => {
+  // RFC 9112 §3.2.2: servers accept `GET http://host/path`; Koa's href is then that URL (and
+  // with another scheme, the origin with that target glued on: a host named `…foo`)
+  const absolute = await send(app, `${scheme}://evil.example${OIDC}`);
   expect(absolute.status).toBe(200);
   expect(absolute.body).not.toContain('evil.example');
+  expect(JSON.parse(absolute.body).token_endpoint).toBe(`${app.baseUrl}${ENDPOINTS.token.path}`);
   const later = await send(app, RFC8414);
   expect(later.body).not.toContain('evil.example');
   const document = JSON.parse(later.body) as Record<string, string>;

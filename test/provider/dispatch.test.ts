@@ -4,6 +4,8 @@
  * with Koa's plain-text 404; POST and the CORS preflight still reach the provider.
  */
 import { ENDPOINTS } from '../../lib/index.ts';
+import { operator } from '../support/flows.ts';
+import { rawRequest } from '../support/raw-request.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
 
@@ -43,4 +45,22 @@ describe.each(POST_ONLY)('%s', (path) => {
     });
     expect(res.status).toBe(204);
   });
+});
+
+it('hands the provider the path it routed by: dot segments in an absolute-form target stay unresolved', async () => {
+  // a URL parser would resolve this to /api/oauth/introspect after the dispatcher had routed
+  // it as a resume path, past the refusal of HTTP Basic on the introspection endpoint
+  const op = operator(app.baseUrl, app.operatorSecret);
+  const basic = `Basic ${Buffer.from(`${op.clientId}:${op.clientSecret}`).toString('base64')}`;
+  for (const path of [ENDPOINTS.introspection.path, ENDPOINTS.revocation.path]) {
+    const form = { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' };
+    const sneaked = await rawRequest({
+      port: app.port, method: 'POST', target: `http://evil.example${ENDPOINTS.authorization.path}/../..${path}`, headers: form, body: 'token=abc',
+    });
+    expect(sneaked.status).toBe(404);
+    expect(sneaked.body).not.toContain('active');
+    // the endpoint itself refuses HTTP Basic
+    const direct = await rawRequest({ port: app.port, method: 'POST', target: path, headers: form, body: 'token=abc' });
+    expect(direct.status).toBe(401);
+  }
 });
