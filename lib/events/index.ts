@@ -12,6 +12,7 @@ import type Provider from 'oidc-provider';
 import type { AdapterFactory } from '../../adapters/types.ts';
 import type { Logger } from '../contracts.ts';
 import type { EndpointDefinition } from '../endpoints.ts';
+import { hasReadablePath, refuseUnreadableTarget } from '../http/request-target.ts';
 import { createEndpointLabeler } from '../metrics/endpoint-label.ts';
 import { MetricsRecorder } from '../metrics/recorder.ts';
 import type { TraceEntry } from '../trace/entry.ts';
@@ -77,6 +78,11 @@ export function createDiagnostics({ options, adapter, logger, served }: Diagnost
 
   function observe(ctx: Parameters<Middleware>[0], next: Parameters<Middleware>[1], middleware: Middleware): Promise<unknown> {
     if (!diagnostics.bindRequest(ctx.req, ctx.res)) return Promise.resolve(middleware(ctx, next));
+    // once per request, where it enters the library, with its id already on the response
+    if (!hasReadablePath(ctx)) {
+      refuseUnreadableTarget(ctx);
+      return Promise.resolve();
+    }
     const endpoint = metrics && endpointOf(ctx.path);
     if (!endpoint) return Promise.resolve(middleware(ctx, next));
     const start = performance.now();
