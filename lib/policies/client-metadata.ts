@@ -8,6 +8,7 @@
  *   A registered client may request every operator scope, whatever `scope` it registered.
  * - A metadata document cannot make itself a member client either, and its redirect URIs
  *   must be on the document's own host or a loopback address.
+ * - Neither may name a `sector_identifier_uri` (no pairwise subjects here; see checkAudience).
  * - Registered and document clients may redirect only to https or to http on a loopback
  *   address. With a loopback redirect they are treated as native apps, so the port is not
  *   compared (RFC 8252 §7.3) even when the document omits `application_type`, as real MCP
@@ -107,6 +108,11 @@ function checkAudience(ctx: KoaContextWithOIDC | undefined, metadata: Metadata):
     return;
   }
 
+  // pairwise subjects are not offered, so a sector identifier has no use here, and oidc-provider
+  // would fetch it from any host, past the metadata documents' allowlist and budgets
+  if (metadata.sector_identifier_uri !== undefined) {
+    throw new errors.InvalidClientMetadata('sector_identifier_uri is not supported: subject identifiers are public, never pairwise');
+  }
   const who = origin === 'registration' ? 'registration creates operator clients only' : 'a client ID metadata document describes an operator client';
   if (audience !== undefined && audience !== 'operator') {
     throw new errors.InvalidClientMetadata(`audience cannot be ${JSON.stringify(audience)}: ${who}; member clients are created by a site operator`);

@@ -100,6 +100,9 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
       policy: interactionRules(options),
       url: (_ctx, interaction) => ENDPOINTS.interaction.path.replace(':uid', interaction.uid),
     },
+    // subjects are public only: a sector identifier is refused in dynamic clients' metadata
+    // (lib/policies/client-metadata.ts) and never fetched, whatever a stored client holds
+    sectorIdentifierUriValidate: () => false,
     extraClientMetadata: {
       properties: [...EXTRA_CLIENT_METADATA],
       validator: (ctx, key, value, metadata) => {
