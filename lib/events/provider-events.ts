@@ -28,6 +28,7 @@ import { PROVIDER_ROUTE_LABELS } from '../metrics/endpoint-label.ts';
 import { GRANT_DETAILS } from '../trace/explain.ts';
 import type { Diagnostics } from './diagnostics.ts';
 import { metadataDocumentFailure } from './metadata-document-failure.ts';
+import { printable } from './printable.ts';
 import type { RevokedTokens } from './revoked-tokens.ts';
 import type { EventInput } from './types.ts';
 
@@ -71,6 +72,8 @@ export interface ProviderEventDeps {
 }
 
 const MAX_URI = 300;
+/** an error description (oidc-provider's may quote a parameter of the request) */
+const MAX_DESCRIPTION = 500;
 const MAX_REGISTERED = 10;
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value ? value : undefined);
@@ -89,7 +92,7 @@ function who(ctx: ProviderContext, accountId?: string, site?: unknown): { client
 /** The `client_id` a request named, when no client was found for it (a metadata-document URL). */
 function namedClientId(ctx: ProviderContext): string | undefined {
   const named = text(ctx.oidc?.params?.client_id) ?? text(ctx.query?.client_id);
-  return named && /^https:\/\//i.test(named) ? named : undefined;
+  return named && /^https:\/\//i.test(named) ? printable(named) : undefined;
 }
 
 /**
@@ -100,7 +103,7 @@ function documentFailure(ctx: ProviderContext, error: ProviderError): ReturnType
   const failure = metadataDocumentFailure(error);
   if (failure || ctx.oidc?.client || namedClientId(ctx) === undefined) return failure;
   if (error.error === 'invalid_client_metadata' || error.error === 'invalid_redirect_uri') {
-    return { reason: 'invalid_content', description: error.error_description ?? 'the document is not valid client metadata' };
+    return { reason: 'invalid_content', description: printable(error.error_description ?? 'the document is not valid client metadata', MAX_DESCRIPTION) };
   }
   return undefined;
 }
@@ -149,13 +152,13 @@ export function deriveProviderEvents(provider: Provider, deps: ProviderEventDeps
       return;
     }
     const code = error.error ?? 'server_error';
-    const description = error.error_description ?? '';
+    const description = printable(error.error_description ?? '', MAX_DESCRIPTION);
     const interaction = ctx.oidc?.entities?.Interaction?.result;
     // the person's Cancel or Deny, or a refusal: `consent.denied` was emitted where it was
     // decided (interactions/router.ts, interactions/host-sign-in.ts), not read from words here
     if (code === 'access_denied' && ctx.oidc?.route === 'resume' && interaction?.error === 'access_denied') return;
     const mismatch = code === 'invalid_redirect_uri' ? {
-      ...(text(ctx.oidc?.params?.redirect_uri) ? { redirectUri: text(ctx.oidc?.params?.redirect_uri)!.slice(0, MAX_URI) } : {}),
+      ...(text(ctx.oidc?.params?.redirect_uri) ? { redirectUri: printable(text(ctx.oidc?.params?.redirect_uri)!, MAX_URI) } : {}),
       registeredRedirectUris: (ctx.oidc?.client?.redirectUris ?? []).slice(0, MAX_REGISTERED),
     } : {};
     emit({ name: 'authorization.failed', error: code, description, ...mismatch, ...who(ctx, ctx.oidc?.session?.accountId) }, ctx);
@@ -193,7 +196,7 @@ export function deriveProviderEvents(provider: Provider, deps: ProviderEventDeps
     emit({
       name: 'token.failed',
       error: error.error ?? 'server_error',
-      description: error.error_description ?? '',
+      description: printable(error.error_description ?? '', MAX_DESCRIPTION),
       ...(grantType && /^(authorization_code|refresh_token|client_credentials)$/.test(grantType) ? { grantType } : {}),
       ...(detail ? { detail } : {}),
       ...identity,
@@ -221,7 +224,7 @@ export function deriveProviderEvents(provider: Provider, deps: ProviderEventDeps
   });
   on('registration_create.error', (ctx: ProviderContext, error: ProviderError) => {
     if (error.status === 503) return;
-    emit({ name: 'registration.refused', error: error.error ?? 'server_error', description: error.error_description ?? '' }, ctx);
+    emit({ name: 'registration.refused', error: error.error ?? 'server_error', description: printable(error.error_description ?? '', MAX_DESCRIPTION) }, ctx);
   });
 
   on('server_error', (ctx: ProviderContext, error: unknown) => {
