@@ -74,6 +74,9 @@ export interface ProviderEventDeps {
 const MAX_URI = 300;
 /** an error description (oidc-provider's may quote a parameter of the request) */
 const MAX_DESCRIPTION = 500;
+
+/** oidc-provider's `error_description` (or `fallback`), printable and cut. */
+const descriptionOf = (error: ProviderError, fallback = '') => printable(error.error_description ?? fallback, MAX_DESCRIPTION);
 const MAX_REGISTERED = 10;
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value ? value : undefined);
@@ -103,7 +106,7 @@ function documentFailure(ctx: ProviderContext, error: ProviderError): ReturnType
   const failure = metadataDocumentFailure(error);
   if (failure || ctx.oidc?.client || namedClientId(ctx) === undefined) return failure;
   if (error.error === 'invalid_client_metadata' || error.error === 'invalid_redirect_uri') {
-    return { reason: 'invalid_content', description: printable(error.error_description ?? 'the document is not valid client metadata', MAX_DESCRIPTION) };
+    return { reason: 'invalid_content', description: descriptionOf(error, 'the document is not valid client metadata') };
   }
   return undefined;
 }
@@ -152,7 +155,7 @@ export function deriveProviderEvents(provider: Provider, deps: ProviderEventDeps
       return;
     }
     const code = error.error ?? 'server_error';
-    const description = printable(error.error_description ?? '', MAX_DESCRIPTION);
+    const description = descriptionOf(error);
     const interaction = ctx.oidc?.entities?.Interaction?.result;
     // the person's Cancel or Deny, or a refusal: `consent.denied` was emitted where it was
     // decided (interactions/router.ts, interactions/host-sign-in.ts), not read from words here
@@ -196,7 +199,7 @@ export function deriveProviderEvents(provider: Provider, deps: ProviderEventDeps
     emit({
       name: 'token.failed',
       error: error.error ?? 'server_error',
-      description: printable(error.error_description ?? '', MAX_DESCRIPTION),
+      description: descriptionOf(error),
       ...(grantType && /^(authorization_code|refresh_token|client_credentials)$/.test(grantType) ? { grantType } : {}),
       ...(detail ? { detail } : {}),
       ...identity,
@@ -224,7 +227,7 @@ export function deriveProviderEvents(provider: Provider, deps: ProviderEventDeps
   });
   on('registration_create.error', (ctx: ProviderContext, error: ProviderError) => {
     if (error.status === 503) return;
-    emit({ name: 'registration.refused', error: error.error ?? 'server_error', description: printable(error.error_description ?? '', MAX_DESCRIPTION) }, ctx);
+    emit({ name: 'registration.refused', error: error.error ?? 'server_error', description: descriptionOf(error) }, ctx);
   });
 
   on('server_error', (ctx: ProviderContext, error: unknown) => {

@@ -5,6 +5,7 @@
  */
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 
+import { rawRequest } from '../support/raw-request.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
 import {
@@ -203,23 +204,13 @@ describe('HTTP edges (no MCP client sends these)', () => {
   });
 
   it('answers a request whose target is in absolute form (RFC 9112 §3.2.2) as any other', async () => {
-    const { request } = await import('node:http');
-    const url = new URL(mcpUrl(app));
-    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request({
-        host: url.hostname, port: url.port, method: 'POST', path: url.href,
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      }, (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => { body += chunk; });
-        res.on('end', () => resolve({ status: res.statusCode!, body }));
-      });
-      req.on('error', reject);
-      req.end(JSON.stringify({
+    const answer = await rawRequest({
+      port: app.port, method: 'POST', target: mcpUrl(app).href,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
         jsonrpc: '2.0', id: 1, method: 'initialize',
         params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'absolute', version: '0' } },
-      }));
+      }),
     });
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body).result.protocolVersion).toBe('2025-06-18');
