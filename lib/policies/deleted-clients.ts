@@ -7,11 +7,19 @@
  */
 import type Provider from 'oidc-provider';
 
+/**
+ * Revokes a grant and every token and code of it; a storage failure rejects, so that a caller
+ * for whom the revocation is the answer (reuse detection) can answer 503 and be asked again.
+ */
+export async function revokeGrant(provider: Provider, grantId: string): Promise<void> {
+  await Promise.all([provider.AccessToken, provider.RefreshToken, provider.AuthorizationCode].map((model) => model.revokeByGrantId(grantId)));
+  await (await provider.Grant.find(grantId))?.destroy();
+}
+
 /** Revokes a grant whose client no longer exists, and its tokens; best effort. */
 export async function revokeOrphanedGrant(provider: Provider, grantId: string): Promise<void> {
   try {
-    await Promise.all([provider.AccessToken, provider.RefreshToken, provider.AuthorizationCode].map((model) => model.revokeByGrantId(grantId)));
-    await (await provider.Grant.find(grantId))?.destroy();
+    await revokeGrant(provider, grantId);
   } catch {
     // the token is refused either way; the records expire on their own
   }

@@ -55,7 +55,7 @@ import Provider from 'oidc-provider';
 import { REFRESH_USE_MODEL } from '../../adapters/types.ts';
 import type { Adapter, AdapterFactory, AdapterPayload, PutRecords, RecordWrite, SynchronousWrites } from '../../adapters/types.ts';
 import { decorateModel, DelegatingAdapter } from '../storage/model-decorator.ts';
-import { revokeOrphanedGrant } from './deleted-clients.ts';
+import { revokeGrant } from './deleted-clients.ts';
 import type { AfterAnswer } from './provider-answer.ts';
 import { SuccessorWrites, withAccessTokensAfterRefresh } from './refresh-issue.ts';
 
@@ -319,7 +319,9 @@ export function revokeOnForeignReuse(
     const stored = (await refreshTokens.find(value) ?? undefined) as (RefreshPayload & { clientId?: string }) | undefined;
     if (!stored?.grantId || stored.clientId === presenter) return;
     if (stored.rotatedAt !== undefined || stored.consumed) {
-      await revokeOrphanedGrant(provider(), stored.grantId);
+      // not best effort: a revocation lost to a storage fault rejects, the provider's outage
+      // guard answers 503, and the retry finds the same rotated token and revokes again
+      await revokeGrant(provider(), stored.grantId);
       onReuse?.(ctx, { clientId: stored.clientId, accountId: (stored as { accountId?: string }).accountId });
     }
   }

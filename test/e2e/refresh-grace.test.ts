@@ -181,6 +181,30 @@ describe.each<Store>(['memory', 'redis'])('on %s', (kind) => {
       expect(await userinfoStatus(app, rotated.access_token)).toBe(401);
       expect((await refresh(app, rotated.refresh_token)).status).toBe(400);
     });
+
+    it('reuse by another client whose revocation failed is answered 503, and the retry ends the grant', async () => {
+      const faults = revocationFaults(await storage(kind));
+      const faulty = await startApp({ auth: { adapter: faults } });
+      try {
+        const tokens = await signIn(faulty);
+        const rotated = await (await refresh(faulty, tokens.refresh_token)).json() as TokenSet;
+        const op = operator(faulty.baseUrl, faulty.operatorSecret);
+        faults.failRevocations(true);
+        const foreign = await refresh(faulty, tokens.refresh_token, op.clientId, { client_secret: op.clientSecret });
+        // not a 400 with the grant still alive: the client is told to come back
+        expect(foreign.status).toBe(503);
+        expect((await foreign.json()).error).toBe('temporarily_unavailable');
+        expect(await userinfoStatus(faulty, rotated.access_token)).toBe(200);
+        faults.failRevocations(false);
+        const retried = await refresh(faulty, tokens.refresh_token, op.clientId, { client_secret: op.clientSecret });
+        expect(retried.status).toBe(400);
+        expect((await retried.json()).error).toBe('invalid_grant');
+        expect(await userinfoStatus(faulty, rotated.access_token)).toBe(401);
+        expect((await refresh(faulty, rotated.refresh_token)).status).toBe(400);
+      } finally {
+        await faulty.stop();
+      }
+    });
   });
 
   describe('with a 1 s grace', () => {
