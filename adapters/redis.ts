@@ -414,6 +414,17 @@ type Consumed = [status: 0] | [status: 1 | 2, grantId?: string];
 // following them), memory full, persistence failing, a script running too long.
 const TRANSIENT_REPLY = /^(?:LOADING|BUSY|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|MOVED|ASK|OOM|MISCONF|NOREPLICAS)\b/;
 
+// Before Redis 7 an error raised by a command inside a script came back wrapped, e.g.
+// "ERR Error running script (call to f_<sha>): @user_script:4: @user_script: 4: -OOM command
+// not allowed …" or "… -READONLY You can't write against a read only replica." (a Redis 6
+// replica promoted from under the script's connection). Redis 7 passes the reply on as it is.
+const SCRIPT_WRAPPED_REPLY = /^ERR Error running script \(call to f_[0-9a-f]+\): (?:@\w+: ?\d+: )*-(.*)$/s;
+
+/** A reply's own text: a pre-7 script's wrapped reply unwrapped, anything else as it is. */
+function replyText(message: string): string {
+  return SCRIPT_WRAPPED_REPLY.exec(message)?.[1] ?? message;
+}
+
 // ioredis' own refusal of a command whose keys are in different slots: CROSSSLOT, a bug
 const CROSS_SLOT_MESSAGE = /^All the keys in a pipeline command should belong to the same slot/;
 
@@ -424,10 +435,10 @@ function toStorageError(error: unknown): unknown {
     // MULTI refused because a queued command was (EXECABORT): judge by those replies
     const previous = (error as { previousErrors?: unknown[] }).previousErrors;
     const replies = previous?.length ? previous : [error];
-    const transient = replies.every((e) => e instanceof Error && TRANSIENT_REPLY.test(e.message));
+    const transient = replies.every((e) => e instanceof Error && TRANSIENT_REPLY.test(replyText(e.message)));
     if (!transient) return error;
     const reply = replies[0] as Error;
-    return new StorageUnavailableError(`redis: ${/^\S+/.exec(reply.message)![0]}`, { cause: error });
+    return new StorageUnavailableError(`redis: ${/^\S+/.exec(replyText(reply.message))![0]}`, { cause: error });
   }
   // programming errors are not outages
   if (error instanceof TypeError || error instanceof RangeError || error instanceof SyntaxError || error instanceof ReferenceError) {

@@ -403,6 +403,14 @@ describe('redis adapter when Redis goes away', () => {
       expect(await factory('AccessToken').find('t')).toEqual({ grantId: 'g' });
       await admin.replicaof('NO', 'ONE');
 
+      // memory full (maxmemory reached, noeviction): the write inside the upsert script is refused
+      await admin.config('SET', 'maxmemory-policy', 'noeviction');
+      await admin.config('SET', 'maxmemory', '1');
+      const full = await factory('AccessToken').upsert('v', { grantId: 'g' }, 60).then(() => undefined, (e: unknown) => e);
+      expect(full).toBeInstanceOf(StorageUnavailableError);
+      expect((full as StorageUnavailableError).error_detail).toBe('redis: OOM');
+      await admin.config('SET', 'maxmemory', '0');
+
       // a record that is not JSON is a bug or corruption, not an outage: a 500, not a 503
       await admin.set(`${prefix}AuthorizationCode:{bad}`, 'not json', 'EX', 60);
       const corrupt = await factory('AuthorizationCode').consume('bad').then(() => undefined, (e: unknown) => e);
@@ -411,6 +419,7 @@ describe('redis adapter when Redis goes away', () => {
       await expect(factory('AuthorizationCode').find('bad')).rejects.toThrow(SyntaxError);
     } finally {
       await admin.replicaof('NO', 'ONE').catch(() => {});
+      await admin.config('SET', 'maxmemory', '0').catch(() => {});
       await admin.quit();
       await factory.close();
     }
@@ -460,6 +469,10 @@ describe('redis adapter error classification', () => {
     ['READONLY', reply("READONLY You can't write against a read only replica."), 'redis: READONLY'],
     ['LOADING', reply('LOADING Redis is loading the dataset in memory'), 'redis: LOADING'],
     ['MASTERDOWN', reply('MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to no'), 'redis: MASTERDOWN'],
+    // a command's refusal inside a script: as Redis 7 passes it on, and wrapped as Redis 6 did
+    ['OOM inside a script (Redis 7)', reply("OOM command not allowed when used memory > 'maxmemory'. script: 2f4e1d8a, on @user_script:3."), 'redis: OOM'],
+    ['OOM inside a script (Redis 6)', reply("ERR Error running script (call to f_0a9a51ee96320953ec7bde8e63f3f060b9dac00c): @user_script:41: @user_script: 41: -OOM command not allowed when used memory > 'maxmemory'."), 'redis: OOM'],
+    ['READONLY inside a script (Redis 6)', reply("ERR Error running script (call to f_8f55ae4a3be429c6d38c5d5db3e80edf89197b64): @user_script:2: @user_script: 2: -READONLY You can't write against a read only replica."), 'redis: READONLY'],
     ['EXECABORT with MOVED inside', Object.assign(reply('EXECABORT Transaction discarded because of previous errors.'), {
       previousErrors: [reply('MOVED 3999 127.0.0.1:6381'), reply('MOVED 3999 127.0.0.1:6381')],
     }), 'redis: MOVED'],
@@ -495,6 +508,8 @@ describe('redis adapter error classification', () => {
   test.each([
     ['CROSSSLOT (a bug in the key layout)', reply("CROSSSLOT Keys in request don't hash to the same slot")],
     ['a script error', reply('ERR user_script:4: Script attempted to access nonexistent global variable')],
+    ['a script error (Redis 6)', reply("ERR Error running script (call to f_0a9a51ee96320953ec7bde8e63f3f060b9dac00c): @user_script:4: user_script:4: attempt to compare nil with number")],
+    ['a wrong type inside a script (Redis 6)', reply('ERR Error running script (call to f_0a9a51ee96320953ec7bde8e63f3f060b9dac00c): @user_script:2: @user_script: 2: -WRONGTYPE Operation against a key holding the wrong kind of value')],
     ['a wrong type', reply('WRONGTYPE Operation against a key holding the wrong kind of value')],
     ['EXECABORT with a bug inside, even next to a MOVED', Object.assign(reply('EXECABORT Transaction discarded because of previous errors.'), {
       previousErrors: [reply('MOVED 3999 127.0.0.1:6381'), reply('ERR wrong number of arguments')],
