@@ -366,11 +366,13 @@ return 1
 
 // KEYS[1] a capped list; ARGV[1] how many items to keep, ARGV[2] TTL in seconds, ARGV[3..]
 // the items, oldest first. Pushed newest first, trimmed and given its lifetime in one step:
-// one key, atomic on a Cluster too, and nothing read back.
+// one key, atomic on a Cluster too, and nothing read back. The lifetime is never shortened:
+// EXPIRE only when the key's TTL is lower (a new list's is -1), as `EXPIRE ... GT` would do on
+// Redis 7, which Redis 6 has not.
 const PUSH_CAPPED_LUA = `
 for i = 3, #ARGV do redis.call('LPUSH', KEYS[1], ARGV[i]) end
 redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[1]) - 1)
-redis.call('EXPIRE', KEYS[1], ARGV[2])
+if redis.call('TTL', KEYS[1]) < tonumber(ARGV[2]) then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
 return 1
 `;
 

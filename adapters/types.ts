@@ -66,7 +66,8 @@ export interface ConsumeAndKeep {
 export interface CappedList {
   /**
    * Puts `items` (oldest first) at the front of the list `id`, keeps its first `max` items
-   * and makes it expire `expiresIn` seconds from now, in one atomic step.
+   * and makes it expire `expiresIn` seconds from now unless it already expires later (its
+   * lifetime is extended, never shortened), in one atomic step.
    */
   pushCapped(id: string, items: readonly AdapterPayload[], max: number, expiresIn: number): Promise<void>;
   /** The list `id`, newest first (in the order pushed); `[]` when there is none. */

@@ -13,8 +13,11 @@
  * Whose trace: events of a known client. A client ID metadata document that could not be
  * fetched names no known client, and anyone can send any URL as `client_id`: such entries are
  * kept too (that failure is what the document's author needs to see), but at most
- * {@link UNKNOWN_CLIENT_BUDGET} new ones a minute per instance, so they cannot be used to fill
- * the storage. Client ids longer than {@link MAX_TRACED_CLIENT_ID} are not traced.
+ * {@link UNKNOWN_CLIENT_BUDGET} new ones a minute per instance ({@link UNKNOWN_CLIENT_EVENTS}),
+ * and a trace holding only such entries is kept an hour (`UNKNOWN_CLIENT_TRACE_TTL_S`,
+ * lib/trace/store.ts), not `trace.ttlSeconds` (a week by default): about 3,600 such traces
+ * per instance at most, so they cannot be used to fill the storage. Client ids longer than
+ * {@link MAX_TRACED_CLIENT_ID} are not traced.
  *
  * @module
  */
@@ -24,7 +27,7 @@ import type { EventSink } from '../events/diagnostics.ts';
 import type { PlatformAuthEvent } from '../events/types.ts';
 import { toTraceEntry } from './entry.ts';
 import type { TraceEntry } from './entry.ts';
-import { TRACED_CLIENTS_KEPT } from './store.ts';
+import { TRACED_CLIENTS_KEPT, UNKNOWN_CLIENT_EVENTS } from './store.ts';
 import type { ClientTraceStore, TracedClient } from './store.ts';
 
 /** The shortest time between two writes of the list of traced clients by one instance. */
@@ -41,9 +44,6 @@ export const MAX_TRACED_CLIENT_ID = 512;
 
 /** Clients with entries waiting on one instance; more are dropped until writes catch up. */
 const MAX_QUEUED_CLIENTS = 10_000;
-
-/** Events that may name a client this server does not know (see above). */
-const UNKNOWN_CLIENT_EVENTS: ReadonlySet<string> = new Set(['metadata_document.failed']);
 
 const identity = (entry: TraceEntry): string => `${entry.at} ${entry.event} ${entry.requestId ?? ''} ${entry.summary}`;
 

@@ -3,6 +3,16 @@
  * entries newest first, kept `ttlSeconds` after its last write. Through the adapter, so every
  * instance on the same storage writes and reads the same trace.
  *
+ * A trace that holds only entries of {@link UNKNOWN_CLIENT_EVENTS} (a client ID metadata
+ * document that could not be fetched: anyone can send any URL as `client_id`) is kept at most
+ * {@link UNKNOWN_CLIENT_TRACE_TTL_S} (an hour, or `ttlSeconds` if shorter): with the
+ * recorder's budget of such entries (lib/trace/recorder.ts, 60 a minute per instance) that
+ * bounds them to about 3,600 traces per instance, where `ttlSeconds` (a week by default)
+ * would keep some 600,000. A trace with any other entry (a known client's) keeps `ttlSeconds`,
+ * and an append of unknown clients' entries only does not shorten it: a capped list's lifetime
+ * is only ever extended ({@link CappedList.pushCapped}); a trace read, merged and written back
+ * keeps `ttlSeconds` while what was stored or the batch holds an entry of a known client.
+ *
  * With an adapter that keeps capped lists ({@link CappedList}: the Redis adapter, `LPUSH` +
  * `LTRIM` + `EXPIRE` in one script), an append is one write of the new entries only: nothing
  * is read, and nothing is redone when another instance appended meanwhile. That matters for
@@ -31,6 +41,7 @@
  * @module
  */
 import type { Adapter, AdapterFactory, AdapterPayload, CappedList, CompareAndSet, LatestByMember } from '../../adapters/types.ts';
+import type { EventName } from '../events/types.ts';
 import type { TraceEntry } from './entry.ts';
 
 /** The storage model of the traces. */
@@ -43,6 +54,20 @@ export const TRACE_INDEX_MODEL = 'ClientTraceIndex';
 export const TRACED_CLIENTS_KEPT = 200;
 
 const INDEX_ID = 'recent';
+
+/**
+ * Events that may name a client this server does not know: a client ID metadata document that
+ * could not be fetched, whose URL anyone can send as `client_id`. The recorder keeps a budget
+ * of them (lib/trace/recorder.ts), and a trace of nothing else is kept only
+ * {@link UNKNOWN_CLIENT_TRACE_TTL_S}.
+ */
+export const UNKNOWN_CLIENT_EVENTS: ReadonlySet<EventName> = new Set<EventName>(['metadata_document.failed']);
+
+/** The longest a trace holding only entries of {@link UNKNOWN_CLIENT_EVENTS} is kept, in seconds (an hour). */
+export const UNKNOWN_CLIENT_TRACE_TTL_S = 3600;
+
+/** Whether `entries` hold one of a client this server knows (an event not of {@link UNKNOWN_CLIENT_EVENTS}). */
+const namesKnownClient = (entries: readonly TraceEntry[]): boolean => entries.some((entry) => !UNKNOWN_CLIENT_EVENTS.has(entry.event));
 
 /** A client that has a trace, with its latest entry: what a staff view lists. */
 export interface TracedClient {
@@ -63,7 +88,10 @@ export interface TraceStoreOptions {
   readonly adapter: AdapterFactory;
   /** entries kept per client */
   readonly entries: number;
-  /** seconds a trace is kept after its last entry */
+  /**
+   * seconds a trace is kept after its last entry; one holding only entries of
+   * {@link UNKNOWN_CLIENT_EVENTS} at most {@link UNKNOWN_CLIENT_TRACE_TTL_S}
+   */
   readonly ttlSeconds: number;
 }
 
@@ -122,6 +150,8 @@ export class ClientTraceStore {
   readonly #latest: LatestByMember | undefined;
   readonly #max: number;
   readonly #ttl: number;
+  /** the lifetime of a trace holding only entries of unknown clients */
+  readonly #unknownTtl: number;
 
   constructor(options: TraceStoreOptions) {
     this.#store = options.adapter(TRACE_MODEL) as TraceAdapter;
@@ -130,29 +160,41 @@ export class ClientTraceStore {
     this.#latest = latestByMember(this.#index);
     this.#max = options.entries;
     this.#ttl = options.ttlSeconds;
+    this.#unknownTtl = Math.min(UNKNOWN_CLIENT_TRACE_TTL_S, options.ttlSeconds);
+  }
+
+  /** The lifetime of a trace holding `entries`: the short one when none is of a known client. */
+  #ttlOf(entries: readonly TraceEntry[]): number {
+    return namesKnownClient(entries) ? this.#ttl : this.#unknownTtl;
   }
 
   /** Adds `entries` (oldest first) to the trace of `clientId`. */
   async append(clientId: string, entries: readonly TraceEntry[]): Promise<void> {
     if (this.#lists) {
-      await this.#lists.pushCapped(clientId, entries as unknown as AdapterPayload[], this.#max, this.#ttl);
+      // the list's lifetime is only ever extended (CappedList.pushCapped): a batch of unknown
+      // clients' entries only cannot shorten that of a trace which has a known client's
+      await this.#lists.pushCapped(clientId, entries as unknown as AdapterPayload[], this.#max, this.#ttlOf(entries));
       return;
     }
     const store = this.#store;
     const batch = [...entries].reverse();
     for (let tries = 0; tries < MAX_TRIES; tries += 1) {
       const stored = await store.find(clientId) ?? undefined;
-      const next: StoredTrace = { entries: newestFirst([...batch, ...entriesOf(stored)]).slice(0, this.#max) };
+      const merged = newestFirst([...batch, ...entriesOf(stored)]);
+      const next: StoredTrace = { entries: merged.slice(0, this.#max) };
+      // the long lifetime when the trace had or gets an entry of a known client (before the cap)
+      const ttl = this.#ttlOf(merged);
       if (typeof store.compareAndSet !== 'function') {
-        await store.upsert(clientId, next, this.#ttl);
+        await store.upsert(clientId, next, ttl);
         return;
       }
-      if (await store.compareAndSet(clientId, stored, next, this.#ttl)) return;
+      if (await store.compareAndSet(clientId, stored, next, ttl)) return;
       await backOff();
     }
     // still contended: write anyway rather than drop the entries (last writer wins)
     const stored = await store.find(clientId) ?? undefined;
-    await store.upsert(clientId, { entries: newestFirst([...batch, ...entriesOf(stored)]).slice(0, this.#max) }, this.#ttl);
+    const merged = newestFirst([...batch, ...entriesOf(stored)]);
+    await store.upsert(clientId, { entries: merged.slice(0, this.#max) }, this.#ttlOf(merged));
   }
 
   /** Records `clients` (their latest entries) in the list of traced clients. */

@@ -9,6 +9,8 @@ import { createRedisAdapter } from '../../adapters/redis.ts';
 import type { ConnectionLogger } from '../../adapters/redis.ts';
 import { StorageUnavailableError } from '../../adapters/types.ts';
 import type { CappedList, ClosableAdapterFactory, LatestByMember } from '../../adapters/types.ts';
+import type { TraceEntry } from '../../lib/trace/entry.ts';
+import { ClientTraceStore, UNKNOWN_CLIENT_TRACE_TTL_S } from '../../lib/trace/store.ts';
 import { startRedis } from '../support/redis-server.ts';
 import type { RedisHandle } from '../support/redis-server.ts';
 import { describeAdapterContract } from './contract.ts';
@@ -146,6 +148,61 @@ describe('redis adapter', () => {
       expect(await inspect.exists(`${prefix}list:ClientTrace:{other}`)).toBe(0);
       expect(await traces.readCapped('other')).toEqual([]);
       await expect(traces.pushCapped('app', [{ n: 6 }], 0, 30)).rejects.toThrow(RangeError);
+    } finally {
+      await factory.close();
+    }
+  });
+
+  test('a capped list\'s lifetime is extended by a push, never shortened', async () => {
+    const prefix = freshPrefix();
+    const factory = createRedisAdapter({ url: server.url, keyPrefix: prefix });
+    try {
+      const traces = factory('ClientTrace') as ReturnType<typeof factory> & CappedList;
+      const key = `${prefix}list:ClientTrace:{app}`;
+      await traces.pushCapped('app', [{ n: 1 }], 4, 30);
+      expect(await inspect.ttl(key)).toBeGreaterThan(25);
+      expect(await inspect.ttl(key)).toBeLessThanOrEqual(30);
+      await traces.pushCapped('app', [{ n: 2 }], 4, 1000);
+      expect(await inspect.ttl(key)).toBeGreaterThan(995);
+      // a shorter lifetime asked for later leaves the longer one
+      await traces.pushCapped('app', [{ n: 3 }], 4, 30);
+      expect(await inspect.ttl(key)).toBeGreaterThan(995);
+      expect(await traces.readCapped('app')).toEqual([{ n: 3 }, { n: 2 }, { n: 1 }]);
+      // a list without a lifetime (none set by hand) gets one
+      await inspect.persist(key);
+      await traces.pushCapped('app', [{ n: 4 }], 4, 30);
+      expect(await inspect.ttl(key)).toBeGreaterThan(25);
+      expect(await inspect.ttl(key)).toBeLessThanOrEqual(30);
+    } finally {
+      await factory.close();
+    }
+  });
+
+  test('a trace holding only unknown clients\' entries lives an hour; a known client\'s entry gives it trace.ttlSeconds, kept after', async () => {
+    const prefix = freshPrefix();
+    const factory = createRedisAdapter({ url: server.url, keyPrefix: prefix });
+    const WEEK = 7 * 86_400;
+    const at = (n: number) => new Date(1_700_000_000_000 + n).toISOString();
+    const unknown = (n: number): TraceEntry => ({ at: at(n), event: 'metadata_document.failed', outcome: 'refused', summary: `#${n}` });
+    const known = (n: number): TraceEntry => ({ at: at(n), event: 'metadata_document.fetched', outcome: 'ok', summary: `#${n}` });
+    try {
+      const store = new ClientTraceStore({ adapter: factory, entries: 5, ttlSeconds: WEEK });
+      const key = (id: string) => `${prefix}list:ClientTrace:{${id}}`;
+      await store.append('https://evil.example/a', [unknown(1), unknown(2)]);
+      expect(await inspect.ttl(key('https://evil.example/a'))).toBeGreaterThan(3590);
+      expect(await inspect.ttl(key('https://evil.example/a'))).toBeLessThanOrEqual(UNKNOWN_CLIENT_TRACE_TTL_S);
+      // its document was fetched after all: the client is known now
+      await store.append('https://evil.example/a', [known(3)]);
+      expect(await inspect.ttl(key('https://evil.example/a'))).toBeGreaterThan(WEEK - 10);
+      // a failure of its document after that does not shorten the trace's lifetime
+      await store.append('https://evil.example/a', [unknown(4)]);
+      expect(await inspect.ttl(key('https://evil.example/a'))).toBeGreaterThan(WEEK - 10);
+      expect((await store.read('https://evil.example/a')).map((e) => e.summary)).toEqual(['#4', '#3', '#2', '#1']);
+      // trace.ttlSeconds below an hour bounds both
+      const short = new ClientTraceStore({ adapter: factory, entries: 5, ttlSeconds: 600 });
+      await short.append('https://evil.example/b', [unknown(5)]);
+      expect(await inspect.ttl(key('https://evil.example/b'))).toBeGreaterThan(590);
+      expect(await inspect.ttl(key('https://evil.example/b'))).toBeLessThanOrEqual(600);
     } finally {
       await factory.close();
     }
@@ -508,7 +565,7 @@ describe('redis adapter error classification', () => {
   test.each([
     ['CROSSSLOT (a bug in the key layout)', reply("CROSSSLOT Keys in request don't hash to the same slot")],
     ['a script error', reply('ERR user_script:4: Script attempted to access nonexistent global variable')],
-    ['a script error (Redis 6)', reply("ERR Error running script (call to f_0a9a51ee96320953ec7bde8e63f3f060b9dac00c): @user_script:4: user_script:4: attempt to compare nil with number")],
+    ['a script error (Redis 6)', reply('ERR Error running script (call to f_0a9a51ee96320953ec7bde8e63f3f060b9dac00c): @user_script:4: user_script:4: attempt to compare nil with number')],
     ['a wrong type inside a script (Redis 6)', reply('ERR Error running script (call to f_0a9a51ee96320953ec7bde8e63f3f060b9dac00c): @user_script:2: @user_script: 2: -WRONGTYPE Operation against a key holding the wrong kind of value')],
     ['a wrong type', reply('WRONGTYPE Operation against a key holding the wrong kind of value')],
     ['EXECABORT with a bug inside, even next to a MOVED', Object.assign(reply('EXECABORT Transaction discarded because of previous errors.'), {

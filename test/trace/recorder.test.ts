@@ -5,10 +5,11 @@
  */
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import { StorageUnavailableError } from '../../adapters/types.ts';
+import type { Adapter, AdapterFactory, AdapterPayload, CompareAndSet } from '../../adapters/types.ts';
 import type { PlatformAuthEvent } from '../../lib/events/types.ts';
 import { MAX_TRACED_CLIENT_ID, TRACE_WRITE_INTERVAL_MS, TraceRecorder, UNKNOWN_CLIENT_BUDGET } from '../../lib/trace/recorder.ts';
 import type { TraceEntry } from '../../lib/trace/entry.ts';
-import { ClientTraceStore } from '../../lib/trace/store.ts';
+import { ClientTraceStore, TRACE_MODEL, UNKNOWN_CLIENT_TRACE_TTL_S } from '../../lib/trace/store.ts';
 
 const silent = { info() {}, warn() {}, error() {} };
 
@@ -128,6 +129,31 @@ it('keeps at most a budget a minute of entries for clients named by metadata-doc
   recorder.record(documentFailed('https://evil.example/next-minute'));
   await recorder.close();
   expect(await recorder.read('https://evil.example/next-minute')).toHaveLength(1);
+});
+
+it('has the store keep a trace of unknown clients\' entries only an hour, a known client\'s trace.ttlSeconds', async () => {
+  const WEEK = 7 * 86_400;
+  const lifetimes: [string, number][] = [];
+  /** the memory adapter, the lifetime of every trace write noted */
+  const noting: AdapterFactory = (name) => {
+    const inner = adapter(name) as Adapter & CompareAndSet;
+    if (name !== TRACE_MODEL) return inner;
+    return {
+      find: (id: string) => inner.find(id),
+      upsert: (id: string, payload: AdapterPayload, expiresIn: number) => { lifetimes.push([id, expiresIn]); return inner.upsert(id, payload, expiresIn); },
+      compareAndSet: (id: string, expected: AdapterPayload | undefined, next: AdapterPayload | undefined, expiresIn?: number) => {
+        lifetimes.push([id, expiresIn!]);
+        return inner.compareAndSet(id, expected, next, expiresIn);
+      },
+    } as unknown as Adapter;
+  };
+  const store = new ClientTraceStore({ adapter: noting, entries: 50, ttlSeconds: WEEK });
+  const recorder = new TraceRecorder({ store, entries: 50, logger: silent });
+  recorder.record(documentFailed('https://evil.example/bogus'));
+  recorder.record(rotated('known-app'));
+  await recorder.close();
+  expect(lifetimes.sort()).toEqual([['https://evil.example/bogus', UNKNOWN_CLIENT_TRACE_TTL_S], ['known-app', WEEK]]);
+  expect(await recorder.read('https://evil.example/bogus')).toHaveLength(1);
 });
 
 it('drops entries it cannot write: silently during an outage, logged once a minute otherwise', async () => {

@@ -3,10 +3,12 @@
  * instances at once lose nothing (compare-and-set); an adapter without compare-and-set falls
  * back to last-writer-wins, and one with a capped-list push uses it.
  */
+import { jest } from '@jest/globals';
+
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import type { Adapter, AdapterFactory, AdapterPayload, CompareAndSet, LatestEntry } from '../../adapters/types.ts';
 import type { TraceEntry } from '../../lib/trace/entry.ts';
-import { ClientTraceStore, TRACE_INDEX_MODEL, TRACE_MODEL, TRACED_CLIENTS_KEPT } from '../../lib/trace/store.ts';
+import { ClientTraceStore, TRACE_INDEX_MODEL, TRACE_MODEL, TRACED_CLIENTS_KEPT, UNKNOWN_CLIENT_TRACE_TTL_S } from '../../lib/trace/store.ts';
 
 const entry = (n: number): TraceEntry => ({ at: new Date(1_700_000_000_000 + n).toISOString(), event: 'refresh.rotated', outcome: 'ok', summary: `#${n}` });
 const summaries = (entries: TraceEntry[]) => entries.map((e) => e.summary);
@@ -43,6 +45,82 @@ it('writes the record with the trace lifetime, renewed by each append', async ()
   await store.append('app', [entry(1)]);
   await store.append('app', [entry(2)]);
   expect(calls).toEqual([123, 123]);
+});
+
+describe('the lifetime of a trace that holds only entries of clients nobody knows', () => {
+  const WEEK = 7 * 86_400;
+  /** a metadata document that could not be fetched: anyone can name any URL as client_id */
+  const unknown = (n: number): TraceEntry => ({ ...entry(n), event: 'metadata_document.failed', outcome: 'refused' });
+  /** the memory adapter's trace records, with the lifetime of every write noted */
+  function notingLifetimes(lifetimes: number[], withCompareAndSet = true): AdapterFactory {
+    return (name) => {
+      const inner = adapter(name) as Adapter & CompareAndSet;
+      if (name !== TRACE_MODEL) return inner;
+      return {
+        find: (id: string) => inner.find(id),
+        upsert: (id: string, payload: AdapterPayload, expiresIn: number) => { lifetimes.push(expiresIn); return inner.upsert(id, payload, expiresIn); },
+        ...(withCompareAndSet ? {
+          compareAndSet: (id: string, expected: AdapterPayload | undefined, next: AdapterPayload | undefined, expiresIn?: number) => {
+            lifetimes.push(expiresIn!);
+            return inner.compareAndSet(id, expected, next, expiresIn);
+          },
+        } : {}),
+      } as unknown as Adapter;
+    };
+  }
+
+  it('is an hour; a known client\'s entry gives the full lifetime, which unknown-only appends then keep', async () => {
+    expect(UNKNOWN_CLIENT_TRACE_TTL_S).toBe(3600);
+    const lifetimes: number[] = [];
+    const store = new ClientTraceStore({ adapter: notingLifetimes(lifetimes), entries: 5, ttlSeconds: WEEK });
+    await store.append('https://evil.example/a', [unknown(1), unknown(2)]);
+    expect(lifetimes).toEqual([3600]);
+    // the document was fetched later (or the client is known and its document failed to refresh)
+    await store.append('https://evil.example/a', [entry(3)]);
+    expect(lifetimes).toEqual([3600, WEEK]);
+    // an unknown-only batch after that does not shorten the trace's lifetime
+    await store.append('https://evil.example/a', [unknown(4)]);
+    expect(lifetimes).toEqual([3600, WEEK, WEEK]);
+    // a known client's trace gets the full lifetime from its first write
+    await store.append('known-app', [unknown(5), entry(6)]);
+    expect(lifetimes.at(-1)).toBe(WEEK);
+  });
+
+  it('is trace.ttlSeconds when that is shorter, and the same without compare-and-set', async () => {
+    const lifetimes: number[] = [];
+    const short = new ClientTraceStore({ adapter: notingLifetimes(lifetimes), entries: 5, ttlSeconds: 600 });
+    await short.append('https://evil.example/b', [unknown(1)]);
+    expect(lifetimes).toEqual([600]);
+    lifetimes.length = 0;
+    const plain = new ClientTraceStore({ adapter: notingLifetimes(lifetimes, false), entries: 5, ttlSeconds: WEEK });
+    await plain.append('https://evil.example/c', [unknown(1)]);
+    await plain.append('https://evil.example/c', [entry(2)]);
+    await plain.append('https://evil.example/c', [unknown(3)]);
+    expect(lifetimes).toEqual([3600, WEEK, WEEK]);
+  });
+
+  it('is what the memory adapter keeps: an unknown-only trace is gone after an hour, a known one is not', async () => {
+    const start = Date.now();
+    const now = jest.spyOn(Date, 'now').mockReturnValue(start);
+    try {
+      const store = new ClientTraceStore({ adapter, entries: 5, ttlSeconds: WEEK });
+      await store.append('https://evil.example/d', [unknown(1)]);
+      await store.append('https://evil.example/e', [unknown(2)]);
+      await store.append('https://evil.example/e', [entry(3)]);
+      await store.append('https://evil.example/e', [unknown(4)]);
+      now.mockReturnValue(start + 3599_000);
+      expect(await store.read('https://evil.example/d')).toHaveLength(1);
+      now.mockReturnValue(start + 3601_000);
+      expect(await store.read('https://evil.example/d')).toEqual([]);
+      expect(summaries(await store.read('https://evil.example/e'))).toEqual(['#4', '#3', '#2']);
+      now.mockReturnValue(start + (WEEK - 1) * 1000);
+      expect(await store.read('https://evil.example/e')).toHaveLength(3);
+      now.mockReturnValue(start + (WEEK + 1) * 1000);
+      expect(await store.read('https://evil.example/e')).toEqual([]);
+    } finally {
+      now.mockRestore();
+    }
+  });
 });
 
 it('loses nothing when several instances append to one trace at once', async () => {
@@ -99,6 +177,14 @@ describe('on an adapter with capped lists', () => {
     lists.clear();
     pushes.length = 0;
     writes.length = 0;
+  });
+
+  it('asks an unknown-only batch for an hour and any other for the full lifetime (the list never shortens it)', async () => {
+    const store = new ClientTraceStore({ adapter: capped, entries: 5, ttlSeconds: 86_400 });
+    const unknown = (n: number): TraceEntry => ({ ...entry(n), event: 'metadata_document.failed', outcome: 'refused' });
+    await store.append('https://evil.example/a', [unknown(1)]);
+    await store.append('https://evil.example/a', [unknown(2), entry(3)]);
+    expect(pushes).toEqual([['https://evil.example/a', 1, 5, 3600], ['https://evil.example/a', 2, 5, 86_400]]);
   });
 
   it('appends with one push of the new entries, and writes no record', async () => {
