@@ -134,7 +134,10 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   const providerOptions = { ...options, adapter: withGrantIndex(options.adapter, grantIndex) };
   const provider = new Provider(options.issuer, buildConfiguration(providerOptions, { grantContexts, findClient, provider: current }));
   built.provider = provider;
-  provider.proxy = options.proxy;
+  // the provider reads the scheme and host only from the X-Forwarded-* headers the host pin
+  // sets from baseUrl on every request it is handed (lib/policies/host-pinning.ts), never the
+  // client's; its ctx.ip is read by nothing here (client addresses follow options.proxy)
+  provider.proxy = true;
   logProviderErrors(provider, options.logger);
   skipWithheldIdTokens(provider, withholdsIdToken(options.idTokens));
   diagnostics.attach(provider);

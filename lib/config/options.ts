@@ -380,10 +380,12 @@ export interface PlatformAuthOptions {
    */
   introspectionClients?: string[];
   /**
-   * Trust `X-Forwarded-Proto`/`X-Forwarded-Host`/`X-Forwarded-For` (set when behind a
-   * TLS-terminating proxy). The client's address (sign-in throttling, the context of
-   * `accounts.authenticate`) is then read from `X-Forwarded-For` as `proxyHops` says; without
-   * it, always the socket's peer, whatever the host app's own `app.proxy` is.
+   * Trust `X-Forwarded-For` and `X-Forwarded-Host` (set when behind a proxy that writes them).
+   * The client's address (sign-in throttling, the context of `accounts.authenticate`) is then
+   * read from `X-Forwarded-For` as `proxyHops` says, and `/mcp` checks the `X-Forwarded-Host`
+   * against `mcp.allowedHosts`; without it, always the socket's peer and `Host`, whatever the
+   * host app's own `app.proxy` is. URLs never depend on it: every URL, scheme included, is
+   * `baseUrl`'s whatever the connection or these headers say.
    * @default {@link OPTION_DEFAULTS}.proxy
    */
   proxy?: boolean;

@@ -1,6 +1,7 @@
 /**
  * Issuer-pinned URLs: every URL the service emits is built from `baseUrl`, never from the
- * request's `Host` (or, with `options.proxy`, `X-Forwarded-Host`/`X-Forwarded-Proto`).
+ * request's `Host`, `X-Forwarded-Host` or `X-Forwarded-Proto`, nor from the connection's
+ * scheme (plain HTTP behind a TLS-terminating load balancer).
  *
  * The library's own routers build their URLs from `baseUrl` already; oidc-provider builds its
  * endpoint URLs (discovery, `returnTo`, form actions) from the request (`ctx.oidc.urlFor` is
@@ -26,8 +27,6 @@ import type { IncomingMessage } from 'node:http';
 /** What the pin reads of the resolved options. */
 export interface HostPinning {
   readonly baseUrl: string;
-  /** `options.proxy`: the provider then reads the host and scheme from `X-Forwarded-*` */
-  readonly proxy: boolean;
 }
 
 /**
@@ -39,15 +38,26 @@ export interface RoutedTarget {
 
 /**
  * A function that rewrites a request so that it reads as addressed to `baseUrl`: `Host` (and
- * HTTP/2's `:authority` when present), with `proxy` also `X-Forwarded-Host` and
- * `X-Forwarded-Proto`, which the provider then trusts, and a target that is not in origin form
- * to `routed`'s path and query. Returns the function that puts the original request back, for
- * the host app's middleware that runs after.
+ * HTTP/2's `:authority` when present), `X-Forwarded-Host` and `X-Forwarded-Proto`, and a
+ * target that is not in origin form to `routed`'s path and query. Returns the function that
+ * puts the original request back, for the host app's middleware that runs after.
+ *
+ * The forwarded headers are pinned whatever `options.proxy` says, and the provider always
+ * trusts them (`provider.proxy = true`, lib/platform-auth.ts): that is how it learns
+ * `baseUrl`'s scheme. Behind a TLS-terminating load balancer the connection is plain HTTP,
+ * and a provider reading the scheme from the connection built `http://` endpoints beside an
+ * `https://` issuer and set its cookies without `Secure`. What the client sent in these
+ * headers never reaches the provider. (`options.proxy` still says whether the client's
+ * address is read from `X-Forwarded-For`; the library reads it itself, never as the
+ * provider's `ctx.ip`.)
  */
 export function createHostPin(pinning: HostPinning): (req: IncomingMessage, routed: RoutedTarget) => () => void {
   const base = new URL(pinning.baseUrl);
-  const pinned: [string, string][] = [['host', base.host]];
-  if (pinning.proxy) pinned.push(['x-forwarded-host', base.host], ['x-forwarded-proto', base.protocol.slice(0, -1)]);
+  const pinned: [string, string][] = [
+    ['host', base.host],
+    ['x-forwarded-host', base.host],
+    ['x-forwarded-proto', base.protocol.slice(0, -1)],
+  ];
 
   return (req, routed) => {
     const headers = req.headers as Record<string, string | string[] | undefined>;

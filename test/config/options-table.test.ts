@@ -79,7 +79,7 @@ describe('the generated rows', () => {
     expect(byPath('baseUrl')).toMatchObject({ default: 'required', type: 'string' });
     expect(byPath('adapter')!.default).toMatch(/^a fresh in-memory store/);
     expect(byPath('mcp')!.type).toBe('McpOptions | false');
-    expect(byPath('proxy')!.description).toMatch(/^Trust `X-Forwarded-Proto`/);
+    expect(byPath('proxy')!.description).toMatch(/^Trust `X-Forwarded-For`/);
     expect(rows.every((r) => r.default !== '' && !r.default.includes('{@link'))).toBe(true);
   });
 });

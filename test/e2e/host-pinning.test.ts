@@ -191,3 +191,42 @@ it('the right host on loopback gets the same baseUrl URLs', async () => {
     await app.stop();
   }
 });
+
+describe.each([false, true])('an https baseUrl reached over plain HTTP (TLS ended at a load balancer), proxy: %s', (proxy) => {
+  const BASE = 'https://learn.example.com';
+  let app: RunningApp;
+  beforeAll(async () => {
+    app = await startApp({ baseUrl: BASE, auth: { proxy } });
+  });
+  afterAll(() => app.stop());
+
+  // what the balancer sends on: its own Host, and (with proxy: true) the forwarded scheme
+  const balanced = (path: string) => raw(app.port, path, { headers: { host: `127.0.0.1:${app.port}`, ...(proxy ? { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'learn.example.com' } : {}) } });
+
+  it('discovery lists every endpoint on https baseUrl, none on http', async () => {
+    const answer = await balanced(ENDPOINTS.openidConfiguration.path);
+    expect(answer.status).toBe(200);
+    const doc = JSON.parse(answer.body) as Record<string, unknown>;
+    expect(doc.issuer).toBe(BASE);
+    for (const key of ['authorization_endpoint', 'token_endpoint', 'jwks_uri', 'userinfo_endpoint', 'revocation_endpoint', 'introspection_endpoint']) {
+      expect(doc[key]).toEqual(expect.stringMatching(/^https:\/\/learn\.example\.com\//));
+    }
+    expect(answer.body).not.toContain('http://');
+    // and it is the document kept for later requests (every endpoint on baseUrl)
+    expect(answer.headers['cache-control']).toBe('public, max-age=3600');
+  });
+
+  it('the authorization redirect is on https baseUrl and its cookies are Secure', async () => {
+    const { challenge } = pkcePair();
+    const query = new URLSearchParams({
+      response_type: 'code', client_id: MEMBER.clientId, redirect_uri: MEMBER.redirectUri,
+      scope: 'openid', state: randomState(), code_challenge: challenge, code_challenge_method: 'S256', resource: BASE,
+    });
+    const authorize = await balanced(`${ENDPOINTS.authorization.path}?${query}`);
+    expect(authorize.status).toBe(303);
+    expect(new URL(authorize.headers.location as string, BASE).origin).toBe(BASE);
+    const cookies = [authorize.headers['set-cookie'] ?? []].flat();
+    expect(cookies.length).toBeGreaterThan(0);
+    for (const cookie of cookies) expect(cookie).toMatch(/;\s*secure\b/i);
+  });
+});

@@ -13,18 +13,17 @@ const requestWith = (headers: Record<string, string>) => ({ headers: { ...header
 /** what the dispatcher routed the request by (Koa's path and search) */
 const ROUTED = { path: '/api/oauth/token', search: '' };
 
-it('shows the provider the host of baseUrl and puts the original back', () => {
+it('shows the provider the host and scheme of baseUrl and puts the original back', () => {
   const req = requestWith({ host: 'evil.example', 'x-forwarded-host': 'evil.example' });
-  const unpin = createHostPin({ baseUrl: 'https://learn.example.com', proxy: false })(req, ROUTED);
-  // without proxy the provider reads no X-Forwarded-*: left as it is
-  expect(req.headers).toEqual({ host: 'learn.example.com', 'x-forwarded-host': 'evil.example' });
+  const unpin = createHostPin({ baseUrl: 'https://learn.example.com' })(req, ROUTED);
+  expect(req.headers).toEqual({ host: 'learn.example.com', 'x-forwarded-host': 'learn.example.com', 'x-forwarded-proto': 'https' });
   unpin();
   expect(req.headers).toEqual({ host: 'evil.example', 'x-forwarded-host': 'evil.example' });
 });
 
-it('with proxy, pins X-Forwarded-Host and -Proto too, and removes what it added', () => {
+it('pins X-Forwarded-Host and -Proto over what a proxy sent, and removes what it added', () => {
   const req = requestWith({ host: 'internal:8080', 'x-forwarded-proto': 'http' });
-  const unpin = createHostPin({ baseUrl: 'https://learn.example.com:8443', proxy: true })(req, ROUTED);
+  const unpin = createHostPin({ baseUrl: 'https://learn.example.com:8443' })(req, ROUTED);
   expect(req.headers).toEqual({ host: 'learn.example.com:8443', 'x-forwarded-host': 'learn.example.com:8443', 'x-forwarded-proto': 'https' });
   unpin();
   expect(req.headers).toEqual({ host: 'internal:8080', 'x-forwarded-proto': 'http' });
@@ -32,8 +31,8 @@ it('with proxy, pins X-Forwarded-Host and -Proto too, and removes what it added'
 
 it('pins HTTP/2 :authority when the request has one', () => {
   const req = requestWith({ ':authority': 'evil.example' });
-  const unpin = createHostPin({ baseUrl: 'http://127.0.0.1:3000', proxy: false })(req, ROUTED);
-  expect(req.headers).toEqual({ ':authority': '127.0.0.1:3000', host: '127.0.0.1:3000' });
+  const unpin = createHostPin({ baseUrl: 'http://127.0.0.1:3000' })(req, ROUTED);
+  expect(req.headers).toEqual({ ':authority': '127.0.0.1:3000', host: '127.0.0.1:3000', 'x-forwarded-host': '127.0.0.1:3000', 'x-forwarded-proto': 'http' });
   unpin();
   expect(req.headers).toEqual({ ':authority': 'evil.example' });
 });
@@ -41,14 +40,14 @@ it('pins HTTP/2 :authority when the request has one', () => {
 it('hands over a target not in origin form as the path and query it was routed by, and puts it back', () => {
   for (const target of ['http://evil.example/oauth/authorize?client_id=a', 'foo://evil.example/oauth/authorize?client_id=a']) {
     const req = { headers: { host: '127.0.0.1:3000' }, url: target } as unknown as IncomingMessage;
-    const unpin = createHostPin({ baseUrl: 'https://learn.example.com', proxy: false })(req, { path: '/oauth/authorize', search: '?client_id=a' });
+    const unpin = createHostPin({ baseUrl: 'https://learn.example.com' })(req, { path: '/oauth/authorize', search: '?client_id=a' });
     expect(req.url).toBe('/oauth/authorize?client_id=a');
     unpin();
     expect(req.url).toBe(target);
   }
   // origin form is left as it came, whatever the routed path says
   const req = requestWith({ host: 'learn.example.com' });
-  createHostPin({ baseUrl: 'https://learn.example.com', proxy: false })(req, { path: '/other', search: '' });
+  createHostPin({ baseUrl: 'https://learn.example.com' })(req, { path: '/other', search: '' });
   expect(req.url).toBe('/api/oauth/token');
 });
 
