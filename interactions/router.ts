@@ -38,6 +38,8 @@ import { checkEligibility, clientAudience, memberClientSite } from '../lib/polic
 import { parseScope } from '../lib/scopes/catalogue.ts';
 import { ROUTER_MATCHING } from '../lib/served-endpoints.ts';
 import { clientView, isLoopbackOnly } from './client-view.ts';
+import { consentGrant } from './consent-grant.ts';
+import type { MissingGrants } from './consent-grant.ts';
 import type { OidcClient, TrustSources } from './client-view.ts';
 import type { SignInFlow } from './host-sign-in.ts';
 import { saveInteractionResult } from './interaction-result.ts';
@@ -316,21 +318,17 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
     const site = eligibility.sites.length === 1 ? eligibility.sites[0]! : String(body.org_id ?? '');
     if (!eligibility.sites.includes(site)) return showConsent(ctx, state, account, 400);
 
-    const { details } = interaction.prompt as { details: Record<string, unknown> };
-    const grant = (interaction.grantId ? await provider.Grant.find(interaction.grantId) : undefined)
-      ?? new provider.Grant({ accountId: account.id, clientId: client.clientId });
-    const missingOIDCScope = details.missingOIDCScope as string[] | undefined;
-    const missingOIDCClaims = details.missingOIDCClaims as string[] | undefined;
-    const missingResourceScopes = details.missingResourceScopes as Record<string, string[]> | undefined;
-    if (missingOIDCScope) grant.addOIDCScope(missingOIDCScope.join(' '));
-    if (missingOIDCClaims) grant.addOIDCClaims(missingOIDCClaims);
-    for (const [indicator, scopes] of Object.entries(missingResourceScopes ?? {})) {
-      grant.addResourceScope(indicator, scopes.join(' '));
-    }
+    const { details } = interaction.prompt as { details: MissingGrants };
+    const operator = clientAudience(client) === 'operator';
+    const held = interaction.grantId ? await provider.Grant.find(interaction.grantId) : undefined;
+    // an operator's grant acts at the site chosen for it: consent for another site is a grant of its own
+    const sameSite = !held || !operator || (await grantContexts.find(held.jti))?.orgId === site;
+    const grant = consentGrant(provider, {
+      held, sameSite, accountId: account.id, clientId: client.clientId,
+      requested: parseScope(String(interaction.params.scope ?? '')), details,
+    });
     const grantId = await grant.save();
-    if (clientAudience(client) === 'operator') {
-      await grantContexts.save(grantId, { orgId: site }, options.ttl.grant);
-    }
+    if (operator) await grantContexts.save(grantId, { orgId: site }, options.ttl.grant);
     await finish(ctx, { consent: { grantId } });
   });
 
