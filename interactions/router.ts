@@ -35,6 +35,7 @@ import { CsrfTokens } from '../lib/pages/csrf.ts';
 import type { PageRenderer, PageResponse } from '../lib/pages/renderer.ts';
 import type { ClientView, SiteView } from '../lib/pages/templates.ts';
 import { checkEligibility, clientAudience, memberClientSite } from '../lib/policies/audience.ts';
+import { mayRedirectError } from '../lib/policies/redirect-trust.ts';
 import { parseScope } from '../lib/scopes/catalogue.ts';
 import { ROUTER_MATCHING } from '../lib/served-endpoints.ts';
 import { clientView, isLoopbackOnly } from './client-view.ts';
@@ -68,7 +69,7 @@ export interface InteractionRouterDeps {
   readonly trust: TrustSources;
 }
 
-type NoticeName = 'expired' | 'unknownClient' | 'formExpired' | 'alreadySignedIn' | 'nothingToConfirm';
+type NoticeName = 'expired' | 'unknownClient' | 'formExpired' | 'alreadySignedIn' | 'nothingToConfirm' | 'cancelled';
 
 const siteView = (site: Site): SiteView => ({ id: site.id, name: site.name });
 
@@ -111,6 +112,7 @@ function waitWords(page: PageResponse, seconds: number): string {
 
 export function createInteractionRouter(deps: InteractionRouterDeps): Router {
   const { provider, options, grantContexts, signInThrottle, pages, signIn, trust } = deps;
+  const redirectTrust = { configuredClients: trust.staticClients, isReviewed: (clientId: string) => trust.isReviewed(clientId) };
   const base = ENDPOINTS.interaction.path.replace('/:uid', '');
   const router = new Router({ ...ROUTER_MATCHING, prefix: base });
   const csrf = new CsrfTokens(options.cookieKeys[0]!);
@@ -341,6 +343,12 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
     // leaving the refusal page: the refusal was reported when it was shown
     const refused = account !== undefined && !checkEligibility(client, account, options.operatorRoles).allowed;
     if (!refused) consentDenied(ctx, state, 'user', account?.id);
+    // No redirect before trust (lib/policies/redirect-trust.ts): the sign-in page names no
+    // destination, so Cancel there sends nobody to a self-registered client's redirect URI
+    // (the consent page names it, and its Deny goes back). The interaction expires unused.
+    if (signingIn && !(await mayRedirectError(client, interaction.params.redirect_uri, redirectTrust))) {
+      return notice(state.page, 200, 'cancelled');
+    }
     const what = signingIn ? 'the user cancelled the sign-in' : 'the user denied the request';
     await finish(ctx, { error: 'access_denied', error_description: what });
   });

@@ -23,7 +23,8 @@
  * - Once the user has acted on our pages, errors go back to the client as usual (RFC 6749
  *   §4.1.2.1): they are answered at the resume route, not here. Deny on the consent page is
  *   one of them: the page named the application and where it sends the user, who chose to
- *   go back to it.
+ *   go back to it. Cancel on the sign-in page, which names no destination, applies
+ *   {@link mayRedirectError} itself (interactions/router.ts).
  *
  * oidc-provider decides between redirect and `renderError` in its authorization error handler
  * and has no setting for this; the rule is applied around it: the error is taken from the

@@ -6,7 +6,8 @@
 import * as oidc from 'openid-client';
 
 import { Browser, isPage } from '../support/browser.ts';
-import { MEMBER, STUDENT } from '../support/flows.ts';
+import { buildAuthorizeUrl, MEMBER, STUDENT } from '../support/flows.ts';
+import { pkcePair, randomState } from '../support/pkce.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
 
@@ -71,4 +72,47 @@ it('refuses a Cancel without the form\'s CSRF token', async () => {
   const res = await browser.request(action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'csrf=forged' });
   expect(res.status).toBe(403);
   expect(res.headers.get('location')).toBeNull();
+});
+
+describe('a client that registered itself (Variant B)', () => {
+  let open: RunningApp;
+  beforeAll(async () => {
+    open = await startApp({ auth: { registration: { variant: 'open' } } });
+  });
+  afterAll(() => open.stop());
+
+  async function register(redirectUri: string): Promise<string> {
+    const res = await fetch(`${open.baseUrl}/api/oauth/register`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'Learn - continue', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }),
+    });
+    expect(res.status).toBe(201);
+    return (await res.json() as { client_id: string }).client_id;
+  }
+
+  async function signInPage(clientId: string, redirectUri: string) {
+    const { challenge } = pkcePair();
+    const browser = new Browser(open.baseUrl);
+    const login = await browser.navigate(buildAuthorizeUrl(open.baseUrl, { clientId, redirectUri }, { scope: 'openid', challenge, state: randomState() }));
+    if (!isPage(login)) throw new Error('expected the sign-in page');
+    return { browser, login };
+  }
+
+  it('Cancel on the sign-in page sends nobody to its redirect URI: the page the person is on names none', async () => {
+    const redirectUri = 'https://evil.example/cb';
+    const { browser, login } = await signInPage(await register(redirectUri), redirectUri);
+    const back = await browser.submit(login, '/abort');
+    if (!isPage(back)) throw new Error(`expected a page, was sent to ${back.redirect}`);
+    expect(back.response.status).toBe(200);
+    expect(back.html).toContain('Sign-in cancelled');
+    expect(back.html).not.toContain('evil.example');
+  });
+
+  it('with a loopback redirect URI (a native app on the person\'s own device), Cancel still goes back', async () => {
+    const redirectUri = 'http://127.0.0.1:8765/callback';
+    const { browser, login } = await signInPage(await register(redirectUri), redirectUri);
+    const back = await browser.submit(login, '/abort');
+    if (isPage(back)) throw new Error('expected a redirect to the client');
+    expect(new URL(back.redirect).searchParams.get('error')).toBe('access_denied');
+  });
 });

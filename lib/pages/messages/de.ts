@@ -85,6 +85,8 @@ export const de: MessageCatalogue = {
   'notice.alreadySignedIn.message': 'Kehren Sie zur Anwendung zurück und beginnen Sie von vorn.',
   'notice.nothingToConfirm.title': 'Nichts zu bestätigen',
   'notice.nothingToConfirm.message': 'Kehren Sie zur Anwendung zurück und beginnen Sie von vorn.',
+  'notice.cancelled.title': 'Anmeldung abgebrochen',
+  'notice.cancelled.message': 'Mit der Anwendung wurde nichts geteilt. Sie können diese Seite schließen.',
   'notice.throttled.title': 'Zu viele Anmeldeversuche',
   'notice.throttled.message': 'Nach mehreren erfolglosen Versuchen ist die Anmeldung eine Weile gesperrt. Warten Sie {wait} und versuchen Sie es dann noch einmal.',
   'notice.throttled.minute': 'bis zu einer Minute',

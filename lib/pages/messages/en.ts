@@ -56,6 +56,8 @@ export const en = {
   'notice.alreadySignedIn.message': 'Go back to the application and start again.',
   'notice.nothingToConfirm.title': 'Nothing to confirm',
   'notice.nothingToConfirm.message': 'Go back to the application and start again.',
+  'notice.cancelled.title': 'Sign-in cancelled',
+  'notice.cancelled.message': 'Nothing was shared with the application. You can close this page.',
   'notice.throttled.title': 'Too many sign-in attempts',
   'notice.throttled.message': 'Signing in is paused for a while after several unsuccessful attempts. Wait {wait}, then go back and try again.',
   'notice.throttled.minute': 'up to a minute',
