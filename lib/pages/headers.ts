@@ -68,3 +68,20 @@ export function setPageHeaders(ctx: Context, nonce: string, redirectUri?: string
   ctx.set('Cache-Control', 'no-store');
   ctx.type = 'html';
 }
+
+/**
+ * The headers of the pages oidc-provider writes itself at the authorization endpoint and its
+ * resume route: the `form_post` response mode's self-submitting form, which carries the code.
+ * They are set before the provider answers (lib/provider/dispatch.ts): oidc-provider then adds
+ * its inline script's hash to `script-src` (its `pushInlineSha`), and `'strict-dynamic'` with
+ * no hash or nonce of its own lets nothing else run. No `form-action`: the form's target is
+ * the client's registered redirect URI, which the provider has checked. The library's own
+ * pages, the error page included, replace these with their own ({@link setPageHeaders}); on a
+ * redirect they are inert.
+ */
+export const PROVIDER_PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'Content-Security-Policy': "default-src 'none'; script-src 'strict-dynamic'; frame-ancestors 'none'; base-uri 'none'",
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+});

@@ -13,6 +13,7 @@ import type Provider from 'oidc-provider';
 import { ENDPOINTS } from '../endpoints.ts';
 import { InvalidRequestError } from '../errors.ts';
 import { writeError } from '../http/error-response.ts';
+import { PROVIDER_PAGE_HEADERS } from '../pages/headers.ts';
 import { refuseBasicClientAuth, usesBasicClientAuth } from '../policies/client-auth.ts';
 import { OPEN_CORS, openCors } from '../policies/cors.ts';
 import type { DiscoveryCache } from '../policies/discovery-cache.ts';
@@ -31,7 +32,8 @@ export type ProviderDispatch = Middleware & { handles(path: string): boolean };
 export function dispatchToProvider(provider: Provider, facts: ServingFacts & HostPinning, discovery: DiscoveryCache): ProviderDispatch {
   const paths = new Set(providerEndpoints(facts).map((e) => e.path));
   // after sign-in and consent the browser resumes at /oauth/authorize/:uid
-  const resumePrefix = `${ENDPOINTS.authorization.path}/`;
+  const authorization = ENDPOINTS.authorization.path;
+  const resumePrefix = `${authorization}/`;
   const rfc8414 = ENDPOINTS.authorizationServerMetadata.path;
   const oidcDiscovery = ENDPOINTS.openidConfiguration.path;
   // Variant B: oidc-provider's registration answers no CORS of its own (no preflight route, no
@@ -85,6 +87,8 @@ export function dispatchToProvider(provider: Provider, facts: ServingFacts & Hos
       // RFC 8414 metadata is the provider's discovery document
       if (path === rfc8414) ctx.req.url = oidcDiscovery + (ctx.querystring ? `?${ctx.querystring}` : '');
     }
+    // a page the provider may write itself (form_post) gets the pages' CSP and framing headers
+    if (path === authorization || path.startsWith(resumePrefix)) ctx.set(PROVIDER_PAGE_HEADERS);
     return path === registration ? registrationCors(ctx, () => handOver(ctx)) : handOver(ctx);
   }, { handles });
 }

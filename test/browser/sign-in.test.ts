@@ -80,3 +80,29 @@ it('Cancel on the sign-in page lands on the client with access_denied, state and
   });
   await page.close();
 });
+
+it('with response_mode=form_post the provider\'s own page posts the code to the client under its CSP', async () => {
+  const page = await browser.newPage({ viewport: { width: 390, height: 760 } });
+  const console: string[] = [];
+  page.on('console', (m) => console.push(m.text()));
+  let posted: { method: string; body: string } | undefined;
+  await page.route('http://127.0.0.1:8765/**', async (route) => {
+    posted = { method: route.request().method(), body: route.request().postData() ?? '' };
+    await route.fulfill({ status: 200, body: 'client' });
+  });
+  await page.goto(buildAuthorizeUrl(app.baseUrl, MEMBER, {
+    scope: 'openid', challenge: pkcePair().challenge, state: 'fp-st', extra: { response_mode: 'form_post' },
+  }));
+  await page.fill('#email', 'student@example.com');
+  await page.fill('#password', 'student');
+  await Promise.all([page.waitForURL(/\/oauth\/interaction\//), page.click('button.primary')]);
+  // the page's inline script (allowed by its hash) submits the form without a click
+  await page.click('button.primary');
+  for (let i = 0; i < 50 && !posted; i += 1) await page.waitForTimeout(100);
+  expect(posted?.method).toBe('POST');
+  const fields = new URLSearchParams(posted!.body);
+  expect(fields.get('code')).toEqual(expect.any(String));
+  expect(fields.get('state')).toBe('fp-st');
+  expect(console.filter((line) => /Content Security Policy|Refused/i.test(line))).toEqual([]);
+  await page.close();
+});
