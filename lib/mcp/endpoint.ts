@@ -7,15 +7,18 @@
  * 3. `identify`: the bearer core in optional mode: no token is anonymous, a bad, expired,
  *    revoked or foreign token is 401 `invalid_token` (never anonymous);
  * 4. `readMessages`: the JSON body, once;
- * 5. `checkToolCalls`: a `tools/call` the caller may not make is answered before it runs:
+ * 5. `checkBatch`: 400 for a JSON-RPC batch the revision does not allow (2025-06-18 and
+ *    later), or one that cancels its own request (it would never be answered; lib/mcp/batch.ts);
+ * 6. `checkToolCalls`: a `tools/call` the caller may not make is answered before it runs:
  *    401 without a token (a challenge naming the tool's scopes, with no error code: the
  *    request had no credentials, RFC 6750 §3.1), 403 `insufficient_scope` naming the tool's
  *    scopes (the MCP step-up). The body's `params.name` is what counts, in both revisions:
  *    in 2026-07-28 the SDK refuses an `Mcp-Name` header that disagrees with it;
- * 6. `serve`: the v2 server SDK on a pooled server (lib/mcp/server.ts). MCP 2026-07-28
+ * 7. `serve`: the v2 server SDK on a pooled server (lib/mcp/server.ts). MCP 2026-07-28
  *    (stateless, `server/discover`, per-request `_meta`) through `createMcpHandler`; the 2025
- *    revisions through the SDK's Streamable HTTP transport with JSON answers, as before. The
- *    caller travels in the SDK's `authInfo`.
+ *    revisions through the SDK's Streamable HTTP transport with JSON answers, as before, with
+ *    a bound on the wait for the answer (lib/mcp/answer-bound.ts). The caller travels in the
+ *    SDK's `authInfo`.
  *
  * @module
  */
@@ -26,14 +29,17 @@ import type { Context, Middleware, Next } from 'koa';
 import type { Logger, MemberDataSource } from '../contracts.ts';
 import { MCP_REVISIONS } from '../constants.ts';
 import { ENDPOINTS } from '../endpoints.ts';
+import { printable } from '../events/printable.ts';
 import { MCP_CORS, writeCors } from '../policies/cors.ts';
 import { createMemberDataService } from '../member-data/service.ts';
 import type { BearerAuth, BearerVerifier } from '../resource/bearer.ts';
 import { extractBearerToken } from '../resource/bearer.ts';
 import { writeBearerError } from '../resource/challenge.ts';
 import { createBearerAuthenticator } from '../resource/require-bearer.ts';
+import { ANSWER_TIMEOUT_MS, answerWithin, NO_ANSWER } from './answer-bound.ts';
+import { refuseBatch } from './batch.ts';
 import {
-  calledTools, METHOD_NOT_ALLOWED, readJsonBody, toWebRequest, writeJsonRpcProblem, writeWebResponse,
+  calledTools, METHOD_NOT_ALLOWED, problemResponse, readJsonBody, toWebRequest, writeJsonRpcProblem, writeWebResponse,
 } from './http.ts';
 import type { ResolvedMcpOptions } from './options.ts';
 import { refusedOrigin } from './request-origin.ts';
@@ -57,6 +63,8 @@ export interface McpDeps {
   /** `options.proxy`: the host the client addressed may come in `X-Forwarded-Host` */
   readonly proxy?: boolean;
   readonly logger: Logger;
+  /** how long a 2025-revision POST waits for the SDK's answer; tests shorten it */
+  readonly answerTimeoutMs?: number;
 }
 
 /** What the SDK reports about a request it refused with a 4xx: the client's mistake. */
@@ -94,7 +102,7 @@ function whileConnected<T>(ctx: Context, work: Promise<T>, onGone: () => void): 
 }
 
 export function createMcpEndpoint(deps: McpDeps): Middleware {
-  const { options, resourceMetadata, logger } = deps;
+  const { options, resourceMetadata, logger, answerTimeoutMs = ANSWER_TIMEOUT_MS } = deps;
   const registry = createEndpointTools(deps);
   const build = () => buildServer({ info: options.serverInfo, instructions: options.instructions, registry, logger });
   const pools = { modern: new ServerPool(build, options.maxIdleServers), legacy: new ServerPool(build, options.maxIdleServers) };
@@ -162,6 +170,13 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
     return undefined;
   }
 
+  function checkBatch(ctx: Context, messages: unknown): boolean {
+    const refusal = refuseBatch(messages, ctx.get('mcp-protocol-version'));
+    if (refusal === undefined) return true;
+    writeJsonRpcProblem(ctx, refusal);
+    return false;
+  }
+
   function checkToolCalls(ctx: Context, messages: unknown, caller: BearerAuth | undefined): boolean {
     for (const name of calledTools(messages)) {
       // unknown tools are the SDK's to answer
@@ -181,9 +196,16 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
       await server.connect(transport);
-      return await transport.handleRequest(request, handling);
+      const answer = await answerWithin(transport.handleRequest(request, handling), answerTimeoutMs, () => {
+        const tools = calledTools(handling.parsedBody);
+        // tool names are the request's: JSON-quoted, controls escaped and cut, as in events
+        const named = tools.slice(0, 5).map((name) => JSON.stringify(printable(name, 64))).join(', ');
+        logger.error(`platform-auth: /mcp: no answer within ${answerTimeoutMs} ms${tools.length ? ` (tools/call of ${named})` : ''}; answered ${NO_ANSWER.status}`);
+      });
+      return answer ?? problemResponse(NO_ANSWER);
     } finally {
-      // closing aborts what is still running for a client that left, and returns the server
+      // closing aborts what is still running (for a client that left, or past the bound),
+      // and returns the server
       await server.close();
     }
   }
@@ -210,6 +232,7 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
     if (!identity) return;
     const messages = await readMessages(ctx);
     if (!messages) return;
+    if (!checkBatch(ctx, messages.value)) return;
     if (!checkToolCalls(ctx, messages.value, identity.caller)) return;
     await serve(ctx, messages.value, identity.caller);
   };

@@ -9,7 +9,7 @@ import type { IncomingMessage } from 'node:http';
 
 import type { Context } from 'koa';
 
-import { BodyTooLargeError, readLimitedBody } from '../http/read-body.ts';
+import { BodyIncompleteError, BodyTooLargeError, readLimitedBody } from '../http/read-body.ts';
 
 export interface JsonRpcProblem {
   readonly status: number;
@@ -26,14 +26,30 @@ export function writeJsonRpcProblem(ctx: Context, problem: JsonRpcProblem): void
   ctx.body = JSON.stringify({ jsonrpc: '2.0', error: { code: problem.code, message: problem.message }, id: null });
 }
 
+/** The same answer as a web `Response`, where the SDK's answer is awaited. */
+export function problemResponse(problem: JsonRpcProblem): Response {
+  const body = { jsonrpc: '2.0', error: { code: problem.code, message: problem.message }, id: null };
+  return Response.json(body, { status: problem.status, ...(problem.headers ? { headers: problem.headers } : {}) });
+}
+
+/** The methods `/mcp` answers (`Allow` of its 405). */
+export const MCP_ALLOW = 'POST, OPTIONS';
+
 export const METHOD_NOT_ALLOWED: JsonRpcProblem = Object.freeze({
   status: 405,
   code: -32000,
   message: 'Method not allowed: this server is stateless; send JSON-RPC messages with POST (no sessions, no server-initiated stream).',
-  headers: { Allow: 'POST, OPTIONS' },
+  headers: { Allow: MCP_ALLOW },
 });
 
 const PARSE_ERROR: JsonRpcProblem = Object.freeze({ status: 400, code: -32700, message: 'Parse error: Invalid JSON' });
+
+// the client stopped sending mid-body: its own doing, so a 400 and not an error of ours (the
+// answer rarely arrives; what matters is that nothing is thrown to the host's error handler);
+// the rest of the body is unknown, so the connection cannot be reused
+const INCOMPLETE_BODY: JsonRpcProblem = Object.freeze({
+  status: 400, code: -32700, message: 'Parse error: the request body was not received completely', headers: { Connection: 'close' },
+});
 
 function tooLarge(limit: number): JsonRpcProblem {
   // close the connection rather than drain an arbitrarily long body
@@ -45,6 +61,7 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | J
     return await readLimitedBody(req, limit);
   } catch (err) {
     if (err instanceof BodyTooLargeError) return tooLarge(limit);
+    if (err instanceof BodyIncompleteError) return INCOMPLETE_BODY;
     throw err;
   }
 }

@@ -15,6 +15,7 @@
 import { McpServer } from '@modelcontextprotocol/server';
 import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
 
+import { MCP_REVISIONS } from '../constants.ts';
 import type { Logger } from '../contracts.ts';
 import type { BearerAuth } from '../resource/bearer.ts';
 import { mayCall } from './tools/access.ts';
@@ -67,6 +68,11 @@ export function buildServer({ info, instructions, registry, logger }: ServerSpec
       // stateless: the list never changes during an exchange, and no notification could be delivered
       capabilities: { tools: { listChanged: false } },
       ...(instructions ? { instructions } : {}),
+      // the 2025 revisions this endpoint documents and tests, not the SDK's list (which adds
+      // 2024-11-05 and 2024-10-07): an `MCP-Protocol-Version` naming another is refused with
+      // 400, and `initialize` asking for another is offered 2025-11-25. createMcpHandler adds
+      // 2026-07-28 to the servers it serves.
+      supportedProtocolVersions: [...MCP_REVISIONS.legacy],
     },
   );
   for (const prepared of registry.tools) {

@@ -4,7 +4,7 @@
  * with the scope catalogue in its OAuth2 scheme, the RFC 6749 §5.2 error schema and the
  * challenge answers of the protected endpoints; served with caching headers.
  */
-import type { MemberDataSource } from '../../lib/contracts.ts';
+import { createDemoMemberData } from '../../examples/host/member-data.ts';
 import { validateOptions } from '../../lib/config/validate.ts';
 import { buildOpenApiDocument } from '../../lib/docs/index.ts';
 import type { OpenApiDocument, OpenApiOperation } from '../../lib/docs/index.ts';
@@ -42,7 +42,7 @@ it('the validator refuses a broken document (a dangling $ref, a response without
 describe('every combination of options gives a valid document', () => {
   const accounts = { authenticate: async () => undefined, findById: async () => undefined };
   const base: PlatformAuthOptions = { baseUrl: 'https://learn.example.com', accounts, logger: { info() {}, warn() {}, error() {} } };
-  const memberData = {} as MemberDataSource;
+  const memberData = createDemoMemberData();
   it.each([
     ['defaults', {}],
     ['open registration, no ID tokens', { registration: { variant: 'open' }, idTokens: false }],
@@ -135,10 +135,25 @@ it('what it says about /account/graphql is what the endpoint answers', async () 
 });
 
 it('describes /mcp with optional authorization', () => {
-  for (const method of ['get', 'post', 'delete']) {
-    expect(operation('/mcp', method).security).toEqual([{}, { oauth2: [] }]);
-  }
+  expect(operation('/mcp', 'post').security).toEqual([{}, { oauth2: [] }]);
   expect(operation('/mcp', 'post').responses['401']).toEqual({ $ref: '#/components/responses/InvalidToken' });
+});
+
+it('what it says about GET and DELETE /mcp is what the endpoint answers: 405 with Allow, no session', async () => {
+  // no session header anywhere: the server is stateless
+  expect(JSON.stringify(doc.paths['/mcp'])).not.toMatch(/session-id/i);
+  for (const method of ['get', 'delete']) {
+    const op = operation('/mcp', method);
+    // answered before the token is read: no security, no challenge
+    expect(op.security).toBeUndefined();
+    expect(Object.keys(op.responses)).toEqual(['405']);
+    const described = op.responses['405'] as { headers: { Allow: { schema: { examples: string[] } } } };
+    const res = await fetch(`${app.baseUrl}/mcp`, { method: method.toUpperCase(), headers: { accept: 'text/event-stream', authorization: 'Bearer not-read' } });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('mcp-session-id')).toBeNull();
+    expect(described.headers.Allow.schema.examples).toEqual([res.headers.get('allow')]);
+    expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 }, id: null });
+  }
 });
 
 it('describes registration per variant (default: Variant A, client_name lookup)', () => {

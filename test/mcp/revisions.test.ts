@@ -4,7 +4,8 @@
  * 2026-07-28), and the v1 SDK client (2025-11-25). Each lists and calls public tools
  * anonymously and member tools with a member token; a bad token is 401 with
  * `resource_metadata`, a token without the tool's scope is the 403 step-up, on both revisions.
- * Raw requests pin the 2026-07-28 wire details (discover, envelope, header checks).
+ * Raw requests pin the 2026-07-28 wire details (discover, envelope, header checks) and which
+ * 2025 revisions are served.
  */
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
@@ -205,5 +206,40 @@ describe('2026-07-28 on the wire', () => {
     const { id, result } = await res.json() as { id: number; result: Record<string, unknown> };
     expect(id).toBe(7);
     expect(result).toMatchObject({ resultType: 'complete', structuredContent: { authenticated: false } });
+  });
+});
+
+describe('the 2025 revisions on the wire: those three, no other', () => {
+  function post(body: unknown, revision?: string) {
+    return fetch(mcpUrl(app), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(revision ? { 'mcp-protocol-version': revision } : {}) },
+      body: JSON.stringify(body),
+    });
+  }
+  const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+  const refusal = (revision: string) => ({
+    jsonrpc: '2.0', id: null,
+    error: { code: -32000, message: `Bad Request: Unsupported protocol version: ${revision} (supported versions: ${MCP_REVISIONS.legacy.join(', ')})` },
+  });
+
+  it.each([...MCP_REVISIONS.legacy])('%s is served', async (revision) => {
+    const res = await post(list, revision);
+    expect(res.status).toBe(200);
+    expect((await res.json()).result.tools.map((t: { name: string }) => t.name)).toEqual(LIBRARY_PUBLIC_TOOLS);
+  });
+
+  // the SDK's own list adds the 2024 ones; served, they would be a silent downgrade to a revision
+  // nothing here documents or tests
+  it.each(['2024-11-05', '2024-10-07', '2023-01-01'])('%s is refused with 400, as any revision not served, naming those that are', async (revision) => {
+    const res = await post(list, revision);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual(refusal(revision));
+  });
+
+  it('initialize asking for a 2024 revision is offered the newest 2025 one (the client may then leave), not served what it asked', async () => {
+    const res = await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'old', version: '0' } } });
+    expect(res.status).toBe(200);
+    expect((await res.json()).result.protocolVersion).toBe(MCP_REVISIONS.legacy[0]);
   });
 });

@@ -6,8 +6,9 @@
  */
 import { ACCOUNT_API_ACCESS } from '../../account-api/index.ts';
 import type { ResolvedOptions } from '../../config/options.ts';
-import { CONFIDENTIAL_CLIENT_AUTH_METHOD, PUBLIC_CLIENT_AUTH_METHOD } from '../../constants.ts';
+import { CONFIDENTIAL_CLIENT_AUTH_METHOD, MCP_REVISIONS, PUBLIC_CLIENT_AUTH_METHOD } from '../../constants.ts';
 import { ENDPOINTS } from '../../endpoints.ts';
+import { MCP_ALLOW } from '../../mcp/http.ts';
 import { REGISTRATION_LIMITS } from '../../policies/registration-limits.ts';
 import { USERINFO_FORM_LIMIT } from '../../resource/userinfo.ts';
 import type { EndpointId, HttpMethod } from '../../endpoints.ts';
@@ -250,10 +251,21 @@ const DESCRIBE: Record<EndpointId, Describe> = {
   },
   mcp: () => {
     const headers = [
-      { name: 'Mcp-Session-Id', in: 'header', required: false, schema: { type: 'string' }, description: 'the session, when the server assigned one' },
-      { name: 'MCP-Protocol-Version', in: 'header', required: false, schema: { type: 'string' }, description: 'the negotiated protocol revision' },
+      { name: 'MCP-Protocol-Version', in: 'header', required: false, schema: { type: 'string' }, description: `the protocol revision: ${MCP_REVISIONS.current}, or the one \`initialize\` negotiated (${MCP_REVISIONS.legacy.join(', ')})` },
     ];
-    const notAllowed = { description: 'not offered by this server; `Allow` names what is' };
+    // stateless: no session to resume or end, no server-initiated stream; answered before the
+    // token is read, so no security and no challenge (lib/mcp/endpoint.ts, `preflight`)
+    const notOffered = (what: string) => ({
+      tags: [TAGS.mcp.name],
+      description: `${what} This server keeps no sessions and opens no server-initiated stream, so it answers 405 with a JSON-RPC error (MCP Streamable HTTP allows that).`,
+      responses: {
+        405: {
+          description: 'not offered; `Allow` names what is',
+          headers: { Allow: { description: 'the methods `/mcp` answers', schema: { type: 'string', examples: [MCP_ALLOW] } } },
+          content: jsonContent(ref('schemas', 'JsonRpcMessage')),
+        },
+      },
+    });
     const guard = { optional: true } as const;
     return {
       post: bearerOperation(guard, {
@@ -267,24 +279,19 @@ const DESCRIBE: Record<EndpointId, Describe> = {
             content: { 'application/json': { schema: ref('schemas', 'JsonRpcMessage') }, 'text/event-stream': { schema: { type: 'string' } } },
           },
           202: { description: 'accepted (a notification or response)' },
-          400: { description: 'not a valid JSON-RPC message' },
+          400: { description: 'not a valid JSON-RPC message, an unsupported protocol revision, or a batch the revision does not allow (only 2025-03-26 has batches)' },
           403: ref('responses', 'InsufficientScope'),
           406: { description: 'the `Accept` header lacks `application/json` or `text/event-stream`' },
+          413: { description: 'the body is over the size limit' },
           415: { description: 'not `Content-Type: application/json`' },
+          503: {
+            description: 'storage is unreachable while the token is checked (`temporarily_unavailable`), or a 2025-revision request got no answer in time (JSON-RPC `-32603`); retry after `Retry-After`',
+            headers: { 'Retry-After': ref('headers', 'Retry-After') },
+          },
         },
       }),
-      get: bearerOperation(guard, {
-        tags: [TAGS.mcp.name],
-        description: 'The optional server-to-client event stream of Streamable HTTP; a server without one answers 405.',
-        parameters: headers,
-        responses: { 200: { description: 'an event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } }, 405: notAllowed },
-      }),
-      delete: bearerOperation(guard, {
-        tags: [TAGS.mcp.name],
-        description: 'Ends a session (`Mcp-Session-Id`); a server that keeps no sessions answers 405.',
-        parameters: headers,
-        responses: { 200: { description: 'the session ended' }, 405: notAllowed },
-      }),
+      get: notOffered('The optional server-to-client event stream of Streamable HTTP.'),
+      delete: notOffered('Ends a session in Streamable HTTP.'),
     };
   },
   openapi: generatedDocument('application/json', { type: 'object', description: 'an OpenAPI 3.1 document' }),

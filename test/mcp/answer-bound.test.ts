@@ -1,0 +1,104 @@
+/**
+ * The bound on the wait for a 2025-revision answer: a tool that never returns is answered 503
+ * with a JSON-RPC error once the bound runs out, logged once, and its server closed (back to
+ * its pool); answers that come in time are untouched. The endpoint runs over real HTTP with
+ * the bound shortened, since the default is 30 s.
+ */
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { jest } from '@jest/globals';
+import { McpServer } from '@modelcontextprotocol/server';
+import Koa from 'koa';
+
+import { answerWithin, NO_ANSWER } from '../../lib/mcp/answer-bound.ts';
+import { createMcpEndpoint, defineMcpTool, resolveMcpOptions } from '../../lib/mcp/index.ts';
+import { startApp } from '../support/start-app.ts';
+import type { RunningApp } from '../support/start-app.ts';
+
+const BOUND_MS = 300;
+
+let app: RunningApp;
+let server: Server;
+let baseUrl: string;
+const logged: string[] = [];
+
+beforeAll(async () => {
+  // for a real bearer core; the endpoint under test is mounted on a Koa app of its own
+  app = await startApp();
+  server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const tools = [
+    defineMcpTool({
+      name: 'never_returns', description: 'waits on a backend that never answers', audience: 'public', scopes: [], inputSchema: {},
+      handler: () => new Promise<Record<string, unknown>>(() => {}),
+    }),
+  ];
+  const koa = new Koa();
+  koa.use(createMcpEndpoint({
+    baseUrl,
+    bearer: app.auth.bearer,
+    resourceMetadata: `${baseUrl}/.well-known/oauth-protected-resource`,
+    dataSource: undefined,
+    options: resolveMcpOptions({ tools }),
+    logger: { info() {}, warn: (m) => logged.push(m), error: (m) => logged.push(m) },
+    answerTimeoutMs: BOUND_MS,
+  }));
+  server.on('request', koa.callback());
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await app.stop();
+});
+
+function post(body: unknown, revision = '2025-06-18') {
+  return fetch(`${baseUrl}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': revision },
+    body: JSON.stringify(body),
+    // without the bound the answer never comes: fail here, not at the test's timeout
+    signal: AbortSignal.timeout(5000),
+  });
+}
+
+describe('over HTTP, with the bound shortened', () => {
+  it('a call that never returns is answered 503 -32603 with Retry-After once the bound runs out, and its server is closed', async () => {
+    const closes = jest.spyOn(McpServer.prototype, 'close');
+    const before = logged.length;
+    const started = Date.now();
+    const res = await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'never_returns', arguments: {} } });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(BOUND_MS - 20);
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe(NO_ANSWER.headers!['Retry-After']);
+    expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32603, message: NO_ANSWER.message }, id: null });
+    // ours, not the client's: one line, naming the tool
+    expect(logged.slice(before)).toEqual([`platform-auth: /mcp: no answer within ${BOUND_MS} ms (tools/call of "never_returns"); answered 503`]);
+    // the exchange's server is closed, which aborts the call and returns it to the pool
+    expect(closes).toHaveBeenCalled();
+    closes.mockRestore();
+  });
+
+  it('the endpoint serves on: an answer in time is untouched', async () => {
+    const res = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    expect(res.status).toBe(200);
+    expect((await res.json()).result.tools.map((t: { name: string }) => t.name)).toContain('never_returns');
+  });
+});
+
+describe('answerWithin', () => {
+  it('gives the answer that comes in time, and never calls onTimeout', async () => {
+    const onTimeout = jest.fn();
+    expect(await answerWithin(Promise.resolve('answer'), 50, onTimeout)).toBe('answer');
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(onTimeout).not.toHaveBeenCalled();
+  });
+
+  it('gives undefined once the bound runs out, after calling onTimeout once', async () => {
+    const onTimeout = jest.fn();
+    expect(await answerWithin(new Promise<string>(() => {}), 50, onTimeout)).toBeUndefined();
+    expect(onTimeout).toHaveBeenCalledTimes(1);
+  });
+});

@@ -1,0 +1,85 @@
+/**
+ * JSON-RPC batches on the 2025 revisions over HTTP: answered as batches in 2025-03-26 (and
+ * without `MCP-Protocol-Version`, which means 2025-03-26), refused in 2025-06-18 and 2025-11-25
+ * (which have none), and refused, not left hanging, when they cancel their own request.
+ */
+import { startApp } from '../support/start-app.ts';
+import type { RunningApp } from '../support/start-app.ts';
+import { mcpUrl } from './support.ts';
+
+let app: RunningApp;
+beforeAll(async () => { app = await startApp(); });
+afterAll(() => app.stop());
+
+const whoami = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } };
+const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+const cancel = (requestId: unknown) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'changed my mind' } });
+
+/** POSTs `body`; a hang fails here, well inside the test's own timeout, instead of at it. */
+async function post(body: unknown, revision: string | undefined) {
+  const res = await fetch(mcpUrl(app), {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(revision ? { 'mcp-protocol-version': revision } : {}),
+    },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(5000),
+  });
+  return { status: res.status, body: await res.json() as Record<string, unknown> | Record<string, unknown>[] };
+}
+
+function mcpLogLines(from: number): string[] {
+  return app.warnings.slice(from).filter((w) => w.includes('/mcp'));
+}
+
+describe('a batch that cancels its own request', () => {
+  it.each([['2025-03-26'], ['2025-06-18'], ['no header (2025-03-26)']])('%s: 400 Invalid Request at once, not an answer that never comes', async (label) => {
+    const revision = label.startsWith('no header') ? undefined : label;
+    const before = app.warnings.length;
+    const { status, body } = await post([whoami, cancel(1)], revision);
+    expect(status).toBe(400);
+    expect(body).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: expect.stringMatching(/^Invalid Request: /) }, id: null });
+    // a client's mistake: no error line each
+    expect(mcpLogLines(before)).toEqual([]);
+  });
+
+  it('names the cancelled request, also when the cancellation comes first (the SDK runs notification handlers after the batch\'s requests are registered)', async () => {
+    const { status, body } = await post([cancel(1), whoami], '2025-03-26');
+    expect(status).toBe(400);
+    expect((body as { error: { message: string } }).error.message).toMatch(/cancels its own request 1 \(notifications\/cancelled\)/);
+  });
+
+  it('a cancellation naming no request of the batch changes nothing: the batch is answered', async () => {
+    // "1" is not 1 to the SDK either (it looks handlers up by the id as sent)
+    for (const other of [7, '1']) {
+      const { status, body } = await post([whoami, cancel(other)], '2025-03-26');
+      expect(status).toBe(200);
+      expect(body).toMatchObject({ id: 1, result: { structuredContent: { authenticated: false } } });
+    }
+  });
+});
+
+describe('batches by revision', () => {
+  it.each([['2025-03-26', '2025-03-26'], ['no header (2025-03-26)', undefined]])('%s: a batch is answered as a batch', async (_label, revision) => {
+    const { status, body } = await post([whoami, list], revision);
+    expect(status).toBe(200);
+    const answers = body as { id: number; result: Record<string, unknown> }[];
+    expect(answers.map((a) => a.id).sort()).toEqual([1, 2]);
+    expect(answers.find((a) => a.id === 1)!.result).toMatchObject({ structuredContent: { authenticated: false } });
+    expect(answers.find((a) => a.id === 2)!.result).toHaveProperty('tools');
+  });
+
+  it.each([['2025-06-18'], ['2025-11-25']])('%s has no batches: 400 Invalid Request naming the revision; one message per POST is served', async (revision) => {
+    const before = app.warnings.length;
+    const { status, body } = await post([whoami, list], revision);
+    expect(status).toBe(400);
+    expect(body).toEqual({
+      jsonrpc: '2.0', id: null,
+      error: { code: -32600, message: `Invalid Request: protocol revision ${revision} has no JSON-RPC batches (only 2025-03-26 had them); send one message per POST` },
+    });
+    // even a batch of one
+    expect((await post([list], revision)).status).toBe(400);
+    expect(mcpLogLines(before)).toEqual([]);
+    expect(await post(whoami, revision)).toMatchObject({ status: 200, body: { id: 1, result: { structuredContent: { authenticated: false } } } });
+  });
+});
