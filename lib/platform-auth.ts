@@ -19,6 +19,7 @@ import type { InteractionsApi } from './pages/sign-in.ts';
 import { createMcpEndpoint } from './mcp/index.ts';
 import type { PlatformAuthOptions, ResolvedOptions } from './config/options.ts';
 import { validateOptions } from './config/validate.ts';
+import { checkStaticClients } from './config/static-clients.ts';
 import { ENDPOINTS } from './endpoints.ts';
 import { createDiagnostics } from './events/index.ts';
 import type { PlatformAuthEvents, TraceEntry, TracedClient } from './events/index.ts';
@@ -134,6 +135,8 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   const providerOptions = { ...options, adapter: withGrantIndex(options.adapter, grantIndex) };
   const provider = new Provider(options.issuer, buildConfiguration(providerOptions, { grantContexts, findClient, provider: current }));
   built.provider = provider;
+  // static clients built now, not at their first sign-in: metadata the provider refuses fails start-up
+  await checkStaticClients(provider, options.clients);
   // the provider reads the scheme and host only from the X-Forwarded-* headers the host pin
   // sets from baseUrl on every request it is handed (lib/policies/host-pinning.ts), never the
   // client's; its ctx.ip is read by nothing here (client addresses follow options.proxy)

@@ -327,7 +327,9 @@ export interface PlatformAuthOptions {
   sites?: SiteStore;
   /**
    * Clients known at start-up (for example the demo clients): oidc-provider client metadata
-   * plus `audience` (`operator` or `member`) and, for member clients, `org_id`.
+   * plus `audience` (`operator` or `member`) and, for member clients, `org_id`. Each is built
+   * at start-up: metadata oidc-provider refuses, or a property it would ignore, fails
+   * `createPlatformAuth`.
    * @default {@link OPTION_DEFAULTS}.clients
    */
   clients?: StaticClient[];
@@ -409,7 +411,8 @@ export interface PlatformAuthOptions {
    */
   production?: boolean;
   /**
-   * Where warnings go. Nothing the library logs ever contains a token or a secret.
+   * Where warnings go: an object with `info`, `warn` and `error` methods. Nothing the
+   * library logs ever contains a token or a secret.
    * @default console
    */
   logger?: Logger;

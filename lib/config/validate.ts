@@ -19,21 +19,26 @@ import {
 } from '../keys/secrets.ts';
 import type { SigningJwk } from '../keys/secrets.ts';
 import { IDENTITY_SCOPES, isKnownScope, scopesForAudience } from '../scopes/catalogue.ts';
-import type { Logger } from '../contracts.ts';
+import type { Logger, MemberDataSource, PublicCatalogueSource } from '../contracts.ts';
 import type { RegistrationRateSettings } from '../policies/registration-limits.ts';
 import type { SignInThrottleSettings } from '../policies/sign-in-throttle.ts';
 import { specialUseHostOf } from '../policies/special-use-addresses.ts';
 import type { FetchBudgetSettings } from '../cimd/budget.ts';
-import { checkBoolean, checkFunction, checkInteger, checkKnownKeys, checkObject, checkStringList, fail, mustBe, show, unknownKey } from './check.ts';
+import { EXTRA_CLIENT_METADATA } from '../policies/client-metadata.ts';
+import {
+  checkBoolean, checkFunction, checkInteger, checkKnownKeys, checkObject, checkStringList, didYouMean, fail, isPlainObject, mustBe, show, unknownKey,
+} from './check.ts';
 import { OPTION_DEFAULTS } from './options.ts';
 import type {
-  ClientIdMetadataDocumentOptions, MetadataDocumentFetch, MetadataDocumentFetchBudget, PlatformAuthOptions, RegistrationOptions, RegistrationRateLimitOptions,
-  ResolvedClientIdMetadataDocuments, ResolvedOptions, ResolvedRegistration, SignInThrottleOptions, StaticClient, TokenLifetimes,
+  ClientIdMetadataDocumentOptions, MemberClientOptions, MetadataDocumentFetch, MetadataDocumentFetchBudget, PlatformAuthOptions, RegistrationOptions,
+  RegistrationRateLimitOptions, ResolvedClientIdMetadataDocuments, ResolvedOptions, ResolvedRegistration, SignInThrottleOptions, StaticClient, TokenLifetimes,
+  VendorIntegration,
 } from './options.ts';
 
 /** Canonical form of an origin: scheme://host[:port], no trailing slash. */
 export function checkBaseUrl(value: unknown, production: boolean): string {
   const hint = 'options.baseUrl must be an absolute https origin without path, query or fragment (http is allowed for localhost only), e.g. "https://learn.example.com"';
+  if (value instanceof URL) fail(`options.baseUrl must be a string, not a URL object; pass ${show(value.origin)} (its origin)`);
   if (typeof value !== 'string') fail(`${hint}; got ${show(value)}`);
   const url = URL.parse(value);
   if (!url) fail(`${hint}; got ${show(value)}`);
@@ -57,6 +62,55 @@ function checkAccounts(value: unknown): PlatformAuthOptions['accounts'] {
   return v;
 }
 
+/** An object with every method of `methods`; the first missing one fails, named. */
+function checkMethods(path: string, value: unknown, methods: readonly string[], expected: string): void {
+  if (value === null || typeof value !== 'object') mustBe(path, expected, value);
+  for (const method of methods) {
+    const fn = (value as Record<string, unknown>)[method];
+    if (typeof fn !== 'function') fail(`${path}.${method} must be a function; got ${show(fn)}. ${path} must be ${expected}`);
+  }
+}
+
+/** Every method a {@link Logger} has; the type check fails when the contract gains one. */
+const LOGGER_METHODS = Object.keys({ info: true, warn: true, error: true } satisfies Record<keyof Logger, true>);
+
+function checkLogger(value: unknown): Logger {
+  // `null` has always read as left out
+  if (value === undefined || value === null) return console;
+  checkMethods('options.logger', value, LOGGER_METHODS, 'an object with info, warn and error methods (message: string) => void, e.g. console or a pino logger');
+  return value as Logger;
+}
+
+/** The methods a {@link MemberDataSource} must have; `catalogue` is optional and checked on its own. */
+const MEMBER_DATA_METHODS = Object.keys({
+  findMember: true, listEnrolments: true, findLastWatchedLectures: true, listOrders: true, listEventRegistrations: true,
+} satisfies Record<Exclude<keyof MemberDataSource, 'catalogue'>, true>);
+const CATALOGUE_METHODS = Object.keys({ searchCourses: true, findCourseOutline: true } satisfies Record<keyof PublicCatalogueSource, true>);
+
+function checkMemberData(value: unknown): MemberDataSource | undefined {
+  // `null` has always meant no Account API (it was never mounted); now the docs agree
+  if (value === undefined || value === null) return undefined;
+  checkMethods('options.memberData', value, MEMBER_DATA_METHODS, `a MemberDataSource with the methods ${MEMBER_DATA_METHODS.join(', ')} (leave it out for no Account API and no MCP member tools)`);
+  const { catalogue } = value as MemberDataSource;
+  if (catalogue !== undefined) {
+    checkMethods('options.memberData.catalogue', catalogue, CATALOGUE_METHODS, `a PublicCatalogueSource with the methods ${CATALOGUE_METHODS.join(', ')} (leave it out for no public catalogue)`);
+  }
+  return value as MemberDataSource;
+}
+
+/**
+ * A near miss of the library's own client metadata (`audiance`, `orgId`) would be ignored by
+ * oidc-provider and read as left out, so it fails here, before the audience rules misread the
+ * client. Other unknown properties are found at start-up (./static-clients.ts).
+ */
+function checkExtraMetadataSpelling(path: string, client: object): void {
+  for (const key of Object.keys(client)) {
+    if ((EXTRA_CLIENT_METADATA as readonly string[]).includes(key)) continue;
+    const hint = didYouMean(key, EXTRA_CLIENT_METADATA);
+    if (hint) fail(`${path}.${key} is not client metadata that oidc-provider or this library reads, so it would be ignored${hint}`);
+  }
+}
+
 function checkClients(value: unknown): StaticClient[] {
   if (value === undefined) return [...OPTION_DEFAULTS.clients];
   if (!Array.isArray(value)) mustBe('options.clients', 'an array of client metadata objects', value);
@@ -65,6 +119,7 @@ function checkClients(value: unknown): StaticClient[] {
     const path = `options.clients[${i}]`;
     if (!raw || typeof raw !== 'object') mustBe(path, 'a client metadata object', raw);
     const client = { ...(raw as StaticClient) };
+    checkExtraMetadataSpelling(path, client);
     if (typeof client.client_id !== 'string' || !client.client_id) fail(`${path}.client_id must be a non-empty string`);
     if (seen.has(client.client_id)) fail(`${path}.client_id ${show(client.client_id)} is listed twice`);
     if (/^https:/i.test(client.client_id)) {
@@ -131,18 +186,26 @@ function checkTtl(value: unknown): Required<TokenLifetimes> {
   return out;
 }
 
+const REGISTRATION_KEYS = Object.keys({
+  variant: true, vendors: true, rateLimit: true, unusedClientExpiry: true,
+} satisfies Record<keyof RegistrationOptions, true>);
+const VENDOR_KEYS = Object.keys({ clientId: true, names: true } satisfies Record<keyof VendorIntegration, true>);
+
 function checkRegistration(value: PlatformAuthOptions['registration'], clients: readonly StaticClient[]): ResolvedRegistration {
   const given = checkObject<RegistrationOptions>(
     'options.registration', value, 'an object like { variant: \'restricted\', vendors: [...] }', { allowArray: true },
   ) ?? {};
+  checkKnownKeys('options.registration', given, REGISTRATION_KEYS);
   const variant = given.variant ?? OPTION_DEFAULTS.registration.variant;
   if (variant !== 'restricted' && variant !== 'open') mustBe('options.registration.variant', '"restricted" (Variant A) or "open" (Variant B)', given.variant);
   if (given.vendors !== undefined && !Array.isArray(given.vendors)) mustBe('options.registration.vendors', 'an array of { clientId, names? }', given.vendors);
   const vendors = new Map<string, string>();
   (given.vendors ?? OPTION_DEFAULTS.registration.vendors).forEach((vendor, i) => {
     const path = `options.registration.vendors[${i}]`;
-    const client = clients.find((c) => c.client_id === vendor?.clientId);
-    if (!client) fail(`${path}.clientId ${show(vendor?.clientId)} must name a client in options.clients`);
+    if (!isPlainObject(vendor)) mustBe(path, 'an object like { clientId, names? }', vendor);
+    checkKnownKeys(path, vendor, VENDOR_KEYS);
+    const client = clients.find((c) => c.client_id === vendor.clientId);
+    if (!client) fail(`${path}.clientId ${show(vendor.clientId)} must name a client in options.clients`);
     if (client.audience !== 'operator') fail(`${path}.clientId ${show(vendor.clientId)} is a member client; vendor platforms are operator clients`);
     const names = vendor.names ?? (client.client_name ? [client.client_name] : []);
     if (!Array.isArray(names) || names.length === 0) fail(`${path}.names must list the client_name values of this platform (the client has no client_name to default to)`);
@@ -198,11 +261,16 @@ function checkFetchBudget(value: unknown): FetchBudgetSettings | false {
   });
 }
 
+const METADATA_DOCUMENT_KEYS = Object.keys({
+  enabled: true, allowedHosts: true, reviewed: true, fetch: true, fetchBudget: true, failureCacheSeconds: true,
+} satisfies Record<keyof ClientIdMetadataDocumentOptions, true>);
+
 function checkMetadataDocuments(
   value: PlatformAuthOptions['clientIdMetadataDocuments'], open: boolean, production: boolean,
 ): ResolvedClientIdMetadataDocuments {
   const name = 'options.clientIdMetadataDocuments';
   const v = checkObject<ClientIdMetadataDocumentOptions>(name, value, 'an object', { allowArray: true }) ?? {};
+  checkKnownKeys(name, v, METADATA_DOCUMENT_KEYS);
   const given = checkBoolean(`${name}.enabled`, v.enabled, undefined, 'a boolean');
   if (v.allowedHosts !== undefined && !Array.isArray(v.allowedHosts)) mustBe(`${name}.allowedHosts`, 'an array of host names', v.allowedHosts);
   const hosts = new Set((v.allowedHosts ?? OPTION_DEFAULTS.clientIdMetadataDocuments.allowedHosts).map((h) => checkHost(`${name}.allowedHosts`, h)));
@@ -253,6 +321,8 @@ function checkSignInThrottle(value: unknown): SignInThrottleSettings | false {
   });
 }
 
+const MEMBER_CLIENT_KEYS = Object.keys({ betaEnabled: true } satisfies Record<keyof MemberClientOptions, true>);
+
 function checkBeta(value: unknown): (siteId: string) => Promise<boolean> {
   const name = 'options.memberClients.betaEnabled';
   if (value === undefined) return async () => false;
@@ -280,7 +350,7 @@ export async function validateOptions(input: PlatformAuthOptions): Promise<Resol
   if (everyOptionListed) checkKnownKeys('options', input, OPTION_NAMES);
   // `production: null` has always read as left out
   const production = checkBoolean('options.production', input.production ?? undefined, process.env.NODE_ENV === 'production', 'a boolean');
-  const logger: Logger = input.logger ?? console;
+  const logger = checkLogger(input.logger);
   const baseUrl = checkBaseUrl(input.baseUrl, production);
   const generated: ('jwks' | 'cookieKeys')[] = [];
 
@@ -314,7 +384,8 @@ export async function validateOptions(input: PlatformAuthOptions): Promise<Resol
 
   const clients = checkClients(input.clients);
   const registration = checkRegistration(input.registration, clients);
-  checkObject('options.memberClients', input.memberClients, 'an object like { betaEnabled }', { allowArray: true });
+  const memberClients = checkObject<MemberClientOptions>('options.memberClients', input.memberClients, 'an object like { betaEnabled }', { allowArray: true }) ?? {};
+  checkKnownKeys('options.memberClients', memberClients, MEMBER_CLIENT_KEYS);
 
   return Object.freeze({
     baseUrl,
@@ -336,11 +407,11 @@ export async function validateOptions(input: PlatformAuthOptions): Promise<Resol
     signInThrottle: checkSignInThrottle(input.signInThrottle),
     production,
     logger,
-    memberData: input.memberData,
+    memberData: checkMemberData(input.memberData),
     accountApi: resolveAccountApiOptions(input.accountApi, production),
     registration,
     clientIdMetadataDocuments: checkMetadataDocuments(input.clientIdMetadataDocuments, registration.variant === 'open', production),
-    betaEnabled: checkBeta(input.memberClients?.betaEnabled),
+    betaEnabled: checkBeta(memberClients.betaEnabled),
     mcp: resolveMcpOptions(input.mcp),
     docs: resolveDocsOptions(input.docs),
     signIn: resolveSignInOptions(input.signIn, baseUrl),

@@ -209,3 +209,77 @@ describe('signInThrottle and proxyHops', () => {
     expect(await rejection({ proxyHops: 0 })).toMatch(/^options\.proxyHops must be a whole number from 1 to 10/);
   });
 });
+
+describe('misspelt keys in nested options', () => {
+  const vendor = { client_id: 'v', client_name: 'Vendor', client_secret: 's'.repeat(32), redirect_uris: ['https://v.example/cb'] };
+
+  it.each([
+    [{ registration: { varient: 'open' } }, /^options\.registration\.varient is not a known option; use one of variant, vendors, rateLimit, unusedClientExpiry; did you mean "variant"\?$/],
+    [{ clients: [vendor], registration: { vendors: [{ clientId: 'v', name: ['Vendor'] }] } }, /^options\.registration\.vendors\[0\]\.name is not a known option; use one of clientId, names; did you mean "names"\?$/],
+    [{ registration: { vendors: ['v'] } }, /^options\.registration\.vendors\[0\] must be an object like \{ clientId, names\? \}; got "v"$/],
+    [{ clientIdMetadataDocuments: { allowedHost: ['tools.example'] } }, /^options\.clientIdMetadataDocuments\.allowedHost is not a known option; .*did you mean "allowedHosts"\?$/],
+    [{ memberClients: { betaEnable: true } }, /^options\.memberClients\.betaEnable is not a known option; use one of betaEnabled; did you mean "betaEnabled"\?$/],
+  ])('refuses %j', async (options, message) => {
+    expect(await rejection(options as Partial<PlatformAuthOptions>)).toMatch(message);
+  });
+
+  it.each([
+    // read as left out, `audiance` would make this member client an operator client
+    [{ client_id: 'c', audiance: 'member', org_id: 's1' }, /^options\.clients\[0\]\.audiance is not client metadata .* so it would be ignored; did you mean "audience"\?$/],
+    [{ client_id: 'c', audience: 'member', orgId: 's1' }, /^options\.clients\[0\]\.orgId is not client metadata .*; did you mean "org_id"\?$/],
+    [{ client_id: 'c', audience: 'member', 'org-id': 's1' }, /^options\.clients\[0\]\.org-id is not client metadata .*; did you mean "org_id"\?$/],
+  ])('refuses the near miss of a client property of the library before reading the client: %j', async (client, message) => {
+    expect(await rejection({ clients: [client as never] })).toMatch(message);
+  });
+});
+
+describe('logger and memberData', () => {
+  it.each([
+    [{}, /^options\.logger\.info must be a function; got undefined\. options\.logger must be an object with info, warn and error methods/],
+    [{ info() {}, warn() {} }, /^options\.logger\.error must be a function; got undefined/],
+    ['console', /^options\.logger must be an object with info, warn and error methods .*; got "console"$/],
+    [42, /^options\.logger must be an object .*; got 42$/],
+  ])('refuses the logger %j', async (logger, message) => {
+    expect(await rejection({ logger: logger as never })).toMatch(message);
+  });
+
+  it('takes console, and any object with the three methods', async () => {
+    expect((await validateOptions({ ...base, logger: undefined })).logger).toBe(console);
+    // null has always read as left out
+    expect((await validateOptions({ ...base, logger: null as never })).logger).toBe(console);
+    class Custom { info() {} warn() {} error() {} }
+    const custom = new Custom();
+    expect((await validateOptions({ ...base, logger: custom })).logger).toBe(custom);
+  });
+
+  const member = {
+    findMember: async () => undefined,
+    listEnrolments: async () => ({ items: [], totalCount: 0 }),
+    findLastWatchedLectures: async () => [],
+    listOrders: async () => ({ items: [], totalCount: 0 }),
+    listEventRegistrations: async () => ({ items: [], totalCount: 0 }),
+  };
+
+  it.each([
+    [{}, /^options\.memberData\.findMember must be a function; got undefined\. options\.memberData must be a MemberDataSource with the methods findMember, listEnrolments, findLastWatchedLectures, listOrders, listEventRegistrations/],
+    [{ ...member, listOrders: undefined }, /^options\.memberData\.listOrders must be a function; got undefined/],
+    [true, /^options\.memberData must be a MemberDataSource .*; got true$/],
+    [{ ...member, catalogue: { searchCourses: async () => ({ items: [], totalCount: 0 }) } }, /^options\.memberData\.catalogue\.findCourseOutline must be a function; got undefined\. options\.memberData\.catalogue must be a PublicCatalogueSource/],
+  ])('refuses the member data %j', async (memberData, message) => {
+    expect(await rejection({ memberData: memberData as never })).toMatch(message);
+  });
+
+  it('takes a source with every method, with or without a catalogue; null reads as left out', async () => {
+    expect((await validateOptions({ ...base, memberData: null as never })).memberData).toBeUndefined();
+    expect((await validateOptions({ ...base, memberData: member })).memberData).toBe(member);
+    const catalogue = { searchCourses: async () => ({ items: [], totalCount: 0 }), findCourseOutline: async () => undefined };
+    expect((await validateOptions({ ...base, memberData: { ...member, catalogue } })).memberData?.catalogue).toBe(catalogue);
+  });
+});
+
+describe('baseUrl as a URL object', () => {
+  it('asks for a string, not for a different origin', async () => {
+    expect(await rejection({ baseUrl: new URL('https://learn.example.com') as never }))
+      .toBe('options.baseUrl must be a string, not a URL object; pass "https://learn.example.com" (its origin)');
+  });
+});
