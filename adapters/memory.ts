@@ -62,6 +62,15 @@ function useOf(id: string, payload: AdapterPayload): { grantId: string; generati
 /** The store's key of a model's record (the factory's `putRecords` names records by model too). */
 const recordKey = (model: string, id: string): string => `${model}:${id}`;
 
+/**
+ * When a record written now with `expiresIn` seconds expires (epoch ms): never without a
+ * finite number, as the Redis adapter writes such a record without a TTL (`ttlOf`). `NaN`
+ * was a record readable until the next sweep and then gone, where Redis kept it.
+ */
+function expiryOf(expiresIn: number | undefined): number {
+  return typeof expiresIn === 'number' && Number.isFinite(expiresIn) ? Date.now() + expiresIn * 1000 : Infinity;
+}
+
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
 /** What the options of {@link MemoryAdapterOptions} are when left out (written once). */
@@ -126,7 +135,7 @@ class MemoryStore {
 
   set(key: string, payload: AdapterPayload, expiresIn: number | undefined): void {
     const previous = this.records.get(key);
-    const expiresAt = typeof expiresIn === 'number' ? Date.now() + expiresIn * 1000 : Infinity;
+    const expiresAt = expiryOf(expiresIn);
     const entry: Entry = {
       json: JSON.stringify(payload),
       uid: text(payload.uid),
@@ -197,7 +206,7 @@ class MemoryStore {
   #putUse(id: string, payload: AdapterPayload, expiresIn: number | undefined): boolean {
     const use = useOf(id, payload);
     if (!use) return false;
-    const expiresAt = typeof expiresIn === 'number' ? Date.now() + expiresIn * 1000 : Infinity;
+    const expiresAt = expiryOf(expiresIn);
     const kept = this.generations.get(use.grantId);
     if (kept && kept.expiresAt > Date.now()) {
       kept.generation = Math.max(kept.generation, use.generation);

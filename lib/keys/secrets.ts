@@ -81,6 +81,12 @@ function describe(value: unknown): string {
   return typeof value === 'number' || typeof value === 'boolean' ? String(value) : typeof value;
 }
 
+/** what `value` is, never what it says: for values that may be a secret */
+function kindOf(value: unknown): string {
+  if (value === undefined || value === null) return describe(value);
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
@@ -176,7 +182,8 @@ function checkKeyPair(jwk: { d: string; x: string; y: string }, at: string): voi
  */
 export function checkCookieKeys(value: unknown, source = 'cookieKeys'): string[] {
   const shape = `${source} must be a non-empty array of secrets of at least ${MIN_COOKIE_KEY_LENGTH} characters each`;
-  if (!Array.isArray(value) || value.length === 0) refuse(`${shape}; got ${Array.isArray(value) ? 'an empty array' : describe(value)}`);
+  // by its kind only: a string given instead of the array may well be the key itself
+  if (!Array.isArray(value) || value.length === 0) refuse(`${shape}; got ${Array.isArray(value) ? 'an empty array' : kindOf(value)}`);
   value.forEach((key: unknown, i: number) => {
     if (typeof key !== 'string' || key.length < MIN_COOKIE_KEY_LENGTH) refuse(`${shape}; ${source}[${i}] is too short or not a string`);
   });

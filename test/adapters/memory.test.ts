@@ -160,3 +160,18 @@ describe('memory adapter: the refresh grace\'s use records', () => {
     expect(await uses.find('g1:0')).toBeUndefined();
   });
 });
+
+test('a record written with a lifetime that is not a finite number is kept, as Redis keeps it (no TTL)', async () => {
+  const factory = createMemoryAdapter({ sweepIntervalMs: 20 });
+  try {
+    const tokens = factory('AccessToken');
+    await tokens.upsert('nan', { grantId: 'g' }, Number.NaN);
+    await tokens.upsert('inf', { grantId: 'g' }, Number.POSITIVE_INFINITY);
+    // past a few sweeps: a NaN expiry was readable until the first sweep, then gone
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await tokens.find('nan')).toEqual({ grantId: 'g' });
+    expect(await tokens.find('inf')).toEqual({ grantId: 'g' });
+  } finally {
+    await factory.close();
+  }
+});

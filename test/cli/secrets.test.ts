@@ -15,7 +15,7 @@ import { createPlatformAuth } from '../../lib/index.ts';
 import type { PlatformAuthOptions } from '../../lib/index.ts';
 import { main } from '../../lib/cli/main.ts';
 import type { CliIo } from '../../lib/cli/main.ts';
-import { createSigningKey, rotateCookieKeys, rotateJwks } from '../../lib/keys/secrets.ts';
+import { checkCookieKeys, createSigningKey, rotateCookieKeys, rotateJwks } from '../../lib/keys/secrets.ts';
 import type { SigningJwk, SigningJwks } from '../../lib/keys/secrets.ts';
 import { MEMBER, STUDENT, obtainTokens } from '../support/flows.ts';
 import { startApp } from '../support/start-app.ts';
@@ -265,6 +265,16 @@ describe('bad input', () => {
     expectRefusal(await runMain(['rotate', 'dup.json'], { files }), /keys\[1\]\.kid .* is used by an earlier key/);
     expectRefusal(await runMain(['rotate', 'mixed.json'], { files }), /"x" and "y" are not the public key of its "d"/);
     expectRefusal(await runMain(['rotate', 'ok.json', '--cookie-keys', 'cookies.json'], { files }), /cookies\.json must be a non-empty array of secrets of at least 32 characters.*cookies\.json\[0\] is too short/);
+  });
+
+  it('never quotes a cookie key given as a string instead of an array, through the CLI or the options check', async () => {
+    const key = 'hunter2-hunter2';
+    const files = { 'c.json': JSON.stringify(key), 'ok.json': JSON.stringify({ keys: [valid] }) };
+    const result = await runMain(['rotate', 'ok.json', '--cookie-keys', 'c.json'], { files });
+    expectRefusal(result, /c\.json must be a non-empty array of secrets .*; got a string/);
+    expect(result.stderr).not.toContain(key);
+    expect(() => checkCookieKeys(key, 'options.cookieKeys')).toThrow(/options\.cookieKeys must be .*; got a string$/);
+    expect(() => checkCookieKeys(key, 'options.cookieKeys')).not.toThrow(new RegExp(key));
   });
 
   it('refuses bad arguments and missing input', async () => {
