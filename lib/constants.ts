@@ -20,6 +20,12 @@ export const CONFIDENTIAL_CLIENT_AUTH_METHOD = 'client_secret_post';
 export const PROTOCOL = Object.freeze({
   /** the code flow only (spec §1) */
   responseTypes: ['code'],
+  /**
+   * how the code reaches `redirect_uri`: oidc-provider's modes for the code flow, `query` by
+   * default; `form_post` pages carry the pages' CSP (lib/pages/headers.ts). Discovery's
+   * `response_modes_supported` is the provider's; a test holds it to this list
+   */
+  responseModes: ['form_post', 'fragment', 'query'],
   grantTypes: [AUTHORIZATION_CODE_GRANT, REFRESH_TOKEN_GRANT],
   /** public clients use `none`, confidential ones `client_secret_post` (spec §2.2) */
   tokenEndpointAuthMethods: [PUBLIC_CLIENT_AUTH_METHOD, CONFIDENTIAL_CLIENT_AUTH_METHOD],

@@ -49,6 +49,7 @@ export function authorizeParameters(options: ResolvedOptions): FieldDoc[] {
     field('code_challenge', true, 'BASE64URL(SHA-256(code_verifier)), 43 characters', { type: 'string', pattern: PKCE_CHALLENGE }),
     field('code_challenge_method', true, `${PROTOCOL.codeChallengeMethods.map((m) => `\`${m}\``).join(', ')} (\`plain\` is refused)`, { type: 'string', enum: [...PROTOCOL.codeChallengeMethods] }),
     field('state', 'recommended', 'opaque random string, returned unchanged with the code'),
+    field('response_mode', false, `how the answer reaches \`redirect_uri\`: ${PROTOCOL.responseModes.map((m) => `\`${m}\``).join(', ')}; \`query\` when left out`, { type: 'string', enum: [...PROTOCOL.responseModes] }),
     ...(options.idTokens ? [field('nonce', 'when an `id_token` is wanted', 'opaque random string, returned as the `nonce` claim of the `id_token`')] : []),
   ];
 }

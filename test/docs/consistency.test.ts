@@ -73,6 +73,7 @@ describe.each(configurations)('%s', (_name, options) => {
   it('the protocol facts the docs restate are the ones discovery advertises', () => {
     expect(docs.discovery).toMatchObject({
       response_types_supported: [...PROTOCOL.responseTypes],
+      response_modes_supported: [...PROTOCOL.responseModes],
       grant_types_supported: [...PROTOCOL.grantTypes],
       token_endpoint_auth_methods_supported: [...PROTOCOL.tokenEndpointAuthMethods],
       revocation_endpoint_auth_methods_supported: [...PROTOCOL.tokenEndpointAuthMethods],

@@ -106,9 +106,10 @@ it('describes the token endpoint with one form schema per grant', () => {
 
 it('describes the authorization parameters, PKCE S256 only', () => {
   const params = operation('/oauth/authorize', 'get').parameters as { name: string; required: boolean; schema: Record<string, unknown> }[];
-  expect(params.map((p) => p.name)).toEqual(['response_type', 'client_id', 'redirect_uri', 'scope', 'resource', 'code_challenge', 'code_challenge_method', 'state', 'nonce']);
+  expect(params.map((p) => p.name)).toEqual(['response_type', 'client_id', 'redirect_uri', 'scope', 'resource', 'code_challenge', 'code_challenge_method', 'state', 'response_mode', 'nonce']);
   expect(params.find((p) => p.name === 'code_challenge_method')).toMatchObject({ required: true, schema: { enum: ['S256'] } });
   expect(params.find((p) => p.name === 'state')!.required).toBe(false);
+  expect(params.find((p) => p.name === 'response_mode')).toMatchObject({ required: false, schema: { enum: ['form_post', 'fragment', 'query'] } });
 });
 
 it('describes /account/graphql: JSON body, account:read for member clients, 401/403 with WWW-Authenticate', () => {
