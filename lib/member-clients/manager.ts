@@ -5,7 +5,9 @@
  * so one site's operator can never see or change another site's clients.
  *
  * Clients are stored through oidc-provider's own Client model (the adapter), as member
- * audience metadata with the site as `org_id`, so every instance sees them at once.
+ * audience metadata with the site as `org_id`, so every instance sees them at once. A rotation
+ * writes only over the record it read (./client-records.ts), so a deletion from any instance
+ * is never undone; each site's list is its own record (./site-index.ts).
  *
  * @example
  * ```ts
@@ -21,13 +23,15 @@ import { randomBytes } from 'node:crypto';
 
 import type Provider from 'oidc-provider';
 
-import type { Adapter, AdapterFactory } from '../../adapters/types.ts';
+import type { AdapterFactory } from '../../adapters/types.ts';
+import { StorageUnavailableError } from '../../adapters/types.ts';
 import { MemberClientError } from '../errors.ts';
 import { CONFIDENTIAL_CLIENT_AUTH_METHOD, PROTOCOL, PUBLIC_CLIENT_AUTH_METHOD } from '../constants.ts';
 import { applicationTypeFor, isAcceptableRedirect } from '../policies/client-metadata.ts';
 import { scopesForAudience } from '../scopes/catalogue.ts';
-import { KeyedQueue } from '../storage/key-queue.ts';
 import type { TraceEntry } from '../trace/entry.ts';
+import { ClientRecords } from './client-records.ts';
+import { SITE_INDEX_MODEL, SiteIndex } from './site-index.ts';
 
 export interface MemberClientInput {
   /** shown on the consent page */
@@ -53,7 +57,11 @@ export interface MemberClient {
 
 export interface IssuedMemberClient {
   readonly client: MemberClient;
-  /** confidential clients only; shown once, never stored anywhere readable */
+  /**
+   * Confidential clients only; returned by `create` and `rotateSecret` alone, never read back
+   * by another method. It is stored in plain text in the client's record, as oidc-provider
+   * compares `client_secret_post` with it: whoever can read the storage can read it.
+   */
   readonly clientSecret?: string;
 }
 
@@ -62,7 +70,11 @@ export interface MemberClientManager {
   create(site: string, input: MemberClientInput): Promise<IssuedMemberClient>;
   list(site: string): Promise<MemberClient[]>;
   get(site: string, clientId: string): Promise<MemberClient>;
-  /** A new secret for a confidential client; the old one stops working at once. */
+  /**
+   * A new secret for a confidential client; the old one stops working at once. Rotations of
+   * one client, from any instance, take effect one after the other, each returning its
+   * secret: the last one written works. A client deleted meanwhile stays deleted (`not_found`).
+   */
   rotateSecret(site: string, clientId: string): Promise<IssuedMemberClient & { clientSecret: string }>;
   /**
    * Deletes the client. From then on none of its tokens is accepted anywhere (every use of a
@@ -78,7 +90,10 @@ export interface MemberClientManager {
 
 export interface MemberClientDeps {
   readonly provider: Provider;
-  /** the storage of the provider, for the per-site list (model `SiteMemberClients`) */
+  /**
+   * the factory the provider's storage is built from: for the per-site list (model
+   * `SiteMemberClients`) and the `Client` model's records, with its `compareAndSet`
+   */
   readonly adapter: AdapterFactory;
   readonly betaEnabled: (site: string) => Promise<boolean>;
   readonly siteExists: (site: string) => Promise<boolean>;
@@ -90,6 +105,8 @@ type Stored = Record<string, unknown>;
 
 const MAX_NAME = 100;
 const MAX_REDIRECTS = 10;
+/** tries of a rotation whose client other instances keep changing between its read and write */
+const MAX_ROTATION_TRIES = 5;
 
 function invalid(description: string): never {
   throw new MemberClientError('invalid_client_metadata', description);
@@ -129,9 +146,9 @@ function view(stored: Stored): MemberClient {
 }
 
 export function createMemberClientManager({ provider, adapter, betaEnabled, siteExists, readTrace }: MemberClientDeps): MemberClientManager {
-  // oidc-provider's own storage of clients: Client.find reads stored clients from it
-  const clients = (provider.Client as unknown as { adapter: Adapter }).adapter;
-  const sites = adapter('SiteMemberClients');
+  // the records Client.find reads (the factory's own adapter: the provider's may hide compareAndSet)
+  const clients = new ClientRecords(adapter('Client'));
+  const sites = new SiteIndex(adapter(SITE_INDEX_MODEL));
 
   /** The stored client, if it is a member client of `site`; the same answer for "another site's" and "none". */
   async function load(site: string, clientId: string): Promise<Stored> {
@@ -142,36 +159,13 @@ export function createMemberClientManager({ provider, adapter, betaEnabled, site
     return stored as Stored;
   }
 
-  async function save(metadata: Stored): Promise<void> {
+  async function validate(metadata: Stored): Promise<void> {
     try {
       // the provider's own schema and our audience rules (lib/policies/client-metadata.ts)
       await provider.Client.validate(metadata as never);
     } catch (err) {
       invalid((err as { error_description?: string }).error_description ?? 'the client metadata is invalid');
     }
-    await clients.upsert(String(metadata.client_id), metadata as never, undefined as unknown as number);
-  }
-
-  async function siteIndex(site: string): Promise<string[]> {
-    const stored = await sites.find(site);
-    return Array.isArray(stored?.clientIds) ? (stored.clientIds as string[]) : [];
-  }
-
-  // The per-site list is one record, changed by read-modify-write, which the adapter
-  // contract cannot make atomic. Changes to one site are queued within this instance, and
-  // each change is read back and redone until it holds, so concurrent changes from other
-  // instances converge instead of silently dropping a client from the list.
-  const queue = new KeyedQueue();
-  function updateSiteIndex(site: string, change: (ids: string[]) => string[], holds: (ids: string[]) => boolean): Promise<void> {
-    const run = async () => {
-      for (let attempt = 0; attempt < 5; attempt += 1) {
-        await sites.upsert(site, { clientIds: change(await siteIndex(site)) }, undefined as unknown as number);
-        await new Promise((resolve) => setTimeout(resolve, 5 + Math.floor(Math.random() * 20)));
-        if (holds(await siteIndex(site))) return;
-      }
-      throw new Error(`the list of OAuth applications of site ${site} kept changing; retry`);
-    };
-    return queue.run(site, run);
   }
 
   return Object.freeze({
@@ -197,13 +191,16 @@ export function createMemberClientManager({ provider, adapter, betaEnabled, site
         org_id: site,
         ...(clientSecret ? { client_secret: clientSecret, client_secret_expires_at: 0 } : {}),
       };
-      await save(metadata);
-      await updateSiteIndex(site, (ids) => [...ids.filter((id) => id !== clientId), clientId], (ids) => ids.includes(clientId));
+      await validate(metadata);
+      // the list first: a failure in between leaves an entry that list() skips, never a
+      // working client that no list shows (and that a retry would double)
+      await sites.add(site, clientId);
+      await clients.insert(clientId, metadata);
       return Object.freeze({ client: view(metadata), ...(clientSecret ? { clientSecret } : {}) });
     },
 
     async list(site: string) {
-      const found = await Promise.all((await siteIndex(site)).map((id) => clients.find(id)));
+      const found = await Promise.all((await sites.ids(site)).map((id) => clients.find(id)));
       return found
         .filter((s): s is NonNullable<typeof s> => s !== undefined && s.audience === 'member' && s.org_id === site)
         .map((s) => view(s as Stored));
@@ -213,24 +210,34 @@ export function createMemberClientManager({ provider, adapter, betaEnabled, site
       return view(await load(site, clientId));
     },
 
-    async rotateSecret(site: string, clientId: string) {
-      const stored = await load(site, clientId);
-      if (stored.token_endpoint_auth_method === PUBLIC_CLIENT_AUTH_METHOD) invalid('public clients have no secret to rotate');
-      const clientSecret = randomBytes(32).toString('base64url');
-      const metadata = { ...stored, client_secret: clientSecret };
-      await save(metadata);
-      return Object.freeze({ client: view(metadata), clientSecret });
+    rotateSecret(site: string, clientId: string) {
+      return clients.exclusive(clientId, async () => {
+        for (let tries = 0; tries < MAX_ROTATION_TRIES; tries += 1) {
+          const stored = await load(site, clientId);
+          if (stored.token_endpoint_auth_method === PUBLIC_CLIENT_AUTH_METHOD) invalid('public clients have no secret to rotate');
+          const clientSecret = randomBytes(32).toString('base64url');
+          const metadata = { ...stored, client_secret: clientSecret };
+          await validate(metadata);
+          // false: another instance deleted or rotated it since the read; the next try answers
+          // not_found, or rotates the newer record (so its rotation counts as the earlier one)
+          if (await clients.replace(clientId, stored, metadata)) return Object.freeze({ client: view(metadata), clientSecret });
+        }
+        throw new StorageUnavailableError(`OAuth application ${clientId} kept changing during its secret's rotation (${MAX_ROTATION_TRIES} tries); retry`);
+      });
     },
 
     async delete(site: string, clientId: string) {
-      await load(site, clientId);
-      // oidc-provider indexes tokens by grant but grants by nothing, so a client's grants
-      // cannot be listed without a per-client index every consent would rewrite (a cost that
-      // grows with the client's users). Removing the client is enough: the bearer guard,
-      // introspection and the token and revocation endpoints all look the client up and
-      // refuse its tokens; lib/resource/bearer.ts revokes a grant found orphaned.
-      await clients.destroy(clientId);
-      await updateSiteIndex(site, (ids) => ids.filter((id) => id !== clientId), (ids) => !ids.includes(clientId));
+      await clients.exclusive(clientId, async () => {
+        await load(site, clientId);
+        // oidc-provider indexes tokens by grant but grants by nothing, so a client's grants
+        // cannot be listed without a per-client index every consent would rewrite (a cost that
+        // grows with the client's users). Removing the client is enough: the bearer guard,
+        // introspection and the token and revocation endpoints all look the client up and
+        // refuse its tokens; lib/resource/bearer.ts revokes a grant found orphaned. A rotation
+        // that read the client before this fails its write (ClientRecords.replace).
+        await clients.destroy(clientId);
+      });
+      await sites.remove(site, clientId);
     },
 
     async trace(site: string, clientId: string) {
