@@ -1,9 +1,10 @@
 /**
- * A bound on how long `/mcp` waits for the SDK's answer to a 2025-revision POST. In JSON mode
- * the SDK's transport answers once every request of the POST has its response, and nothing
- * else ends that wait: a handler that never settles (a host tool stuck on a backend that does
- * not answer) or a request the SDK drops without a response (one its own batch cancelled,
- * lib/mcp/batch.ts) would hold the connection and a pooled server until the client gave up.
+ * A bound on how long `/mcp` waits for the SDK's answer to start. In JSON mode (the 2025
+ * revisions here, and 2026-07-28 when nothing streams) the SDK answers once every request of
+ * the POST has its response, and nothing else ends that wait: a handler that never settles (a
+ * host tool stuck on a backend that does not answer) or a request the SDK drops without a
+ * response (one its own batch cancelled, lib/mcp/batch.ts) would hold the connection and a
+ * pooled server until the client gave up.
  *
  * @module
  */

@@ -190,19 +190,29 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
     return true;
   }
 
+  /**
+   * `answering`'s response, or NO_ANSWER once `answerTimeoutMs` have passed without one (the
+   * caller then closes the exchange's server). What it bounds is the wait for the response
+   * to start: an event stream the SDK has begun is the client's to end.
+   */
+  async function bounded(answering: Promise<Response>, handling: McpHandlerRequestOptions, onLate?: () => void): Promise<Response> {
+    const answer = await answerWithin(answering, answerTimeoutMs, () => {
+      const tools = calledTools(handling.parsedBody);
+      // tool names are the request's: JSON-quoted, controls escaped and cut, as in events
+      const named = tools.slice(0, 5).map((name) => JSON.stringify(printable(name, 64))).join(', ');
+      logger.error(`platform-auth: /mcp: no answer within ${answerTimeoutMs} ms${tools.length ? ` (tools/call of ${named})` : ''}; answered ${NO_ANSWER.status}`);
+      onLate?.();
+    });
+    return answer ?? problemResponse(NO_ANSWER);
+  }
+
   /** The 2025 revisions: a pooled server on the SDK's stateless Streamable HTTP transport, JSON answers. */
   async function serveLegacy(request: Request, handling: McpHandlerRequestOptions): Promise<Response> {
     const server = acquire('legacy', request);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
       await server.connect(transport);
-      const answer = await answerWithin(transport.handleRequest(request, handling), answerTimeoutMs, () => {
-        const tools = calledTools(handling.parsedBody);
-        // tool names are the request's: JSON-quoted, controls escaped and cut, as in events
-        const named = tools.slice(0, 5).map((name) => JSON.stringify(printable(name, 64))).join(', ');
-        logger.error(`platform-auth: /mcp: no answer within ${answerTimeoutMs} ms${tools.length ? ` (tools/call of ${named})` : ''}; answered ${NO_ANSWER.status}`);
-      });
-      return answer ?? problemResponse(NO_ANSWER);
+      return await bounded(transport.handleRequest(request, handling), handling);
     } finally {
       // closing aborts what is still running (for a client that left, or past the bound),
       // and returns the server
@@ -219,7 +229,8 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
     // the others; createMcpHandler classifies again inside, and classifying twice cost ~4%
     const modernHeader = ctx.get('mcp-protocol-version') === MCP_REVISIONS.current;
     const legacy = !modernHeader && await isLegacyRequest(request, messages);
-    const answer = legacy ? serveLegacy(request, handling) : modern.fetch(request, handling);
+    // past the bound, the modern exchange's server is closed as for a client that left
+    const answer = legacy ? serveLegacy(request, handling) : bounded(modern.fetch(request, handling), handling, () => abandon(request));
     const response = await whileConnected(ctx, answer, () => abandon(request));
     if (response) await writeWebResponse(ctx, response);
   }

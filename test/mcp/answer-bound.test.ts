@@ -1,5 +1,5 @@
 /**
- * The bound on the wait for a 2025-revision answer: a tool that never returns is answered 503
+ * The bound on the wait for an answer (the 2025 revisions' JSON, the start of a 2026-07-28 response): a tool that never returns is answered 503
  * with a JSON-RPC error once the bound runs out, logged once, and its server closed (back to
  * its pool); answers that come in time are untouched. The endpoint runs over real HTTP with
  * the bound shortened, since the default is 30 s.
@@ -12,6 +12,7 @@ import { jest } from '@jest/globals';
 import { McpServer } from '@modelcontextprotocol/server';
 import Koa from 'koa';
 
+import { MCP_REVISIONS } from '../../lib/constants.ts';
 import { answerWithin, NO_ANSWER } from '../../lib/mcp/answer-bound.ts';
 import { createMcpEndpoint, defineMcpTool, resolveMcpOptions } from '../../lib/mcp/index.ts';
 import { startApp } from '../support/start-app.ts';
@@ -77,6 +78,29 @@ describe('over HTTP, with the bound shortened', () => {
     // ours, not the client's: one line, naming the tool
     expect(logged.slice(before)).toEqual([`platform-auth: /mcp: no answer within ${BOUND_MS} ms (tools/call of "never_returns"); answered 503`]);
     // the exchange's server is closed, which aborts the call and returns it to the pool
+    expect(closes).toHaveBeenCalled();
+    closes.mockRestore();
+  });
+
+  it('on 2026-07-28 too: the wait for the response is bounded, and the exchange\'s server closed', async () => {
+    const closes = jest.spyOn(McpServer.prototype, 'close');
+    const before = logged.length;
+    const res = await fetch(`${baseUrl}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MCP_REVISIONS.current,
+        'mcp-method': 'tools/call', 'mcp-name': 'never_returns',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0', id: 3, method: 'tools/call',
+        params: { name: 'never_returns', arguments: {}, _meta: { 'io.modelcontextprotocol/protocolVersion': MCP_REVISIONS.current, 'io.modelcontextprotocol/clientCapabilities': {} } },
+      }),
+      signal: AbortSignal.timeout(5000),
+    });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe(NO_ANSWER.headers!['Retry-After']);
+    expect((await res.json()).error.code).toBe(-32603);
+    expect(logged.slice(before)).toEqual([`platform-auth: /mcp: no answer within ${BOUND_MS} ms (tools/call of "never_returns"); answered 503`]);
     expect(closes).toHaveBeenCalled();
     closes.mockRestore();
   });
