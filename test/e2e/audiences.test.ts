@@ -3,8 +3,7 @@
  * dropped, at both endpoints), who may authorize a member client, and which site and roles
  * the tokens carry, including an operator of several sites choosing one at consent.
  */
-import { createAccountStore } from '../../examples/host/seed.ts';
-import type { Account, AccountStore } from '../../lib/index.ts';
+import { accountsWithMultiSiteOperator, MULTI_SITE_OPERATOR } from '../support/accounts.ts';
 import { Browser, isPage, signIn } from '../support/browser.ts';
 import type { SignInOptions } from '../support/browser.ts';
 import {
@@ -15,19 +14,7 @@ import { pkcePair, randomState } from '../support/pkce.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
 
-const MULTI: Account = {
-  id: 'acc-multi', email: 'multi@example.com', name: 'Mo Multi',
-  roles: { 'demo-school': ['owner'], 'other-school': ['admin', 'lecturer'] },
-};
-
-/** The demo accounts plus one operator of two sites. */
-function accountsWithMultiSiteOperator(): AccountStore {
-  const base = createAccountStore();
-  return {
-    authenticate: async (email, password) => (email === MULTI.email && password === 'multi' ? MULTI : base.authenticate(email, password)),
-    findById: async (id) => (id === MULTI.id ? MULTI : base.findById(id)),
-  };
-}
+const MULTI = MULTI_SITE_OPERATOR;
 
 let app: RunningApp;
 let op: FlowClient;

@@ -4,8 +4,7 @@
  * choosing the other site, gets a grant of its own for it; the earlier grant, and the
  * refresh token the integration holds for it, stay at their site with their scopes.
  */
-import { createAccountStore } from '../../examples/host/seed.ts';
-import type { Account, AccountStore } from '../../lib/index.ts';
+import { accountsWithMultiSiteOperator, MULTI_SITE_OPERATOR } from '../support/accounts.ts';
 import { Browser, isPage } from '../support/browser.ts';
 import { buildAuthorizeUrl, exchangeCode, operator, postForm } from '../support/flows.ts';
 import type { FlowClient, TokenSet } from '../support/flows.ts';
@@ -13,20 +12,12 @@ import { pkcePair, randomState } from '../support/pkce.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
 
-const MULTI: Account = { id: 'acc-multi', email: 'multi@example.com', name: 'Mo', roles: { 'demo-school': ['owner'], 'other-school': ['admin'] } };
-
-function accounts(): AccountStore {
-  const base = createAccountStore();
-  return {
-    authenticate: async (email, password) => (email === MULTI.email && password === 'multi' ? MULTI : base.authenticate(email, password)),
-    findById: async (id) => (id === MULTI.id ? MULTI : base.findById(id)),
-  };
-}
+const MULTI = MULTI_SITE_OPERATOR;
 
 let app: RunningApp;
 let op: FlowClient;
 beforeAll(async () => {
-  app = await startApp({ auth: { accounts: accounts() } });
+  app = await startApp({ auth: { accounts: accountsWithMultiSiteOperator() } });
   op = operator(app.baseUrl, app.operatorSecret);
 });
 afterAll(() => app.stop());
@@ -67,7 +58,7 @@ it('consent for another site leaves the earlier grant at its site, with its scop
   const second = await authorize(browser, 'openid courses:read', 'other-school');
   // the new grant holds what this request asked for, at the site chosen for it
   expect(second.scope).toBe('openid courses:read');
-  expect(await userinfo(second.access_token)).toMatchObject({ org_id: 'other-school', roles: ['admin'] });
+  expect(await userinfo(second.access_token)).toMatchObject({ org_id: 'other-school', roles: ['admin', 'lecturer'] });
 
   // the integration's first refresh token still acts at demo-school, with courses:write
   const again = await refreshed(first.refresh_token);
