@@ -50,6 +50,7 @@ describe('PROTOCOL', () => {
   it('fixes the code flow with PKCE S256, ES256 ID tokens of ten minutes', () => {
     expect(PROTOCOL).toEqual({
       responseTypes: ['code'],
+      responseModes: ['form_post', 'fragment', 'query'],
       grantTypes: ['authorization_code', 'refresh_token'],
       tokenEndpointAuthMethods: ['none', 'client_secret_post'],
       defaultTokenEndpointAuthMethod: 'client_secret_post',
