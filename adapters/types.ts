@@ -16,9 +16,13 @@
  *   and an adapter must serve again by itself once its storage is back. Any other error
  *   (corrupt record, a bug) stays what it is and is a 500.
  * - Optionally, `compareAndSet` ({@link CompareAndSet}): an atomic conditional write, which
- *   the sign-in throttle uses so that its counters stay exact across instances. Both adapters
- *   here have it; a custom adapter without it still works (the throttle then reads and
- *   writes, and may under-count by one attempt per instance when instances race).
+ *   keeps what several instances change at once exact: the sign-in throttle's counters, the
+ *   fetch budgets of metadata documents, the grant index, traces, and member clients (a
+ *   rotation writes only over the record it read, so a delete in between stays a delete).
+ *   Both adapters here have it; a custom adapter without it still works, with each of those
+ *   reading and writing instead (a throttle may under-count by one attempt per instance when
+ *   instances race; a member client's delete and rotation are then ordered within one
+ *   instance only).
  *
  * @module
  */
