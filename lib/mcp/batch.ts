@@ -12,6 +12,7 @@
  * @module
  */
 import { MCP_REVISIONS } from '../constants.ts';
+import { isRecord } from './http.ts';
 import type { JsonRpcProblem } from './http.ts';
 
 /** The revision a 2025 request without `MCP-Protocol-Version` is taken to be (2025-06-18, "Protocol Version Header"). */
@@ -22,10 +23,6 @@ const BATCHING_REVISIONS: ReadonlySet<string> = new Set([REVISION_WITHOUT_HEADER
 
 function invalidRequest(message: string): JsonRpcProblem {
   return { status: 400, code: -32600, message: `Invalid Request: ${message}` };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** The ids of the batch's requests. */

@@ -23,13 +23,22 @@ export function writeJsonRpcProblem(ctx: Context, problem: JsonRpcProblem): void
   ctx.status = problem.status;
   for (const [name, value] of Object.entries(problem.headers ?? {})) ctx.set(name, value);
   ctx.type = 'application/json';
-  ctx.body = JSON.stringify({ jsonrpc: '2.0', error: { code: problem.code, message: problem.message }, id: null });
+  ctx.body = JSON.stringify(problemBody(problem));
 }
 
 /** The same answer as a web `Response`, where the SDK's answer is awaited. */
 export function problemResponse(problem: JsonRpcProblem): Response {
-  const body = { jsonrpc: '2.0', error: { code: problem.code, message: problem.message }, id: null };
-  return Response.json(body, { status: problem.status, ...(problem.headers ? { headers: problem.headers } : {}) });
+  return Response.json(problemBody(problem), { status: problem.status, ...(problem.headers ? { headers: problem.headers } : {}) });
+}
+
+/** The JSON-RPC error of `problem`, answering no request in particular (`id: null`). */
+function problemBody(problem: JsonRpcProblem) {
+  return { jsonrpc: '2.0', error: { code: problem.code, message: problem.message }, id: null };
+}
+
+/** A JSON object (not an array): a JSON-RPC message or its `params`. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** The methods `/mcp` answers (`Allow` of its 405). */

@@ -18,6 +18,7 @@ import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server
 import { MCP_REVISIONS } from '../constants.ts';
 import type { Logger } from '../contracts.ts';
 import type { BearerAuth } from '../resource/bearer.ts';
+import { isRecord } from './http.ts';
 import { mayCall } from './tools/access.ts';
 import type { PreparedTool, ToolRegistry } from './tools/registry.ts';
 import { toolError, toolFailure, toolResult } from './tools/result.ts';
@@ -38,10 +39,6 @@ export interface ServerSpec {
 /** The caller the HTTP layer verified, carried to the handlers in the SDK's `authInfo`. */
 export function callerOf(ctx: Pick<ServerContext, 'http'>): BearerAuth | undefined {
   return ctx.http?.authInfo?.extra?.caller as BearerAuth | undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function runner(prepared: PreparedTool, logger: Logger) {

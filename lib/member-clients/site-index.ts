@@ -17,7 +17,7 @@
  */
 import type { Adapter, AdapterPayload, CompareAndSet } from '../../adapters/types.ts';
 import { StorageUnavailableError } from '../../adapters/types.ts';
-import { KeyedQueue } from '../storage/key-queue.ts';
+import { RecordUpdater } from '../storage/record-update.ts';
 
 /** the same model name as ever: lists written before stay readable */
 export const SITE_INDEX_MODEL = 'SiteMemberClients';
@@ -31,10 +31,12 @@ const idsOf = (stored: AdapterPayload | undefined): string[] => (Array.isArray(s
 
 export class SiteIndex {
   readonly #store: IndexStore;
-  readonly #queue = new KeyedQueue();
+  readonly #updates: RecordUpdater;
 
   constructor(store: IndexStore) {
     this.#store = store;
+    // adding or removing an id is idempotent: without compareAndSet, writes converge
+    this.#updates = new RecordUpdater(store, { tries: MAX_TRIES, withoutCompareAndSet: 'converge' });
   }
 
   /** The ids the site's list names, oldest first; some may name clients since gone. */
@@ -43,32 +45,19 @@ export class SiteIndex {
   }
 
   add(site: string, clientId: string): Promise<void> {
-    return this.#change(site, (ids) => [...ids.filter((id) => id !== clientId), clientId], (ids) => ids.includes(clientId));
+    return this.#change(site, (ids) => (ids.includes(clientId) ? undefined : [...ids, clientId]));
   }
 
   remove(site: string, clientId: string): Promise<void> {
-    return this.#change(site, (ids) => ids.filter((id) => id !== clientId), (ids) => !ids.includes(clientId));
+    return this.#change(site, (ids) => (ids.includes(clientId) ? ids.filter((id) => id !== clientId) : undefined));
   }
 
-  #change(site: string, change: (ids: string[]) => string[], holds: (ids: string[]) => boolean): Promise<void> {
-    return this.#queue.run(site, async () => {
-      for (let tries = 0; tries < MAX_TRIES; tries += 1) {
-        if (await this.#try(site, change, holds)) return;
-      }
-      throw new StorageUnavailableError(`the list of OAuth applications of site ${site} kept changing (${MAX_TRIES} tries); retry`);
+  /** `change`: the new list, or `undefined` when the list already holds what it wants. */
+  async #change(site: string, change: (ids: string[]) => string[] | undefined): Promise<void> {
+    const held = await this.#updates.update(site, (stored) => {
+      const next = change(idsOf(stored));
+      return next && { payload: { clientIds: next } };
     });
-  }
-
-  /** One try of a change: `true` once it holds. */
-  async #try(site: string, change: (ids: string[]) => string[], holds: (ids: string[]) => boolean): Promise<boolean> {
-    const store = this.#store;
-    const stored = await store.find(site) ?? undefined;
-    const ids = idsOf(stored);
-    if (holds(ids)) return true;
-    if (typeof store.compareAndSet === 'function') return store.compareAndSet(site, stored, { clientIds: change(ids) });
-    await store.upsert(site, { clientIds: change(ids) }, undefined as unknown as number);
-    // another instance's write of the same moment may have replaced ours: wait a little, read back
-    await new Promise((resolve) => setTimeout(resolve, 5 + Math.floor(Math.random() * 20)));
-    return holds(await this.ids(site));
+    if (!held) throw new StorageUnavailableError(`the list of OAuth applications of site ${site} kept changing (${MAX_TRIES} tries); retry`);
   }
 }
