@@ -195,7 +195,14 @@ export function createMemberClientManager({ provider, adapter, betaEnabled, site
       // the list first: a failure in between leaves an entry that list() skips, never a
       // working client that no list shows (and that a retry would double)
       await sites.add(site, clientId);
-      await clients.insert(clientId, metadata);
+      try {
+        await clients.insert(clientId, metadata);
+      } catch (err) {
+        // the entry would name nothing: take it back, so failed creates do not pile up in the
+        // list; if that fails too (the same outage), list() keeps skipping it
+        await sites.remove(site, clientId).catch(() => undefined);
+        throw err;
+      }
       return Object.freeze({ client: view(metadata), ...(clientSecret ? { clientSecret } : {}) });
     },
 

@@ -11,7 +11,8 @@
  * now, too busy to answer (a plain error would be a 500).
  *
  * The list may name a client whose record is gone (a create that failed after its entry was
- * written, a delete that failed before removing it): readers skip such ids.
+ * written and could not take it back, a delete that failed before removing it): readers skip
+ * such ids.
  *
  * @module
  */

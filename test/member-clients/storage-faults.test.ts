@@ -51,9 +51,10 @@ async function storageFailure(promise: Promise<unknown>): Promise<StorageUnavail
 describe('a storage failure during create', () => {
   const control: StorageSwitch = { failure: 'none' };
   const written: string[] = [];
+  const storage = noteClientWrites(switchableAdapter(control), written);
   let app: RunningApp;
   beforeAll(async () => {
-    app = await startApp({ auth: { adapter: noteClientWrites(switchableAdapter(control), written) } });
+    app = await startApp({ auth: { adapter: storage } });
   });
   afterAll(() => app.stop());
   afterEach(() => {
@@ -79,6 +80,8 @@ describe('a storage failure during create', () => {
     await storageFailure(app.auth.memberClients.create(SITE, INPUT));
     control.failure = 'none';
     expect(await app.auth.memberClients.list(SITE)).toEqual([]);
+    // the entry written before the client was taken back: failed creates leave nothing behind
+    expect(await storage('SiteMemberClients').find(SITE)).toEqual({ clientIds: [] });
 
     const { client } = await app.auth.memberClients.create(SITE, INPUT);
     expect((await app.auth.memberClients.list(SITE)).map((c) => c.clientId)).toEqual([client.clientId]);
