@@ -7,7 +7,7 @@
  *   member-only scopes are refused; member clients come from a site operator (lib/member-clients).
  *   A registered client may request every operator scope, whatever `scope` it registered.
  * - A metadata document cannot make itself a member client either, and its redirect URIs
- *   must be on the document's own host or a loopback address.
+ *   must be on the document's own host name (any port) or a loopback address.
  * - Neither may name a `sector_identifier_uri` (no pairwise subjects here; see checkAudience).
  * - Registered and document clients may redirect only to https or to http on a loopback
  *   address. With a loopback redirect they are treated as native apps, so the port is not
