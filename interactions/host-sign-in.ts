@@ -28,6 +28,7 @@ import { InvalidRequestError } from '../lib/errors.ts';
 import { diagnosticsOf } from '../lib/events/diagnostics.ts';
 import type { InteractionsApi } from '../lib/pages/sign-in.ts';
 import { memberClientSite } from '../lib/policies/audience.ts';
+import { markHostSessionLogin } from '../lib/policies/host-session.ts';
 import type { OidcClient } from './client-view.ts';
 import { saveInteractionResult } from './interaction-result.ts';
 import { loginResult } from './login-result.ts';
@@ -163,6 +164,18 @@ export function createSignInFlow({ provider, options }: SignInFlowDeps): SignInF
       return conclude(ctx, interaction, await loginResult(provider, interaction, { ...given, authTime }));
     },
 
+    async signOut(ctx) {
+      clearBinding(ctx);
+      // the provider's own cookie, checked against the cookie keys (a session it never signed is not touched)
+      const session = await provider.Session.get(ctx);
+      // `new`: this browser sent no session cookie (oidc-provider's Session, untyped there)
+      if ((session as unknown as { new?: boolean }).new) return;
+      await session.destroy();
+      const cookies = provider.createContext(ctx.req, ctx.res).cookies;
+      if (secure) cookies.secure = true;
+      cookies.set(provider.cookieName('session'), null, { path: '/', httpOnly: true, sameSite: 'lax', secure, signed: true, overwrite: true });
+    },
+
     async cancelSignIn(ctx) {
       const found = await waiting(ctx);
       if (!found) throw new InvalidRequestError(NOTHING_WAITING);
@@ -191,6 +204,8 @@ export function createSignInFlow({ provider, options }: SignInFlowDeps): SignInF
       if (hinted !== undefined && hinted !== found.accountId) return false;
       if (!await options.accounts.findById(found.accountId)) return false;
       const result = await loginResult(provider, interaction, { ...found, authTime: found.authTime ?? now() });
+      // the session this sign-in lands in ends with the host's (lib/policies/host-session.ts)
+      markHostSessionLogin(result.login);
       // on the interaction loadInteraction read in this request (./interaction-result.ts)
       const returnTo = await saveInteractionResult(interaction, result, { mergeWithLastSubmission: false });
       ctx.set('Cache-Control', 'no-store');

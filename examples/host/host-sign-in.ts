@@ -6,7 +6,7 @@
  *   POST /sign-in          email + password (throttled by auth.signInThrottle); starts the
  *                          host session, then finishes the waiting sign-in
  *   POST /sign-in/cancel   gives up: the app receives access_denied
- *   POST /sign-out         ends the host session
+ *   POST /sign-out         ends the host session, and the library's (auth.interactions.signOut)
  *
  * `hostSession(...)` is `options.signIn.session`: a member signed in here goes straight to
  * consent. With `loginUrl: '/sign-in'` the library sends every sign-in here instead of
@@ -142,6 +142,8 @@ export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Mi
     const session = sessions.read(ctx);
     if (!session || !sessions.verifyCsrf(session, form.get('csrf'))) return ctx.throw(403, 'This form has expired.');
     sessions.end(ctx, session);
+    // and the library's sign-in with it: the next person at this computer signs in afresh
+    await auth.interactions.signOut(ctx);
     ctx.status = 303;
     ctx.redirect(HOST_SIGN_IN_PATH);
   });

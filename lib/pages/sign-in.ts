@@ -42,4 +42,12 @@ export interface InteractionsApi {
    * @throws {InvalidRequestError} when no sign-in waits in this browser
    */
   cancelSignIn(ctx: Context): Promise<string>;
+  /**
+   * Ends this browser's sign-in session with the library: the next authorization asks for a
+   * sign-in again (`prompt=none` gets `login_required`), and a sign-in waiting for the host's
+   * page is forgotten. Call it from the host's own sign-out, so that on a shared computer the
+   * next person does not continue as the last. Tokens already issued and the member's
+   * consents stay (`auth.connectedApps` revokes them). Sets cookies only; the host answers.
+   */
+  signOut(ctx: Context): Promise<void>;
 }

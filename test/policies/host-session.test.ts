@@ -1,11 +1,15 @@
 /**
  * lib/policies/host-session.ts without HTTP: the sign-in session follows the host's when the
- * host names another account, and only then; the host is told what the client asked for.
+ * host names another account, or names none and its session made the sign-in; the host is
+ * told what the client asked for. Over HTTP: test/interactions/host-sign-out.test.ts.
  */
 import type { KoaContextWithOIDC } from 'oidc-provider';
 
+import { createMemoryAdapter } from '../../adapters/memory.ts';
 import type { HostSignIn, SignInRequest } from '../../lib/contracts.ts';
-import { hostSessionChanged, hostSessionCheck } from '../../lib/policies/host-session.ts';
+import {
+  hostSessionChanged, hostSessionCheck, HostSessionSignIns, markHostSessionLogin, rememberHostSessionLogins,
+} from '../../lib/policies/host-session.ts';
 
 interface FakeOptions {
   sessionAccount?: string;
@@ -65,4 +69,48 @@ it('is a login-prompt check named for the rule', async () => {
   expect(check.reason).toBe('host_session_changed');
   expect(check.error).toBe('login_required');
   expect(await check.check(ctx({ sessionAccount: 'acc-student' }))).toBe(true);
+});
+
+describe('a session the host\'s session signed in (HostSessionSignIns)', () => {
+  const session = { uid: 'sess-1', accountId: 'acc-student', loginTs: 1_700_000_000 };
+  const withSession = (): KoaContextWithOIDC => {
+    const c = ctx({ sessionAccount: 'acc-student' });
+    Object.assign(c.oidc.session!, session);
+    return c;
+  };
+
+  it('asks for a sign-in when the host has nobody and its session made this sign-in', async () => {
+    const signIns = new HostSessionSignIns(createMemoryAdapter(), 3600);
+    expect(await hostSessionChanged(withSession(), host(undefined).lookup, signIns)).toBe(false);
+    await signIns.remember('sess-1', 'acc-student', 1_700_000_000);
+    expect(await hostSessionChanged(withSession(), host(undefined).lookup, signIns)).toBe(true);
+    // the host still naming the account: the note is not even read
+    expect(await hostSessionChanged(withSession(), host({ accountId: 'acc-student' }).lookup, signIns)).toBe(false);
+  });
+
+  it('does not match another sign-in of the same session: another time or account, or forgotten', async () => {
+    const signIns = new HostSessionSignIns(createMemoryAdapter(), 3600);
+    await signIns.remember('sess-1', 'acc-student', 1_700_000_000);
+    expect(await signIns.madeBy({ ...session, loginTs: 1_700_000_001 })).toBe(false);
+    expect(await signIns.madeBy({ ...session, accountId: 'acc-admin' })).toBe(false);
+    expect(await signIns.madeBy({ ...session, uid: 'sess-2' })).toBe(false);
+    expect(await signIns.madeBy(session)).toBe(true);
+    await signIns.forget('sess-1');
+    expect(await signIns.madeBy(session)).toBe(false);
+  });
+
+  it('is noted after a resume with a login from the host\'s session, and forgotten after any other login', async () => {
+    const signIns = new HostSessionSignIns(createMemoryAdapter(), 3600);
+    const step = rememberHostSessionLogins(signIns);
+    const resumed = (login: Record<string, unknown>) => ({ oidc: { result: { login }, session: { ...session } } }) as never;
+    const fromHost = { accountId: 'acc-student', ts: session.loginTs };
+    markHostSessionLogin(fromHost);
+    await step(resumed(fromHost));
+    expect(await signIns.madeBy(session)).toBe(true);
+    await step(resumed({ accountId: 'acc-student', ts: session.loginTs }));
+    expect(await signIns.madeBy(session)).toBe(false);
+    // no login in this answer (a consent, a token request): nothing to do, no storage work
+    expect(step({ oidc: { result: { consent: {} }, session: { ...session } } } as never)).toBeUndefined();
+    expect(step({} as never)).toBeUndefined();
+  });
 });

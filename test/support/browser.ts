@@ -51,6 +51,11 @@ export class Browser {
     }
   }
 
+  /** Forgets the cookie `name` on every path, as when it expires (e.g. a host session's). */
+  dropCookie(name: string): void {
+    for (const [key, cookie] of this.#cookies) if (cookie.name === name) this.#cookies.delete(key);
+  }
+
   /** One request, no redirect following. */
   async request(url: string, init: RequestInit = {}): Promise<Response> {
     const target = new URL(url, this.#origin);

@@ -1,0 +1,112 @@
+/**
+ * The library's sign-in session ends with the host's (README "Sign-in options"):
+ *
+ * - a session the host's session signed in (`signIn.session`) ends when the host's session is
+ *   gone, whether it expired or the person signed out there: `prompt=none` gets
+ *   `login_required`, and the next authorization shows a sign-in page;
+ * - a session signed in on the library's own page does not (the host never knew it);
+ * - `auth.interactions.signOut(ctx)`, which the demo's `/sign-out` calls, ends either kind,
+ *   and leaves issued tokens as they are.
+ */
+import { Browser, isPage, signIn } from '../support/browser.ts';
+import type { PageResult } from '../support/browser.ts';
+import { ADMIN, buildAuthorizeUrl, exchangeCode, operator } from '../support/flows.ts';
+import { pkcePair } from '../support/pkce.ts';
+import { startApp } from '../support/start-app.ts';
+import type { RunningApp } from '../support/start-app.ts';
+
+/** the demo host's session cookie (examples/host/host-sign-in.ts, HOST_AREA) */
+const HOST_COOKIE = 'demo_session';
+
+let app: RunningApp;
+beforeAll(async () => {
+  app = await startApp();
+});
+afterAll(() => app.stop());
+
+const client = () => operator(app.baseUrl, app.operatorSecret);
+
+function url(extra: Record<string, string> = {}, challenge = pkcePair().challenge) {
+  return buildAuthorizeUrl(app.baseUrl, client(), { scope: 'openid courses:read', challenge, state: 'st', extra });
+}
+
+/** What `prompt=none` answers this browser: the code, or the error. */
+async function silently(browser: Browser): Promise<{ code: string | null; error: string | null }> {
+  const result = await browser.navigate(url({ prompt: 'none' }));
+  if (isPage(result)) throw new Error(`expected a redirect to the client, got:\n${result.html.slice(0, 300)}`);
+  const params = new URL(result.redirect).searchParams;
+  return { code: params.get('code'), error: params.get('error') };
+}
+
+/** Signs in at the host's own page; returns that page, which holds the host's sign-out form. */
+async function signInAtHost(browser: Browser): Promise<PageResult> {
+  const form = await browser.navigate('/sign-in');
+  if (!isPage(form)) throw new Error('expected the host sign-in page');
+  const after = await browser.submit(form, '/sign-in', ADMIN);
+  if (!isPage(after) || !after.html.includes('action="/sign-out"')) throw new Error('expected the host page with its sign-out form');
+  return after;
+}
+
+const isLibrarySignIn = (result: PageResult | { redirect: string }) => isPage(result) && result.html.includes('name="password"');
+
+it('a session the host\'s session signed in ends when the host\'s session is gone', async () => {
+  const browser = new Browser(app.baseUrl);
+  await signInAtHost(browser);
+  await signIn(browser, url(), ADMIN);
+  expect(await silently(browser)).toEqual({ code: expect.any(String), error: null });
+
+  // the host's session expires (its cookie is gone); the library's is still there
+  browser.dropCookie(HOST_COOKIE);
+  expect(await silently(browser)).toEqual({ code: null, error: 'login_required' });
+  expect(isLibrarySignIn(await browser.navigate(url()))).toBe(true);
+});
+
+it('a session signed in on the library\'s own page stays without a host session', async () => {
+  const browser = new Browser(app.baseUrl);
+  expect(isLibrarySignIn(await browser.navigate(url()))).toBe(true);
+  await signIn(browser, url(), ADMIN);
+  expect(await silently(browser)).toEqual({ code: expect.any(String), error: null });
+});
+
+it('a library-page sign-in made after the host\'s sign-in is not ended by the host\'s', async () => {
+  const browser = new Browser(app.baseUrl);
+  await signInAtHost(browser);
+  await signIn(browser, url(), ADMIN);
+  // a fresh sign-in on the library's page replaces the one the host's session made
+  await signIn(browser, url({ prompt: 'login' }), ADMIN);
+  browser.dropCookie(HOST_COOKIE);
+  expect(await silently(browser)).toEqual({ code: expect.any(String), error: null });
+});
+
+describe('auth.interactions.signOut, from the host\'s sign-out', () => {
+  it('ends a session signed in on the library\'s page, clears its cookie, and leaves issued tokens working', async () => {
+    const browser = new Browser(app.baseUrl);
+    const { verifier, challenge } = pkcePair();
+    const redirect = await signIn(browser, url({}, challenge), ADMIN);
+    const issued = await exchangeCode(app.baseUrl, client(), new URL(redirect).searchParams.get('code')!, verifier);
+    const { access_token: accessToken } = await issued.json() as { access_token: string };
+
+    const hostPage = await signInAtHost(browser);
+    const signedOut = await browser.request(new URL('/sign-out', app.baseUrl).href, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf: /name="csrf" value="([^"]+)"/.exec(hostPage.html.slice(hostPage.html.indexOf('action="/sign-out"')))![1]! }).toString(),
+    });
+    expect(signedOut.status).toBe(303);
+    const cleared = signedOut.headers.getSetCookie().filter((c) => c.startsWith('_session='));
+    expect(cleared).toEqual([expect.stringMatching(/^_session=;.*expires=Thu, 01 Jan 1970/)]);
+
+    expect(await silently(browser)).toEqual({ code: null, error: 'login_required' });
+    // the session ended, not the consent's tokens (auth.connectedApps revokes those)
+    const userinfo = await fetch(new URL('/api/oauth/userinfo', app.baseUrl), { headers: { authorization: `Bearer ${accessToken}` } });
+    expect(userinfo.status).toBe(200);
+  });
+
+  it('is harmless in a browser the library never signed in', async () => {
+    const browser = new Browser(app.baseUrl);
+    const hostPage = await signInAtHost(browser);
+    const after = await browser.submit(hostPage, '/sign-out');
+    expect(isPage(after) && new URL(after.url).pathname).toBe('/sign-in');
+    expect(isLibrarySignIn(await browser.navigate(url()))).toBe(true);
+  });
+});
