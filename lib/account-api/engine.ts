@@ -17,7 +17,8 @@ import type { YogaInitialContext } from 'graphql-yoga';
 
 import type { Logger } from '../contracts.ts';
 import { DEFAULT_PAGE_SIZE } from '../member-data/pagination.ts';
-import { createMaskError, formatError, withoutSuggestions } from './errors.ts';
+import { RETRY_AFTER_SECONDS } from '../storage/outage.ts';
+import { createMaskError, formatError, statusWithoutData, withoutSuggestions } from './errors.ts';
 import type { GraphQLParams } from './http.ts';
 import type { ResolvedAccountApiOptions } from './options.ts';
 import { useQueryLimits } from './plugins/use-query-limits.ts';
@@ -27,6 +28,8 @@ import { typeDefs } from './schema.ts';
 
 export interface EngineAnswer {
   readonly status: number;
+  /** `Retry-After` on a 503 */
+  readonly headers?: Readonly<Record<string, string>>;
   readonly body: { data?: unknown; errors?: GraphQLFormattedError[] };
 }
 
@@ -38,6 +41,9 @@ function answer(status: number, result: ExecutionResult | { errors: readonly Gra
   const body: EngineAnswer['body'] = {};
   if (result.errors?.length) body.errors = result.errors.map(formatError);
   if ('data' in result) body.data = result.data;
+  // only a 503: Retry-After means nothing on a 200 (RFC 9110 §10.2.3), where the coded
+  // error on the failed field already says to retry
+  if (status === 503) return { status, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) }, body };
   return { status, body };
 }
 
@@ -106,12 +112,14 @@ export function createAccountApiEngine(options: ResolvedAccountApiOptions, logge
       } catch (error) {
         // the executor throws for what it cannot start; answered in the same coded form
         const masked = maskError(error) as GraphQLError;
-        return answer(masked.extensions.code === 'INTERNAL_SERVER_ERROR' ? 500 : 400, { errors: [masked] });
+        return answer(statusWithoutData([masked]), { errors: [masked] });
       }
-      if ('data' in result && result.data !== undefined) return answer(200, result);
       // no data: a request error (variables, operation name), or a fault before execution
-      const internal = result.errors?.some((e) => e.extensions.code === 'INTERNAL_SERVER_ERROR');
-      return answer(internal ? 500 : 400, result);
+      if (result.data === undefined) return answer(statusWithoutData(result.errors), result);
+      // data null: a non-null field failed up to the root. 200 as GraphQL over HTTP has it,
+      // unless an outage did it: a 503 is what tells clients and proxies to retry
+      if (result.data === null && statusWithoutData(result.errors) === 503) return answer(503, result);
+      return answer(200, result);
     },
   };
 }

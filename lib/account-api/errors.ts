@@ -1,8 +1,9 @@
 /**
  * How errors leave the Account API. Every error carries `extensions.code`; the service's
- * input errors become `BAD_USER_INPUT` with their reason; anything unexpected is logged and
- * answered as "Unexpected error." with `INTERNAL_SERVER_ERROR`: no message, stack or cause
- * of the original reaches the client.
+ * input errors become `BAD_USER_INPUT` with their reason; an outage of the data source or
+ * storage becomes `SERVICE_UNAVAILABLE`, to be retried; anything else unexpected is logged
+ * and answered as "Unexpected error." with `INTERNAL_SERVER_ERROR`: no message, stack or
+ * cause of the original reaches the client.
  *
  * @module
  */
@@ -11,8 +12,13 @@ import type { GraphQLFormattedError } from 'graphql';
 
 import type { Logger } from '../contracts.ts';
 import { MemberDataInputError } from '../member-data/errors.ts';
+import { isStorageUnavailable } from '../storage/outage.ts';
 
 export const UNEXPECTED_MESSAGE = 'Unexpected error.';
+export const UNAVAILABLE_MESSAGE = 'The service is temporarily unavailable; retry later.';
+
+/** The code of an outage: the request may succeed if sent again later. */
+export const UNAVAILABLE_CODE = 'SERVICE_UNAVAILABLE';
 
 function originalOf(error: unknown): unknown {
   let current = error;
@@ -36,6 +42,16 @@ export function createMaskError(logger: Logger) {
         },
       });
     }
+    // an outage, not a bug: the data source threw StorageUnavailableError or
+    // TemporarilyUnavailableError, possibly as the cause of its own error. Not logged, as on
+    // /mcp: the source that failed is the host's to monitor, and a line per request would
+    // flood the log for as long as the outage lasts
+    if (isStorageUnavailable(original)) {
+      return new GraphQLError(UNAVAILABLE_MESSAGE, {
+        nodes: located?.nodes, positions: located?.positions, path: located?.path,
+        extensions: { code: UNAVAILABLE_CODE },
+      });
+    }
     if (original instanceof GraphQLError) {
       // graphql-js's own request errors (variables, operation name): the caller's input
       if (original.extensions.code === undefined) {
@@ -54,6 +70,18 @@ export function createMaskError(logger: Logger) {
       extensions: { code: 'INTERNAL_SERVER_ERROR' },
     });
   };
+}
+
+/**
+ * The status of an answer without data, from its (masked) errors: 500 for a fault, 503 for
+ * an outage, 400 for the caller's input. A fault wins over an outage, as a retry would not
+ * mend it.
+ */
+export function statusWithoutData(errors: readonly GraphQLError[] | undefined): number {
+  const codes = new Set(errors?.map((e) => e.extensions.code));
+  if (codes.has('INTERNAL_SERVER_ERROR')) return 500;
+  if (codes.has(UNAVAILABLE_CODE)) return 503;
+  return 400;
 }
 
 /** The wire form of an error: yoga's internal extensions (`http`, `unexpected`) stripped. */

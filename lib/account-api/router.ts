@@ -92,8 +92,9 @@ export function createAccountApi(deps: AccountApiDeps): Middleware {
     try {
       checkContentType(ctx.get('content-type') || undefined);
       const params = parseParams(await readBody(ctx.req, options.maxBodyBytes));
-      const { status, body } = await engine.run(params, { account: service.forMember(auth) });
+      const { status, headers, body } = await engine.run(params, { account: service.forMember(auth) });
       ctx.status = status;
+      if (headers) ctx.set(headers);
       ctx.type = 'application/json';
       ctx.body = JSON.stringify(body);
     } catch (error) {

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { UNAVAILABLE_CODE } from '../../account-api/errors.ts';
 import { ACCOUNT_API_ACCESS } from '../../account-api/index.ts';
 import type { ResolvedOptions } from '../../config/options.ts';
 import { CONFIDENTIAL_CLIENT_AUTH_METHOD, MCP_REVISIONS, PUBLIC_CLIENT_AUTH_METHOD } from '../../constants.ts';
@@ -243,6 +244,11 @@ const DESCRIBE: Record<EndpointId, Describe> = {
         400: { description: 'the request or query is invalid or over a limit (`extensions.code` says which)', content: jsonContent(ref('schemas', 'GraphQLResponse')) },
         413: { description: 'the body is over the size limit', content: jsonContent(ref('schemas', 'GraphQLResponse')) },
         415: { description: 'not `Content-Type: application/json`', content: jsonContent(ref('schemas', 'GraphQLResponse')) },
+        503: {
+          description: `storage or the data source is unavailable; retry after \`Retry-After\`: \`temporarily_unavailable\` when the token could not be checked, or \`${UNAVAILABLE_CODE}\` when the answer has no data (a failed nullable field is \`null\` in a 200, with that code)`,
+          headers: { 'Retry-After': ref('headers', 'Retry-After') },
+          content: jsonContent({ oneOf: [ref('schemas', 'OAuthError'), ref('schemas', 'GraphQLResponse')] }),
+        },
       },
     });
     return limits.graphiql

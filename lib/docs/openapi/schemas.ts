@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { UNAVAILABLE_CODE } from '../../account-api/errors.ts';
 import { AUTHORIZATION_CODE_GRANT, CONFIDENTIAL_CLIENT_AUTH_METHOD, PROTOCOL } from '../../constants.ts';
 import type { ResolvedOptions } from '../../config/options.ts';
 import { SCOPES } from '../../scopes/catalogue.ts';
@@ -247,7 +248,7 @@ function resourceSchemas(options: ResolvedOptions): Record<string, JsonSchema> {
                 path: { type: 'array', items: { type: ['string', 'integer'] } },
                 extensions: {
                   type: 'object',
-                  properties: { code: { type: 'string', examples: ['BAD_USER_INPUT', 'GRAPHQL_VALIDATION_FAILED', 'GRAPHQL_PARSE_FAILED', 'INTERNAL_SERVER_ERROR'] } },
+                  properties: { code: { type: 'string', examples: ['BAD_USER_INPUT', 'GRAPHQL_VALIDATION_FAILED', 'GRAPHQL_PARSE_FAILED', UNAVAILABLE_CODE, 'INTERNAL_SERVER_ERROR'] } },
                 },
               },
             },
