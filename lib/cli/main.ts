@@ -4,8 +4,9 @@
  * `rotate` prints the next JWKS (and cookie keys) from the current ones. The package `bin`
  * (dist/lib/cli/main.js); `node lib/cli/main.ts` runs it from a checkout.
  *
- * Output is JSON on stdout. Messages on stderr never contain a secret. Exit status: 0 done,
- * 2 bad arguments or input (nothing on stdout), 1 anything else.
+ * Output is JSON on stdout, or with `--out FILE` in a new file of mode 0600 (`rotate F --out F`
+ * replaces F atomically). Messages on stderr never contain a secret. Exit status: 0 done,
+ * 2 bad arguments or input (nothing on stdout, no file written), 1 anything else.
  *
  * @module
  */
@@ -14,6 +15,8 @@ import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
+import { SECRET_FILE_MODE, identify, identifyStdout, sameFile, writeSecretFile } from './secret-file.ts';
+import type { FileIdentity } from './secret-file.ts';
 import {
   SecretsInputError, createSecrets, parseCookieKeys, parseSecretsDocument, rotateCookieKeys, rotateJwks,
 } from '../keys/secrets.ts';
@@ -23,7 +26,7 @@ export const USAGE = `Usage: platform-auth <command> [options]
 
 Creates and rotates the secrets of platform-auth: options.jwks (the ES256 keys that sign
 ID tokens) and options.cookieKeys (the secrets that sign sign-in cookies). Prints JSON on
-stdout; treat it as a secret (a secret manager, never git).
+stdout, or writes it to --out FILE; treat it as a secret (a secret manager, never git).
 
 Commands:
   keys               Print new production secrets:
@@ -34,6 +37,13 @@ Commands:
                      The new key signs from the moment it is deployed; the current keys stay
                      after it so the ID tokens they signed still verify. "cookieKeys" of the
                      input are passed through unchanged unless --cookie-keys is given.
+
+Options (keys and rotate):
+  --out <file>             Write the JSON to file instead of stdout, readable by its owner only
+                           (mode 0600, whatever the umask). Refuses a file that exists, except
+                           the file rotate reads: "rotate F --out F" replaces F in one step (a
+                           new file renamed over it), and keeps F as it was if anything fails.
+  --force                  With --out: replace an existing file (also in one step, mode 0600).
 
 Options (rotate):
   --keep <n>               Keep at most n current keys after the new one (default: all).
@@ -46,12 +56,16 @@ Options (rotate):
                            sessions signed with a dropped key end (ttl.session, 14 days by default).
   -h, --help               Show this help.
 
-Exit status: 0 done, 2 bad arguments or input (nothing on stdout), 1 anything else.
+Exit status: 0 done, 2 bad arguments or input (nothing on stdout, no file written),
+1 anything else.
+
+"> file" creates the file with your umask (often readable by everyone), and
+"rotate F > F" empties F before platform-auth can read it: use --out.
 
 Examples:
-  platform-auth keys > secrets.json
-  platform-auth rotate secrets.json > secrets.next.json
-  platform-auth rotate --keep 1 --cookie-keys secrets.json secrets.json > secrets.next.json
+  platform-auth keys --out secrets.json
+  platform-auth rotate secrets.json --out secrets.next.json
+  platform-auth rotate --keep 1 --cookie-keys secrets.json secrets.json --out secrets.json
 `;
 
 /** What the CLI touches outside itself; tests pass their own. */
@@ -61,6 +75,12 @@ export interface CliIo {
   /** all of standard input; `undefined` when it is a terminal (nothing piped) */
   readStdin(): Promise<string | undefined>;
   readFile(path: string): Promise<string>;
+  /** the file at path (following links), `undefined` when nothing is there */
+  identify(path: string): Promise<FileIdentity | undefined>;
+  /** what standard output is, `undefined` when that cannot be told */
+  identifyStdout(): FileIdentity | undefined;
+  /** writes a file of mode 0600: `create` only a new one, `replace` atomically (see secret-file.ts) */
+  writeSecretFile(path: string, text: string, how: 'create' | 'replace'): Promise<void>;
 }
 
 /** The real process. */
@@ -74,6 +94,9 @@ export const processIo: CliIo = {
     return Buffer.concat(chunks).toString('utf8');
   },
   readFile: (path) => readFile(path, 'utf8'),
+  identify,
+  identifyStdout,
+  writeSecretFile,
 };
 
 /** bad arguments or input: exit status 2 */
@@ -110,8 +133,73 @@ async function readSource(io: CliIo, path: string | undefined, what: string): Pr
   }
 }
 
-function print(io: CliIo, value: unknown): void {
-  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+function reasonOf(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  const reasons: Record<string, string> = {
+    ENOENT: 'no such file or directory', EISDIR: 'it is a directory', EACCES: 'permission denied', EPERM: 'permission denied',
+    ENOSPC: 'no space left on the device', EFBIG: 'file too large (a file size limit)', EROFS: 'read-only file system',
+  };
+  return (code && reasons[code]) ?? code ?? 'failed';
+}
+
+/** where the output goes: stdout, or a file and how to write it */
+type Destination = { path: undefined } | { path: string; how: 'create' | 'replace' };
+
+/**
+ * Decides, before any secret is read or made, how --out is written: a new file is created,
+ * an existing one is replaced only with --force or when it is the file rotate reads.
+ */
+async function destination(io: CliIo, out: string | undefined, force: boolean, input?: FileIdentity): Promise<Destination> {
+  if (out === undefined) return { path: undefined };
+  let existing: FileIdentity | undefined;
+  try {
+    existing = await io.identify(out);
+  } catch (err) {
+    throw new UsageError(`cannot write --out ${out}: ${reasonOf(err)}`, false);
+  }
+  if (existing === undefined) return { path: out, how: 'create' };
+  if (existing.isDirectory) throw new UsageError(`--out ${out} is a directory; pass the path of a new file`, false);
+  if (force || sameFile(existing, input)) return { path: out, how: 'replace' };
+  throw new UsageError(`--out ${out} already exists and platform-auth does not overwrite secrets: pass a new path, or add --force to replace it`, false);
+}
+
+async function emit(io: CliIo, to: Destination, value: unknown): Promise<void> {
+  const text = `${JSON.stringify(value, null, 2)}\n`;
+  if (to.path === undefined) {
+    const stdout = io.identifyStdout();
+    // "> file" made the file with the umask; say so once the secrets are in it
+    if (stdout?.isFile && (stdout.mode & 0o077) !== 0) {
+      io.stderr.write(`platform-auth: warning: stdout is a file others can read (mode ${(stdout.mode & 0o777).toString(8).padStart(4, '0')}); run chmod 600 on it, or use --out <file>, which writes mode ${SECRET_FILE_MODE.toString(8).padStart(4, '0')}\n`);
+    }
+    io.stdout.write(text);
+    return;
+  }
+  try {
+    await io.writeSecretFile(to.path, text, to.how);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST' && to.how === 'create') {
+      throw new UsageError(`--out ${to.path} already exists (it was created meanwhile) and platform-auth does not overwrite secrets: pass a new path, or add --force to replace it`, false);
+    }
+    throw new Error(`cannot write ${to.path}: ${reasonOf(err)}${to.how === 'replace' ? `; ${to.path} is unchanged` : ''}`);
+  }
+}
+
+/**
+ * `rotate F > F`: the shell truncated (or, with `>>`, appends to) F before this process ran.
+ * Refuses before reading, and says what became of F.
+ */
+async function refuseStdoutInput(io: CliIo, paths: readonly (string | undefined)[]): Promise<void> {
+  const stdout = io.identifyStdout();
+  if (!stdout?.isFile) return;
+  for (const path of new Set(paths)) {
+    if (path === undefined || path === '-') continue;
+    const input = await io.identify(path).catch(() => undefined);
+    if (!sameFile(stdout, input)) continue;
+    const fix = `To rotate a file in place, run: platform-auth rotate ${path} --out ${path} (with your other options)`;
+    throw new UsageError(stdout.size === 0
+      ? `stdout is ${path}, the file rotate reads: the shell emptied it before platform-auth started ("> ${path}"), so the secrets it held are gone from it. Restore ${path} from your secret manager or a backup. ${fix}`
+      : `stdout is ${path}, the file rotate reads: the output would be added to it (">> ${path}"); nothing was written. ${fix}`, false);
+  }
 }
 
 async function run(argv: readonly string[], io: CliIo): Promise<void> {
@@ -126,6 +214,8 @@ async function run(argv: readonly string[], io: CliIo): Promise<void> {
         keep: { type: 'string' },
         'cookie-keys': { type: 'string' },
         'keep-cookie-keys': { type: 'string' },
+        out: { type: 'string' },
+        force: { type: 'boolean' },
       },
     });
   } catch (err) {
@@ -138,12 +228,17 @@ async function run(argv: readonly string[], io: CliIo): Promise<void> {
     return;
   }
   if (command === undefined) throw new UsageError('a command is needed: keys or rotate');
+  const out = values.out;
+  if (out === '' || out === '-') throw new UsageError('--out needs the path of a file; leave --out out to print on stdout');
+  const force = values.force ?? false;
+  if (force && out === undefined) throw new UsageError('--force applies to --out <file> only (stdout is never refused)');
 
   if (command === 'keys') {
     if (rest.length > 0) throw new UsageError(`keys takes no arguments; got ${JSON.stringify(rest[0])}`);
     const misplaced = (['keep', 'cookie-keys', 'keep-cookie-keys'] as const).find((name) => values[name] !== undefined);
     if (misplaced) throw new UsageError(`--${misplaced} is an option of rotate, not keys`);
-    print(io, await createSecrets());
+    const to = await destination(io, out, force);
+    await emit(io, to, await createSecrets());
     return;
   }
 
@@ -159,6 +254,11 @@ async function run(argv: readonly string[], io: CliIo): Promise<void> {
       throw new UsageError('stdin can be read once: give the JWKS or the cookie keys as a file');
     }
 
+    await refuseStdoutInput(io, [jwksPath, cookieKeysPath]);
+    // the JWKS file may be replaced in place; an existing --out is refused before anything is read
+    const inputFile = readsStdin(jwksPath) ? undefined : await io.identify(jwksPath!).catch(() => undefined);
+    const to = await destination(io, out, force, inputFile);
+
     const input = await readSource(io, jwksPath, 'JWKS');
     const current = parseSecretsDocument(input.text, input.source);
     let cookieKeys = current.cookieKeys;
@@ -167,7 +267,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<void> {
       cookieKeys = rotateCookieKeys(parseCookieKeys(cookieInput.text, cookieInput.source), { keep: keepCookieKeys });
     }
     const jwks: SigningJwks = await rotateJwks(current.jwks, { keep });
-    print(io, cookieKeys === undefined ? { jwks } : { jwks, cookieKeys });
+    await emit(io, to, cookieKeys === undefined ? { jwks } : { jwks, cookieKeys });
     return;
   }
 

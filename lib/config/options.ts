@@ -347,7 +347,9 @@ export interface PlatformAuthOptions {
   jwks?: JWKS;
   /**
    * Secrets that sign the sign-in session cookies, newest first (rotate by prepending).
-   * Each at least 32 characters. Required in production.
+   * Each at least 32 characters; in production also all different, not a shorter string
+   * repeated, and of at least 7 distinct characters (what `npx platform-auth keys` prints always
+   * is). Required in production.
    * @default random keys generated at start-up (development only, with a warning)
    */
   cookieKeys?: string[];

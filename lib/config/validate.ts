@@ -15,7 +15,7 @@ import { resolvePagesOptions, resolveSignInOptions } from '../pages/options.ts';
 import { normaliseClientName } from '../registration/vendor-names.ts';
 import { DEFAULT_TTL, PROTOCOL, isLoopbackHost } from '../constants.ts';
 import {
-  SecretsInputError, checkCookieKeys as checkCookieKeyList, checkSigningJwks, createCookieKey, createSigningKey,
+  SecretsInputError, checkCookieKeys as checkCookieKeyList, checkProductionCookieKeys, checkSigningJwks, createCookieKey, createSigningKey,
 } from '../keys/secrets.ts';
 import type { SigningJwk } from '../keys/secrets.ts';
 import { IDENTITY_SCOPES, isKnownScope, scopesForAudience } from '../scopes/catalogue.ts';
@@ -170,8 +170,13 @@ function checkJwks(value: unknown): JWKS {
   return signingJwks(asConfiguration(() => checkSigningJwks(value, 'options.jwks')).keys);
 }
 
-function checkCookieKeys(value: unknown): string[] {
-  return asConfiguration(() => checkCookieKeyList(value, 'options.cookieKeys'));
+/** In production also {@link checkProductionCookieKeys}: long but guessable keys are refused. */
+function checkCookieKeys(value: unknown, production: boolean): string[] {
+  return asConfiguration(() => {
+    const keys = checkCookieKeyList(value, 'options.cookieKeys');
+    if (production) checkProductionCookieKeys(keys, 'options.cookieKeys');
+    return keys;
+  });
 }
 
 function checkTtl(value: unknown): Required<TokenLifetimes> {
@@ -372,7 +377,7 @@ export async function validateOptions(input: PlatformAuthOptions): Promise<Resol
     cookieKeys = [createCookieKey()];
     generated.push('cookieKeys');
   } else {
-    cookieKeys = checkCookieKeys(input.cookieKeys);
+    cookieKeys = checkCookieKeys(input.cookieKeys, production);
   }
 
   if (input.adapter !== undefined && typeof input.adapter !== 'function') {

@@ -190,6 +190,65 @@ export function checkCookieKeys(value: unknown, source = 'cookieKeys'): string[]
   return [...value] as string[];
 }
 
+/**
+ * The fewest distinct characters a production cookie key may have. A random key of the
+ * shortest length ({@link MIN_COOKIE_KEY_LENGTH}, 32) drawn from the smallest usual alphabet,
+ * hex (16 symbols, e.g. `openssl rand -hex 16`), has 6 or fewer distinct characters with
+ * probability Σ_{k≤6} C(16,k)·surj(32,k)/16^32 ≈ 1.8e-10 (bounded by C(16,6)·6^32/16^32 ≈
+ * 1.9e-10), so a real random key is refused about once in five billion; refusing 7 as well
+ * would already be 3.5e-8. The keys {@link createCookieKey} makes (43 base64url characters, 64 symbols) fall
+ * below it with probability ≈ C(64,6)·(6/64)^43 ≈ 5e-37: never.
+ */
+export const MIN_COOKIE_KEY_DISTINCT_CHARACTERS = 7;
+
+/** what `npx platform-auth keys` gives: said in every refusal of a weak cookie key */
+const NEW_COOKIE_KEY_HINT = 'replace it with a long random secret, e.g. the "cookieKeys" entry that `npx platform-auth keys` prints (sign-in sessions it signed will end)';
+
+/**
+ * The shortest period of `chars`: the least p with chars[i] === chars[i + p] for every i
+ * (the prefix function of Knuth–Morris–Pratt). `chars.length` when nothing shorter repeats.
+ */
+function shortestPeriod(chars: readonly string[]): number {
+  const border = new Array<number>(chars.length).fill(0);
+  for (let i = 1, k = 0; i < chars.length; i += 1) {
+    while (k > 0 && chars[i] !== chars[k]) k = border[k - 1]!;
+    if (chars[i] === chars[k]) k += 1;
+    border[i] = k;
+  }
+  return chars.length - (border[chars.length - 1] ?? 0);
+}
+
+/**
+ * What production adds to {@link checkCookieKeys}: refuses keys that are long but not random,
+ * which a length check lets through: a key listed twice, a shorter string repeated (at least
+ * twice, possibly cut off: `"changeme".repeat(4)`, `"a".repeat(32)`) and a key of fewer than
+ * {@link MIN_COOKIE_KEY_DISTINCT_CHARACTERS} distinct characters. Never refuses what
+ * {@link createCookieKey} makes (see {@link MIN_COOKIE_KEY_DISTINCT_CHARACTERS} for the odds).
+ *
+ * @param keys - already checked with {@link checkCookieKeys}
+ * @param source - as for {@link checkCookieKeys}
+ * @throws SecretsInputError naming the entry (never its value) and what to change
+ */
+export function checkProductionCookieKeys(keys: readonly string[], source = 'cookieKeys'): void {
+  const seen = new Map<string, number>();
+  keys.forEach((key, i) => {
+    const at = `${source}[${i}]`;
+    const earlier = seen.get(key);
+    if (earlier !== undefined) {
+      refuse(`${at} is the same secret as ${source}[${earlier}]; in production each cookie key must be a different secret: remove the duplicate, or ${NEW_COOKIE_KEY_HINT}`);
+    }
+    seen.set(key, i);
+    const chars = Array.from(key);
+    if (shortestPeriod(chars) * 2 <= chars.length) {
+      refuse(`${at} is a shorter string repeated, not a random secret; production refuses it: ${NEW_COOKIE_KEY_HINT}`);
+    }
+    const distinct = new Set(chars).size;
+    if (distinct < MIN_COOKIE_KEY_DISTINCT_CHARACTERS) {
+      refuse(`${at} has only ${distinct} distinct characters (production needs at least ${MIN_COOKIE_KEY_DISTINCT_CHARACTERS}), so it is not a random secret: ${NEW_COOKIE_KEY_HINT}`);
+    }
+  });
+}
+
 function parseJson(text: string, source: string, expected: string): unknown {
   try {
     return JSON.parse(text);

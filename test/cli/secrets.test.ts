@@ -54,6 +54,9 @@ async function runMain(args: string[], { stdin, files = {} }: { stdin?: string; 
       if (path in files) return files[path]!;
       throw Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' });
     },
+    identify: async () => undefined,
+    identifyStdout: () => undefined,
+    writeSecretFile: async () => { throw new Error('runMain writes no files'); },
   };
   const code = await main(args, io);
   return { code, stdout, stderr };

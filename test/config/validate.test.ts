@@ -7,6 +7,7 @@ import { exportJWK, generateKeyPair } from 'jose';
 import { ConfigurationError, createPlatformAuth } from '../../lib/index.ts';
 import type { PlatformAuthOptions } from '../../lib/index.ts';
 import { validateOptions } from '../../lib/config/validate.ts';
+import { createCookieKey } from '../../lib/keys/secrets.ts';
 
 const accounts = { authenticate: async () => undefined, findById: async () => undefined };
 const quiet = { info() {}, warn() {}, error() {} };
@@ -61,7 +62,7 @@ describe('production', () => {
     const warnings: string[] = [];
     const auth = await createPlatformAuth({
       baseUrl: 'https://learn.example.com', accounts, production: true,
-      jwks: await es256Jwks(), cookieKeys: ['c'.repeat(40)],
+      jwks: await es256Jwks(), cookieKeys: [createCookieKey()],
       logger: { ...quiet, warn: (m) => warnings.push(m) },
     });
     expect(warnings).toEqual([]);
@@ -164,7 +165,7 @@ describe('registration, metadata documents and member clients', () => {
 
   it('refuses the test-only document fetch in production', async () => {
     const message = await rejection({
-      baseUrl: 'https://learn.example.com', production: true, jwks: await es256Jwks(), cookieKeys: ['k'.repeat(32)],
+      baseUrl: 'https://learn.example.com', production: true, jwks: await es256Jwks(), cookieKeys: [createCookieKey()],
       clientIdMetadataDocuments: { allowedHosts: ['tools.example'], fetch: async () => new Response('{}') },
     });
     expect(message).toMatch(/fetch is for tests only/);

@@ -7,6 +7,7 @@
 import { createDemoMemberData } from '../../examples/host/member-data.ts';
 import { validateOptions } from '../../lib/config/validate.ts';
 import { buildOpenApiDocument } from '../../lib/docs/index.ts';
+import { createCookieKey } from '../../lib/keys/secrets.ts';
 import type { OpenApiDocument, OpenApiOperation } from '../../lib/docs/index.ts';
 import type { PlatformAuthOptions } from '../../lib/index.ts';
 import { SCOPES } from '../../lib/index.ts';
@@ -47,7 +48,7 @@ describe('every combination of options gives a valid document', () => {
     ['defaults', {}],
     ['open registration, no ID tokens', { registration: { variant: 'open' }, idTokens: false }],
     ['Account API and MCP', { memberData }],
-    ['Account API without MCP, production', { memberData, mcp: false, production: true, cookieKeys: ['k'.repeat(32)] }],
+    ['Account API without MCP, production', { memberData, mcp: false, production: true, cookieKeys: [createCookieKey()] }],
     ['metadata documents from listed hosts', { clientIdMetadataDocuments: { allowedHosts: ['app.example.com'] } }],
   ] as [string, Partial<PlatformAuthOptions>][])('%s', async (_name, extra) => {
     const options = { ...base, ...extra };

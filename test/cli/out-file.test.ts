@@ -1,0 +1,199 @@
+/**
+ * `platform-auth ... --out FILE`, run as the real program through a shell (for the umask, the
+ * redirections and the file size limit): the secrets land in a file of mode 0600 whatever the
+ * umask, an existing file is never overwritten without --force, `rotate F --out F` replaces F
+ * in one step (and leaves it as it was when the write fails), and `rotate F > F`, where the
+ * shell has emptied F already, is refused with what happened and what to run instead.
+ */
+import { spawn } from 'node:child_process';
+import { chmod, lstat, mkdtemp, readFile, readdir, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { checkCookieKeys, checkSigningJwks } from '../../lib/keys/secrets.ts';
+import type { SigningJwks } from '../../lib/keys/secrets.ts';
+
+const CLI = fileURLToPath(new URL('../../lib/cli/main.ts', import.meta.url));
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * runs `sh -c '<setup>; exec node main.ts "$@" <redirect>'` in `cwd`: `setup` sets the umask or
+ * a limit, `redirect` sends stdout to a file the way a user would (`> F`, `>> F`)
+ */
+function sh(cwd: string, args: string[], { setup = 'umask 022', redirect = '' }: { setup?: string; redirect?: string } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const script = `${setup}; exec "$0" "$@" ${redirect}`;
+    const child = spawn('sh', ['-c', script, process.execPath, CLI, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+interface SecretsFile {
+  jwks: SigningJwks;
+  cookieKeys: string[];
+}
+
+const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
+const readJson = async (path: string) => JSON.parse(await readFile(path, 'utf8')) as SecretsFile;
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'platform-auth-out-'));
+});
+afterEach(() => rm(dir, { recursive: true, force: true }));
+
+/** a secrets file of what `keys` printed (written here, so that only the step under test uses --out) */
+async function secretsFile(name = 'secrets.json'): Promise<{ path: string; text: string; doc: SecretsFile }> {
+  const result = await sh(dir, ['keys']);
+  expect(result).toMatchObject({ code: 0, stderr: '' });
+  const path = join(dir, name);
+  await writeFile(path, result.stdout, { mode: 0o600 });
+  return { path, text: result.stdout, doc: JSON.parse(result.stdout) };
+}
+
+describe('--out writes a file only its owner can read', () => {
+  it.each(['022', '000'])('keys --out with umask %s: mode 0600, nothing on stdout, secrets production accepts', async (umask) => {
+    const result = await sh(dir, ['keys', '--out', 'secrets.json'], { setup: `umask ${umask}` });
+    expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
+    const path = join(dir, 'secrets.json');
+    expect((await modeOf(path)).toString(8)).toBe('600');
+    const doc = await readJson(path);
+    expect(checkSigningJwks(doc.jwks).keys).toHaveLength(1);
+    expect(checkCookieKeys(doc.cookieKeys)).toHaveLength(1);
+  });
+
+  it('rotate --out a new file: mode 0600, the input untouched', async () => {
+    const { path, text, doc } = await secretsFile();
+    const result = await sh(dir, ['rotate', path, '--out', 'next.json']);
+    expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect((await modeOf(join(dir, 'next.json'))).toString(8)).toBe('600');
+    expect((await readJson(join(dir, 'next.json'))).jwks.keys[1]).toEqual(doc.jwks.keys[0]);
+    expect(await readFile(path, 'utf8')).toBe(text);
+  });
+
+  it('says when stdout is a file others can read ("keys > F" under umask 022)', async () => {
+    const result = await sh(dir, ['keys'], { redirect: '> secrets.json' });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^platform-auth: warning: stdout is a file others can read \(mode 0644\); run chmod 600 on it, or use --out <file>/);
+    expect((await readJson(join(dir, 'secrets.json'))).cookieKeys).toHaveLength(1);
+  });
+});
+
+describe('--out never overwrites by accident', () => {
+  it('refuses an existing file, exit 2, and leaves it as it was', async () => {
+    const { path, text, doc } = await secretsFile();
+    await chmod(path, 0o640);
+    for (const args of [['keys', '--out', path], ['rotate', path, '--out', join(dir, 'other.json')]]) {
+      if (args[0] === 'rotate') await writeFile(join(dir, 'other.json'), text, { mode: 0o640 });
+      const result = await sh(dir, args);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(/^platform-auth: --out .* already exists and platform-auth does not overwrite secrets: pass a new path, or add --force to replace it\n$/);
+      expect(result.stderr).not.toContain(doc.cookieKeys[0]);
+      const target = args[args.length - 1]!;
+      expect(await readFile(target, 'utf8')).toBe(text);
+      expect((await modeOf(target)).toString(8)).toBe('640');
+    }
+  });
+
+  it('--force replaces an existing file with mode 0600', async () => {
+    const { path, doc } = await secretsFile();
+    await chmod(path, 0o644);
+    const result = await sh(dir, ['keys', '--out', path, '--force']);
+    expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect((await modeOf(path)).toString(8)).toBe('600');
+    expect((await readJson(path)).cookieKeys[0]).not.toBe(doc.cookieKeys[0]);
+    expect(await readdir(dir)).toEqual(['secrets.json']);
+  });
+
+  it('refuses --force without --out, and --out -', async () => {
+    expect(await sh(dir, ['keys', '--force'])).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/--force applies to --out <file> only/) });
+    expect(await sh(dir, ['keys', '--out', '-'])).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/--out needs the path of a file/) });
+    expect(await readdir(dir)).toEqual([]);
+  });
+});
+
+describe('rotate F --out F replaces F in one step', () => {
+  it('puts the new key first and keeps the current JWK and cookie key after it, mode 0600, no file left beside it', async () => {
+    const { path, doc } = await secretsFile();
+    await chmod(path, 0o644);
+    const result = await sh(dir, ['rotate', 'secrets.json', '--cookie-keys', 'secrets.json', '--out', 'secrets.json']);
+    expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect((await modeOf(path)).toString(8)).toBe('600');
+    expect(await readdir(dir)).toEqual(['secrets.json']);
+    const next = await readJson(path);
+    expect(next.jwks.keys).toHaveLength(2);
+    expect(next.jwks.keys[0]!.kid).not.toBe(doc.jwks.keys[0]!.kid);
+    expect(next.jwks.keys[1]).toEqual(doc.jwks.keys[0]); // the old private key, whole: its ID tokens still verify
+    expect(next.cookieKeys).toHaveLength(2);
+    expect(next.cookieKeys[1]).toBe(doc.cookieKeys[0]);
+
+    // and again, through another spelling of the path, retiring all but one old key
+    const again = await sh(dir, ['rotate', './sub/../secrets.json', '--keep', '1', '--out', 'secrets.json'], { setup: 'umask 022; mkdir sub' });
+    expect(again).toEqual({ code: 0, stdout: '', stderr: '' });
+    const third = await readJson(path);
+    expect(third.jwks.keys.map((k) => k.kid)).toEqual([expect.any(String), next.jwks.keys[0]!.kid]);
+    expect(third.cookieKeys).toEqual(next.cookieKeys);
+  });
+
+  it('through a symbolic link: the link stays, the file it points to is replaced', async () => {
+    const { path, doc } = await secretsFile();
+    await symlink('secrets.json', join(dir, 'current.json'));
+    const result = await sh(dir, ['rotate', 'current.json', '--out', 'current.json']);
+    expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect((await lstat(join(dir, 'current.json'))).isSymbolicLink()).toBe(true);
+    expect(await readlink(join(dir, 'current.json'))).toBe('secrets.json');
+    expect((await readJson(path)).jwks.keys[1]).toEqual(doc.jwks.keys[0]);
+    expect((await modeOf(path)).toString(8)).toBe('600');
+  });
+
+  it('keeps F as it was when the write fails (a file size limit), exit 1, no temporary file left', async () => {
+    const { path, text } = await secretsFile();
+    const result = await sh(dir, ['rotate', 'secrets.json', '--out', 'secrets.json'], { setup: 'umask 022; ulimit -f 0' });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe('platform-auth: cannot write secrets.json: file too large (a file size limit); secrets.json is unchanged\n');
+    expect(await readFile(path, 'utf8')).toBe(text);
+    expect(await readdir(dir)).toEqual(['secrets.json']);
+  });
+});
+
+describe('rotate F > F', () => {
+  it('is refused, exit 2, saying the shell emptied F and what to run instead', async () => {
+    await secretsFile();
+    const result = await sh(dir, ['rotate', 'secrets.json'], { redirect: '> secrets.json' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^platform-auth: stdout is secrets\.json, the file rotate reads: the shell emptied it before platform-auth started \("> secrets\.json"\), so the secrets it held are gone from it\. Restore secrets\.json from your secret manager or a backup\. To rotate a file in place, run: platform-auth rotate secrets\.json --out secrets\.json/);
+    expect(result.stderr).not.toMatch(/not JSON/);
+  });
+
+  it('also as the --cookie-keys file, and with >> (then F keeps its secrets: nothing is appended)', async () => {
+    const { text } = await secretsFile();
+    const { path: jwksPath } = await secretsFile('jwks.json');
+    const appended = await sh(dir, ['rotate', jwksPath, '--cookie-keys', 'secrets.json'], { redirect: '>> secrets.json' });
+    expect(appended.code).toBe(2);
+    expect(appended.stderr).toMatch(/^platform-auth: stdout is secrets\.json, the file rotate reads: the output would be added to it \(">> secrets\.json"\); nothing was written\./);
+    expect(await readFile(join(dir, 'secrets.json'), 'utf8')).toBe(text);
+  });
+});
+
+describe('--help', () => {
+  it('documents --out and --force, and why "> file" is not enough', async () => {
+    const { stdout } = await sh(dir, ['--help']);
+    expect(stdout).toContain('--out <file>');
+    expect(stdout).toContain('--force');
+    expect(stdout).toMatch(/mode 0600, whatever the umask/);
+    expect(stdout).toContain('platform-auth rotate --keep 1 --cookie-keys secrets.json secrets.json --out secrets.json');
+  });
+});
