@@ -106,13 +106,15 @@ function checkAccountId(accountId: unknown): asserts accountId is string {
 type ResolvedClient = { readonly client: Client } | { readonly deleted: true } | { readonly unresolved: true };
 
 export function createConnectedApps({ provider, index, grantContexts, sites }: ConnectedAppsDeps): ConnectedApps {
-  /** The live grants of `accountId` its chain reaches; a chain with none left is forgotten. */
+  /**
+   * The live grants of `accountId` its chain reaches. A read deletes nothing from the chain,
+   * also when no grant is left: a consent being saved meanwhile has its link and the head in
+   * place before its grant (lib/storage/grant-index.ts), and would be cut off.
+   */
   async function liveGrants(accountId: string): Promise<Grant[]> {
     const ids = await index.grantsOf(accountId);
     const found = await Promise.all(ids.map((id) => provider.Grant.find(id)));
-    const live = found.filter((g): g is Grant => g !== undefined && g.accountId === accountId && !g.isExpired);
-    if (live.length === 0 && ids.length > 0) await index.forgetChain(accountId, ids[0]!);
-    return live;
+    return found.filter((g): g is Grant => g !== undefined && g.accountId === accountId && !g.isExpired);
   }
 
   async function resolveClient(clientId: string): Promise<ResolvedClient> {

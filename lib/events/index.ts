@@ -75,6 +75,22 @@ export function createDiagnostics({ options, adapter, logger, served }: Diagnost
   const diagnostics = new Diagnostics({ enabled: options.events, hub, sinks, logger });
   const revokedTokens = options.events ? new RevokedTokens(adapter) : undefined;
   const endpointOf = createEndpointLabeler(served);
+  let timingFailureLogged = false;
+
+  /**
+   * One answered request into the metrics. Like an event sink's (./diagnostics.ts), a throw
+   * of the metrics SDK is logged once per instance and swallowed: it never fails the request
+   * it was timing, and never floods the log with one line per request.
+   */
+  function requestDone(endpoint: string, method: string, status: number, start: number): void {
+    try {
+      metrics!.requestDone(endpoint, method, status, (performance.now() - start) / 1000);
+    } catch (error) {
+      if (timingFailureLogged) return;
+      timingFailureLogged = true;
+      logger.error(`platform-auth: recording a request's duration failed (logged once): ${error instanceof Error ? `${error.name}: ${error.message}` : 'a non-Error value was thrown'}`);
+    }
+  }
 
   function observe(ctx: Parameters<Middleware>[0], next: Parameters<Middleware>[1], middleware: Middleware): Promise<unknown> {
     if (!diagnostics.bindRequest(ctx.req, ctx.res)) return Promise.resolve(middleware(ctx, next));
@@ -86,7 +102,7 @@ export function createDiagnostics({ options, adapter, logger, served }: Diagnost
     const endpoint = metrics && endpointOf(ctx.path);
     if (!endpoint) return Promise.resolve(middleware(ctx, next));
     const start = performance.now();
-    const done = (status: number) => metrics!.requestDone(endpoint, ctx.method, status, (performance.now() - start) / 1000);
+    const done = (status: number) => requestDone(endpoint, ctx.method, status, start);
     return Promise.resolve(middleware(ctx, next)).then(
       (value) => { done(ctx.res.statusCode); return value; },
       (error: unknown) => { done(500); throw error; },

@@ -24,8 +24,14 @@
  * Lifetimes: a link lives as long as the longest-lived grant it leads to (its own or the
  * chain's `exp` when written), so the chain is never cut while a grant it reaches can live;
  * links of revoked grants stay until then and are skipped. The head lives as long as the
- * chain. A use record lives `ttl.grant`, as long as a grant can. A grant's first use is its
- * own `iat` (oidc-provider keeps it when a grant is saved again), so nothing is stored for it.
+ * chain, also when no grant it reaches is left (every app disconnected): no head or link is
+ * ever deleted, least of all on a read. A link and the head move to a grant before it is
+ * stored, so a reader that finds no grant behind the head cannot tell a consent still being
+ * saved (another tab, another instance) from a grant that is gone; deleting the head then
+ * would drop the new grant from its account's chain. A later consent links to the old chain,
+ * whose dead links a listing skips (one read each) until they expire. A use record lives
+ * `ttl.grant`, as long as a grant can. A grant's first use is its own `iat` (oidc-provider
+ * keeps it when a grant is saved again), so nothing is stored for it.
  *
  * @module
  */
@@ -146,18 +152,6 @@ export class GrantIndex {
       await sleep(Math.random() * 2 ** Math.min(attempt, 6));
     }
     throw new Error(`grant index: the grant chain of an account moved ${MAX_ATTEMPTS} times while a grant was being added`);
-  }
-
-  /**
-   * Deletes the chain's head when it still is `head`, i.e. nothing was added since the
-   * caller found every grant of the chain gone. Only with compare-and-set (otherwise the
-   * head expires with the chain).
-   */
-  async forgetChain(accountId: string, head: string): Promise<void> {
-    const heads = this.#heads;
-    if (typeof heads.compareAndSet !== 'function') return;
-    const stored = (await heads.find(accountId)) ?? undefined;
-    if (asHead(stored)?.head === head) await heads.compareAndSet(accountId, stored, undefined);
   }
 
   /**

@@ -62,7 +62,7 @@ export const GRANT_DETAILS: Readonly<Record<string, Explanation>> = {
   },
   'refresh token not found': {
     outcome: 'refused',
-    summary: 'The refresh token is not known here: it expired or was revoked (sign-out, reuse, a deleted grant).',
+    summary: 'The refresh token is not known here: it expired or was revoked (a revocation request, reuse of a refresh token or code, the member disconnecting the app, the app being deleted).',
     action: SIGN_IN_AGAIN,
   },
   'refresh token is expired': {

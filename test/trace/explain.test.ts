@@ -88,6 +88,12 @@ it.each<[MetadataDocumentFailure, RegExp]>([
   expect(action).toBeTruthy();
 });
 
+it('names what revokes a refresh token here, and not signing out (a session never ends tokens)', () => {
+  const { summary } = explain({ name: 'token.failed', at: 1, error: 'invalid_grant', description: 'grant request is invalid', detail: 'refresh token not found' });
+  expect(summary).not.toMatch(/sign[- ]?out|log[- ]?out/i);
+  expect(summary).toMatch(/expired or was revoked \(a revocation request, reuse of a refresh token or code, the member disconnecting the app, the app being deleted\)/);
+});
+
 it('has words for each fixed reason oidc-provider gives for invalid_grant', () => {
   for (const detail of Object.keys(GRANT_DETAILS)) {
     const { summary, action } = explain({ name: 'token.failed', at: 1, error: 'invalid_grant', description: 'grant request is invalid', detail });
