@@ -66,7 +66,7 @@ export type { Html, NoticeView } from './pages/index.ts';
 export { describeBearerRoute } from './docs/index.ts';
 export { defineMcpTool, McpToolError } from './mcp/index.ts';
 export type {
-  AnyMcpTool, McpCaller, McpInputSchema, McpOptions, McpTool, McpToolAudience, McpToolResult,
+  AnyMcpTool, McpCaller, McpInputSchema, McpOptions, McpTool, McpToolAudience, McpToolContext, McpToolResult,
 } from './mcp/index.ts';
 export type {
   AuthMdOptions, BearerRouteDescription, DocsOptions, OpenApiDocument, OpenApiOptions, OpenApiPaths,

@@ -6,6 +6,8 @@
  */
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import { buildApp } from '../../examples/host/app.ts';
+import { demoMcpOptions } from '../../examples/host/mcp-tools.ts';
+import { createAccountStore } from '../../examples/host/seed.ts';
 import type { Logger, PlatformAuthOptions } from '../../lib/index.ts';
 import type { BuildServer, ServerTarget } from '../lib/types.ts';
 import { mintAccessTokens } from './mint.ts';
@@ -108,3 +110,22 @@ export const oursNoCoalescing: ServerTarget = {
 };
 
 export const buildOursNoCoalescing: BuildServer = (env) => buildOurs({ ...env, createAdapter: () => env.createAdapter({ coalesceWrites: false }) });
+
+/**
+ * Ours without the bound on the wait for an `/mcp` answer (`mcp.answerTimeout: false`: no
+ * timer, no race per POST), for what the bound costs a tools/call
+ * (bench/scenarios/mcp-answer-bound.ts). The demo host replaces, not merges, `options.mcp`
+ * given through `auth`, so the demo's own MCP options are restated here: the same tools and
+ * default site (its operator tools get an account store of their own, which the member
+ * workload never calls).
+ */
+export const oursNoAnswerBound: ServerTarget = {
+  id: 'ours-no-answer-bound',
+  label: 'platform-auth, mcp.answerTimeout: false',
+  module: import.meta.url,
+  export: 'buildOursNoAnswerBound',
+};
+
+export const buildOursNoAnswerBound: BuildServer = buildOursWith({
+  mcp: { ...demoMcpOptions({ accounts: createAccountStore() }), answerTimeout: false },
+});

@@ -12,11 +12,15 @@ import { RETRY_AFTER_SECONDS } from '../storage/outage.ts';
 import type { JsonRpcProblem } from './http.ts';
 
 /**
- * How long to wait. Generous: every library tool reads one page of member data, well under a
- * second; a client's own request timeout is commonly 60 s (the SDK clients' default), so it
- * hears from the server before it gives up.
+ * How long to wait, in seconds, unless `options.mcp.answerTimeout` says otherwise (the one
+ * place the default is written). Generous: every library tool reads one page of member data,
+ * well under a second; a client's own request timeout is commonly 60 s (the SDK clients'
+ * default), so it hears from the server before it gives up.
  */
-export const ANSWER_TIMEOUT_MS = 30_000;
+export const ANSWER_TIMEOUT_SECONDS = 30;
+
+/** {@link ANSWER_TIMEOUT_SECONDS} in milliseconds, as the endpoint counts. */
+export const ANSWER_TIMEOUT_MS = ANSWER_TIMEOUT_SECONDS * 1000;
 
 /**
  * What a client gets when the bound runs out: 503 with `Retry-After`, the answer the library
@@ -34,15 +38,24 @@ export const NO_ANSWER: JsonRpcProblem = Object.freeze({
 /**
  * `work`'s answer, or `undefined` once `ms` have passed without one (after `onTimeout`). The
  * caller then ends the exchange: closing its server aborts what still runs and returns the
- * server to its pool.
+ * server to its pool. `ended` (the client went away) ends the wait at once, without
+ * `onTimeout`: there is no one left to answer, and the SDK's JSON answer would never come.
  */
-export function answerWithin<T>(work: Promise<T>, ms: number, onTimeout: () => void): Promise<T | undefined> {
+export function answerWithin<T>(work: Promise<T>, ms: number, onTimeout: () => void, ended?: AbortSignal): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
+  let onEnded: (() => void) | undefined;
   const late = new Promise<undefined>((resolve) => {
     timer = setTimeout(() => {
       onTimeout();
       resolve(undefined);
     }, ms);
+    if (!ended) return;
+    onEnded = () => resolve(undefined);
+    if (ended.aborted) onEnded();
+    else ended.addEventListener('abort', onEnded, { once: true });
   });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+  return Promise.race([work, late]).finally(() => {
+    clearTimeout(timer);
+    if (onEnded) ended!.removeEventListener('abort', onEnded);
+  });
 }

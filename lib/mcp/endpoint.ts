@@ -6,7 +6,8 @@
  *    delete, no server-initiated stream);
  * 3. `identify`: the bearer core in optional mode: no token is anonymous, a bad, expired,
  *    revoked or foreign token is 401 `invalid_token` (never anonymous);
- * 4. `readMessages`: the JSON body, once;
+ * 4. `readMessages`: the JSON body, once: 415 unless `application/json` with no charset or
+ *    `utf-8` (the body is read as UTF-8);
  * 5. `checkBatch`: 400 for a JSON-RPC batch the revision does not allow (2025-06-18 and
  *    later), or one that cancels its own request (it would never be answered; lib/mcp/batch.ts);
  * 6. `checkToolCalls`: a `tools/call` the caller may not make is answered before it runs:
@@ -16,9 +17,10 @@
  *    in 2026-07-28 the SDK refuses an `Mcp-Name` header that disagrees with it;
  * 7. `serve`: the v2 server SDK on a pooled server (lib/mcp/server.ts). MCP 2026-07-28
  *    (stateless, `server/discover`, per-request `_meta`) through `createMcpHandler`; the 2025
- *    revisions through the SDK's Streamable HTTP transport with JSON answers, as before, with
- *    a bound on the wait for the answer (lib/mcp/answer-bound.ts). The caller travels in the
- *    SDK's `authInfo`.
+ *    revisions through the SDK's Streamable HTTP transport with JSON answers, as before; both
+ *    with a bound on the wait for the answer (`options.answerTimeout`, lib/mcp/answer-bound.ts).
+ *    The caller travels in the SDK's `authInfo`. A client that leaves, or the bound running
+ *    out, closes the exchange's server, which aborts the tool handlers' `context.signal`.
  *
  * @module
  */
@@ -36,10 +38,11 @@ import type { BearerAuth, BearerVerifier } from '../resource/bearer.ts';
 import { extractBearerToken } from '../resource/bearer.ts';
 import { writeBearerError } from '../resource/challenge.ts';
 import { createBearerAuthenticator } from '../resource/require-bearer.ts';
-import { ANSWER_TIMEOUT_MS, answerWithin, NO_ANSWER } from './answer-bound.ts';
+import { answerWithin, NO_ANSWER } from './answer-bound.ts';
 import { refuseBatch } from './batch.ts';
 import {
-  calledTools, METHOD_NOT_ALLOWED, problemResponse, readJsonBody, toWebRequest, writeJsonRpcProblem, writeWebResponse,
+  calledTools, isUtf8Charset, METHOD_NOT_ALLOWED, problemResponse, readJsonBody, toWebRequest, UNSUPPORTED_CHARSET, UNSUPPORTED_MEDIA_TYPE,
+  writeJsonRpcProblem, writeWebResponse,
 } from './http.ts';
 import type { ResolvedMcpOptions } from './options.ts';
 import { refusedOrigin } from './request-origin.ts';
@@ -63,7 +66,10 @@ export interface McpDeps {
   /** `options.proxy`: the host the client addressed may come in `X-Forwarded-Host` */
   readonly proxy?: boolean;
   readonly logger: Logger;
-  /** how long a 2025-revision POST waits for the SDK's answer; tests shorten it */
+  /**
+   * How long a POST waits for the SDK's answer to start, in milliseconds, in place of
+   * `options.answerTimeout` (seconds, or `false` for no bound); tests shorten it.
+   */
   readonly answerTimeoutMs?: number;
 }
 
@@ -102,7 +108,9 @@ function whileConnected<T>(ctx: Context, work: Promise<T>, onGone: () => void): 
 }
 
 export function createMcpEndpoint(deps: McpDeps): Middleware {
-  const { options, resourceMetadata, logger, answerTimeoutMs = ANSWER_TIMEOUT_MS } = deps;
+  const { options, resourceMetadata, logger } = deps;
+  /** `undefined`: no bound (`answerTimeout: false`) */
+  const answerTimeoutMs = deps.answerTimeoutMs ?? (options.answerTimeout === false ? undefined : options.answerTimeout * 1000);
   const registry = createEndpointTools(deps);
   const build = () => buildServer({ info: options.serverInfo, instructions: options.instructions, registry, logger });
   const pools = { modern: new ServerPool(build, options.maxIdleServers), legacy: new ServerPool(build, options.maxIdleServers) };
@@ -160,8 +168,14 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
   }
 
   async function readMessages(ctx: Context): Promise<{ readonly value: unknown } | undefined> {
-    if (!isJsonContentType(ctx.get('content-type') || null)) {
-      writeJsonRpcProblem(ctx, { status: 415, code: -32000, message: 'Unsupported Media Type: Content-Type must be application/json' });
+    const contentType = ctx.get('content-type') || null;
+    if (!isJsonContentType(contentType)) {
+      writeJsonRpcProblem(ctx, UNSUPPORTED_MEDIA_TYPE);
+      return undefined;
+    }
+    // the body is read as UTF-8 whatever the header says: another charset is refused, not misread
+    if (!isUtf8Charset(contentType)) {
+      writeJsonRpcProblem(ctx, UNSUPPORTED_CHARSET);
       return undefined;
     }
     const body = await readJsonBody(ctx, options.maxBodyBytes);
@@ -193,26 +207,34 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
   /**
    * `answering`'s response, or NO_ANSWER once `answerTimeoutMs` have passed without one (the
    * caller then closes the exchange's server). What it bounds is the wait for the response
-   * to start: an event stream the SDK has begun is the client's to end.
+   * to start: an event stream the SDK has begun is the client's to end. `left` ends the wait
+   * quietly (the client went away: nothing to log, no one to answer). Without a bound
+   * (`answerTimeout: false`), `answering` itself: no timer, no race.
    */
-  async function bounded(answering: Promise<Response>, handling: McpHandlerRequestOptions, onLate?: () => void): Promise<Response> {
-    const answer = await answerWithin(answering, answerTimeoutMs, () => {
+  function bounded(answering: Promise<Response>, handling: McpHandlerRequestOptions, left: AbortSignal | undefined, onLate?: () => void): Promise<Response> {
+    return answerTimeoutMs === undefined ? answering : boundedBy(answerTimeoutMs, answering, handling, left, onLate);
+  }
+
+  async function boundedBy(
+    ms: number, answering: Promise<Response>, handling: McpHandlerRequestOptions, left: AbortSignal | undefined, onLate?: () => void,
+  ): Promise<Response> {
+    const answer = await answerWithin(answering, ms, () => {
       const tools = calledTools(handling.parsedBody);
       // tool names are the request's: JSON-quoted, controls escaped and cut, as in events
       const named = tools.slice(0, 5).map((name) => JSON.stringify(printable(name, 64))).join(', ');
-      logger.error(`platform-auth: /mcp: no answer within ${answerTimeoutMs} ms${tools.length ? ` (tools/call of ${named})` : ''}; answered ${NO_ANSWER.status}`);
+      logger.error(`platform-auth: /mcp: no answer within ${ms} ms${tools.length ? ` (tools/call of ${named})` : ''}; answered ${NO_ANSWER.status}`);
       onLate?.();
-    });
+    }, left);
     return answer ?? problemResponse(NO_ANSWER);
   }
 
   /** The 2025 revisions: a pooled server on the SDK's stateless Streamable HTTP transport, JSON answers. */
-  async function serveLegacy(request: Request, handling: McpHandlerRequestOptions): Promise<Response> {
+  async function serveLegacy(request: Request, handling: McpHandlerRequestOptions, left: AbortSignal | undefined): Promise<Response> {
     const server = acquire('legacy', request);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
       await server.connect(transport);
-      return await bounded(transport.handleRequest(request, handling), handling);
+      return await bounded(transport.handleRequest(request, handling), handling, left);
     } finally {
       // closing aborts what is still running (for a client that left, or past the bound),
       // and returns the server
@@ -229,9 +251,17 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
     // the others; createMcpHandler classifies again inside, and classifying twice cost ~4%
     const modernHeader = ctx.get('mcp-protocol-version') === MCP_REVISIONS.current;
     const legacy = !modernHeader && await isLegacyRequest(request, messages);
+    // a client that left ends the bound's wait: the 2025 transport's JSON answer never comes
+    // once its server is closed, and the bound would log a timeout no one was waiting for
+    const left = answerTimeoutMs === undefined ? undefined : new AbortController();
     // past the bound, the modern exchange's server is closed as for a client that left
-    const answer = legacy ? serveLegacy(request, handling) : bounded(modern.fetch(request, handling), handling, () => abandon(request));
-    const response = await whileConnected(ctx, answer, () => abandon(request));
+    const answer = legacy
+      ? serveLegacy(request, handling, left?.signal)
+      : bounded(modern.fetch(request, handling), handling, left?.signal, () => abandon(request));
+    const response = await whileConnected(ctx, answer, () => {
+      left?.abort();
+      abandon(request);
+    });
     if (response) await writeWebResponse(ctx, response);
   }
 

@@ -12,7 +12,9 @@ export { resolveMcpOptions } from './options.ts';
 export type { McpOptions, ResolvedMcpOptions } from './options.ts';
 export { McpToolError, ToolAuthenticationRequiredError } from './errors.ts';
 export { defineMcpTool } from './tools/types.ts';
-export type { AnyMcpTool, McpCaller, McpInputSchema, McpTool, McpToolAudience, McpToolResult } from './tools/types.ts';
+export type {
+  AnyMcpTool, McpCaller, McpInputSchema, McpTool, McpToolAudience, McpToolContext, McpToolResult,
+} from './tools/types.ts';
 export { MEMBER_TOOL_NAMES, MEMBER_TOOL_SCOPES } from './tools/member.ts';
 export { PUBLIC_TOOL_NAMES } from './tools/public.ts';
 export { UNEXPECTED_TOOL_ERROR } from './tools/result.ts';

@@ -4,10 +4,11 @@
  *
  * @module
  */
-import { checkBoolean, checkInteger, checkKnownKeys, checkObject, fail, mustBe } from '../config/check.ts';
+import { checkBoolean, checkInteger, checkKnownKeys, checkObject, fail, mustBe, show } from '../config/check.ts';
 import type { IntegerRange } from '../config/check.ts';
 import { MAX_PAGE_SIZE } from '../member-data/pagination.ts';
 import { findScope } from '../scopes/catalogue.ts';
+import { ANSWER_TIMEOUT_SECONDS } from './answer-bound.ts';
 import { MEMBER_TOOL_NAMES } from './tools/member.ts';
 import { PUBLIC_TOOL_NAMES } from './tools/public.ts';
 import { prepareInputSchema } from './tools/schema.ts';
@@ -42,6 +43,15 @@ export interface McpOptions {
    * @default {@link MCP_RANGES}.maxIdleServers.default
    */
   maxIdleServers?: number;
+  /**
+   * How long, in seconds, a POST waits for the answer to start before `/mcp` gives up on it:
+   * it answers 503 with `Retry-After` (JSON-RPC `-32603`), logs the tools called, and aborts
+   * the calls still running (their handlers' `context.signal`). It bounds a host tool stuck on
+   * a backend that does not answer. `false` sets no bound: a stuck tool then holds its
+   * connection until the client gives up; not recommended.
+   * @default {@link MCP_RANGES}.answerTimeout.default
+   */
+  answerTimeout?: number | false;
   /**
    * Answer CORS (preflights included) for the origins `allowedOrigins` allows, for browser-based
    * MCP clients. Tokens travel in the `Authorization` header, never in cookies.
@@ -92,6 +102,8 @@ export interface ResolvedMcpOptions {
   readonly maxPageSize: number;
   readonly maxBodyBytes: number;
   readonly maxIdleServers: number;
+  /** seconds; `false`: no bound */
+  readonly answerTimeout: number | false;
   readonly cors: boolean;
   /** `undefined`: the origin of `baseUrl` */
   readonly allowedOrigins: readonly string[] | '*' | undefined;
@@ -121,10 +133,11 @@ export const MCP_RANGES = Object.freeze({
   maxPageSize: { min: 1, max: 1000, default: MAX_PAGE_SIZE },
   maxBodyBytes: { min: 1024, max: 4 * 1024 * 1024, default: 256 * 1024 },
   maxIdleServers: { min: 1, max: 1024, default: 16 },
+  answerTimeout: { min: 1, max: 600, default: ANSWER_TIMEOUT_SECONDS, unit: 'seconds' },
 } as const satisfies Record<string, IntegerRange>);
 
 const KNOWN = new Set([
-  'tools', 'defaultSite', 'maxPageSize', 'maxBodyBytes', 'maxIdleServers', 'cors', 'allowedOrigins', 'allowedHosts',
+  'tools', 'defaultSite', 'maxPageSize', 'maxBodyBytes', 'maxIdleServers', 'answerTimeout', 'cors', 'allowedOrigins', 'allowedHosts',
   'advertiseMemberTools', 'serverInfo', 'instructions',
 ]);
 const RESERVED = new Set<string>([...PUBLIC_TOOL_NAMES, ...MEMBER_TOOL_NAMES]);
@@ -134,6 +147,19 @@ const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 function checkNumber(name: keyof typeof MCP_RANGES, value: unknown): number {
   return checkInteger(`options.mcp.${name}`, value, MCP_RANGES[name]);
+}
+
+/** Seconds in the range, the default when left out, or `false` for no bound. */
+function checkAnswerTimeout(value: unknown): number | false {
+  const range = MCP_RANGES.answerTimeout;
+  if (value === undefined) return range.default;
+  if (value === false) return false;
+  if (Number.isSafeInteger(value) && (value as number) >= range.min && (value as number) <= range.max) return value as number;
+  const seconds = typeof value === 'number' ? value / 1000 : NaN;
+  // 30000 is most likely milliseconds
+  const hint = Number.isSafeInteger(seconds) && seconds >= range.min && seconds <= range.max ? `; it counts seconds, not milliseconds: write ${seconds}` : '';
+  fail(`options.mcp.answerTimeout must be a whole number of seconds from ${range.min} to ${range.max}, or false for no bound; got ${show(value)}${hint}. `
+    + `Leave it out for the default, ${range.default} (false is not recommended: a stuck tool then holds its connection until the client gives up)`);
 }
 
 function checkTool(tool: unknown, index: number, seen: Set<string>): AnyMcpTool {
@@ -167,7 +193,7 @@ function checkTool(tool: unknown, index: number, seen: Set<string>): AnyMcpTool 
   }
   // the SDK must be able to validate it and describe it as JSON Schema (lib/mcp/tools/schema.ts)
   prepareInputSchema(where, t.inputSchema as McpInputSchema);
-  if (typeof t.handler !== 'function') fail(`${where}.handler must be a function (args, caller) => result`);
+  if (typeof t.handler !== 'function') fail(`${where}.handler must be a function (args, caller, context) => result`);
   return tool as AnyMcpTool;
 }
 
@@ -221,6 +247,7 @@ export function resolveMcpOptions(input: McpOptions | false | undefined): Resolv
     maxPageSize: checkNumber('maxPageSize', given.maxPageSize),
     maxBodyBytes: checkNumber('maxBodyBytes', given.maxBodyBytes),
     maxIdleServers: checkNumber('maxIdleServers', given.maxIdleServers),
+    answerTimeout: checkAnswerTimeout(given.answerTimeout),
     cors,
     allowedOrigins: checkAllowedOrigins(given.allowedOrigins),
     allowedHosts: checkAllowedHosts(given.allowedHosts),

@@ -47,15 +47,24 @@ function runner(prepared: PreparedTool, logger: Logger) {
     const caller = callerOf(ctx);
     // the HTTP layer answered 401/403 already; this is the second lock on the same door
     if (!mayCall(tool, caller)) return toolError(`the ${tool.name} tool is not available to this caller`);
+    // the SDK's per-request signal: aborted when the exchange's server closes (the client
+    // left, or past the answer bound) or the request is cancelled
+    const { signal } = ctx.mcpReq;
     try {
-      const data: unknown = await tool.handler(args as never, caller as never);
+      const data: unknown = await tool.handler(args as never, caller as never, { signal });
       if (!isRecord(data)) throw new TypeError('the handler did not return a JSON object');
       return toolResult(data);
     } catch (error) {
+      // a handler that stopped because its call was aborted did what it should: the SDK
+      // discards this answer, and the abort was logged where it happened (the bound), if at all
+      if (signal.aborted) return toolError(ABORTED);
       return toolFailure(error, tool.name, logger);
     }
   };
 }
+
+/** The answer to a call whose signal aborted; never sent (the SDK drops it), so never seen. */
+const ABORTED = 'the call was aborted';
 
 /** One server with every tool registered and `tools/list` answering per caller. */
 export function buildServer({ info, instructions, registry, logger }: ServerSpec): McpServer {

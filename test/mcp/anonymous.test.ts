@@ -244,6 +244,31 @@ describe('HTTP edges (no MCP client sends these)', () => {
     expect(res.status).toBe(415);
   });
 
+  it.each([
+    'application/json; charset=iso-8859-1',
+    'application/json; charset=UTF-16',
+    'application/json;charset="windows-1252"',
+    'application/json; CHARSET=latin1',
+  ])('refuses %s with 415: the body is read as UTF-8, never misread', async (contentType) => {
+    const res = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'content-type': contentType, 'mcp-protocol-version': '2025-06-18' });
+    expect(res.status).toBe(415);
+    expect(await res.json()).toEqual({
+      jsonrpc: '2.0', error: { code: -32000, message: 'Unsupported Media Type: the charset of Content-Type must be utf-8 (or left out)' }, id: null,
+    });
+  });
+
+  it.each([
+    'application/json',
+    'application/json; charset=utf-8',
+    'application/json; charset=UTF-8',
+    'application/json;charset="utf-8"',
+    'Application/JSON; Charset=Utf-8',
+  ])('serves %s', async (contentType) => {
+    const res = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'content-type': contentType, 'mcp-protocol-version': '2025-06-18' });
+    expect(res.status).toBe(200);
+    expect((await res.json()).result.tools.length).toBeGreaterThan(0);
+  });
+
   it('answers without Accept of both media types with 406, as the SDK does', async () => {
     const res = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { accept: 'application/json' });
     expect(res.status).toBe(406);

@@ -7,14 +7,17 @@
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import { jest } from '@jest/globals';
 import { McpServer } from '@modelcontextprotocol/server';
 import Koa from 'koa';
+import { z } from 'zod';
 
 import { MCP_REVISIONS } from '../../lib/constants.ts';
-import { answerWithin, NO_ANSWER } from '../../lib/mcp/answer-bound.ts';
+import { ANSWER_TIMEOUT_MS, answerWithin, NO_ANSWER } from '../../lib/mcp/answer-bound.ts';
 import { createMcpEndpoint, defineMcpTool, resolveMcpOptions } from '../../lib/mcp/index.ts';
+import type { McpOptions } from '../../lib/mcp/index.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
 
@@ -112,6 +115,87 @@ describe('over HTTP, with the bound shortened', () => {
   });
 });
 
+describe('options.mcp.answerTimeout, over HTTP', () => {
+  /** answers after `ms`, unless its call is aborted first */
+  const sleeps = defineMcpTool({
+    name: 'sleeps', description: 'waits on a slow backend', audience: 'public', scopes: [], inputSchema: { ms: z.number().int() },
+    async handler({ ms }, _caller, { signal }) {
+      await sleep(ms, undefined, { signal });
+      return { slept: ms };
+    },
+  });
+  const endpoints: { url: string; close: () => Promise<void> }[] = [];
+
+  /** `/mcp` with these options and nothing shortened: the bound is the option's */
+  async function endpoint(options: McpOptions): Promise<string> {
+    const http = createServer();
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    const koa = new Koa();
+    koa.use(createMcpEndpoint({
+      baseUrl: origin,
+      bearer: app.auth.bearer,
+      resourceMetadata: `${origin}/.well-known/oauth-protected-resource`,
+      dataSource: undefined,
+      options: resolveMcpOptions({ tools: [sleeps], ...options }),
+      logger: { info() {}, warn: (m) => logged.push(m), error: (m) => logged.push(m) },
+    }));
+    http.on('request', koa.callback());
+    endpoints.push({
+      url: `${origin}/mcp`,
+      close: async () => {
+        http.closeAllConnections();
+        await new Promise<void>((resolve) => http.close(() => resolve()));
+      },
+    });
+    return `${origin}/mcp`;
+  }
+  afterAll(async () => {
+    await Promise.all(endpoints.map((e) => e.close()));
+  });
+
+  function sleepFor(url: string, ms: number) {
+    return fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'sleeps', arguments: { ms } } }),
+      signal: AbortSignal.timeout(10_000),
+    });
+  }
+
+  it('answerTimeout: 1 answers a call still running after 1 s with 503 and the NO_ANSWER body', async () => {
+    const url = await endpoint({ answerTimeout: 1 });
+    const before = logged.length;
+    const started = Date.now();
+    const res = await sleepFor(url, 3000);
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe(NO_ANSWER.headers!['Retry-After']);
+    expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: NO_ANSWER.code, message: NO_ANSWER.message }, id: null });
+    // well before the tool's 3 s
+    expect(Date.now() - started).toBeLessThan(2500);
+    expect(logged.slice(before)).toEqual(['platform-auth: /mcp: no answer within 1000 ms (tools/call of "sleeps"); answered 503']);
+  });
+
+  it('answerTimeout: false sets no bound: no timer, and a slow call is answered when it is done', async () => {
+    const unbound = await endpoint({ answerTimeout: false });
+    const byDefault = await endpoint({});
+    const timers = jest.spyOn(globalThis, 'setTimeout');
+    try {
+      // the spy sees the default bound's timer...
+      expect((await sleepFor(byDefault, 1)).status).toBe(200);
+      expect(timers.mock.calls.filter(([, ms]) => ms === ANSWER_TIMEOUT_MS)).toHaveLength(1);
+      timers.mockClear();
+      // ...and none without a bound, where a call that outlives a 1 s bound still gets its answer
+      const res = await sleepFor(unbound, 1200);
+      expect(res.status).toBe(200);
+      expect((await res.json()).result.structuredContent).toEqual({ slept: 1200 });
+      expect(timers.mock.calls.filter(([, ms]) => ms === ANSWER_TIMEOUT_MS || ms === 1000)).toEqual([]);
+    } finally {
+      timers.mockRestore();
+    }
+  });
+});
+
 describe('answerWithin', () => {
   it('gives the answer that comes in time, and never calls onTimeout', async () => {
     const onTimeout = jest.fn();
@@ -124,5 +208,15 @@ describe('answerWithin', () => {
     const onTimeout = jest.fn();
     expect(await answerWithin(new Promise<string>(() => {}), 50, onTimeout)).toBeUndefined();
     expect(onTimeout).toHaveBeenCalledTimes(1);
+  });
+
+  it('gives undefined at once when `ended` aborts, and never calls onTimeout', async () => {
+    const onTimeout = jest.fn();
+    const ended = new AbortController();
+    const answer = answerWithin(new Promise<string>(() => {}), 50, onTimeout, ended.signal);
+    ended.abort();
+    expect(await answer).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(onTimeout).not.toHaveBeenCalled();
   });
 });

@@ -5,8 +5,10 @@
 import { z } from 'zod';
 
 import { ConfigurationError } from '../../lib/errors.ts';
+import { ANSWER_TIMEOUT_MS } from '../../lib/mcp/answer-bound.ts';
 import { resolveMcpOptions } from '../../lib/mcp/index.ts';
 import type { McpOptions } from '../../lib/mcp/index.ts';
+import { MCP_RANGES } from '../../lib/mcp/options.ts';
 
 const tool = (over: Record<string, unknown> = {}) => ({
   name: 'list_site_courses', description: 'courses', audience: 'operator', scopes: ['courses:read'],
@@ -27,6 +29,7 @@ describe('resolveMcpOptions', () => {
   it('defaults', () => {
     expect(resolveMcpOptions(undefined)).toEqual(expect.objectContaining({
       enabled: true, tools: [], defaultSite: undefined, maxPageSize: 100, maxBodyBytes: 256 * 1024, maxIdleServers: 16, cors: true,
+      answerTimeout: 30,
     }));
     expect(resolveMcpOptions(false).enabled).toBe(false);
   });
@@ -58,5 +61,31 @@ describe('resolveMcpOptions', () => {
     ['not an object', 'yes', /options.mcp must be an object/],
   ])('refuses %s', (_label, input, message) => {
     expect(refusal(input)).toMatch(message);
+  });
+
+  describe('answerTimeout', () => {
+    it('is 30 seconds by default, the endpoint\'s bound', () => {
+      expect(resolveMcpOptions({}).answerTimeout).toBe(ANSWER_TIMEOUT_MS / 1000);
+      expect(MCP_RANGES.answerTimeout.default * 1000).toBe(ANSWER_TIMEOUT_MS);
+    });
+
+    it.each([1, 30, 600, false] as const)('accepts %s', (answerTimeout) => {
+      expect(resolveMcpOptions({ answerTimeout }).answerTimeout).toBe(answerTimeout);
+    });
+
+    const WHAT = 'options.mcp.answerTimeout must be a whole number of seconds from 1 to 600, or false for no bound';
+    const FIX = 'Leave it out for the default, 30 (false is not recommended: a stuck tool then holds its connection until the client gives up)';
+    it.each([
+      [0, `${WHAT}; got 0. ${FIX}`],
+      [601, `${WHAT}; got 601. ${FIX}`],
+      [2.5, `${WHAT}; got 2.5. ${FIX}`],
+      ['30', `${WHAT}; got "30". ${FIX}`],
+      [true, `${WHAT}; got true. ${FIX}`],
+      [null, `${WHAT}; got null. ${FIX}`],
+      // milliseconds, most likely
+      [30_000, `${WHAT}; got 30000; it counts seconds, not milliseconds: write 30. ${FIX}`],
+    ])('refuses %p, saying what to write', (answerTimeout, message) => {
+      expect(refusal({ answerTimeout })).toBe(message);
+    });
   });
 });

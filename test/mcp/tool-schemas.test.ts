@@ -78,6 +78,6 @@ describe('schemas a host can use', () => {
       inputSchema: z.object({ slug: z.string(), first: z.number().default(5) }),
       handler: ({ slug, first }) => ({ slug: slug.toUpperCase(), double: first * 2 }),
     });
-    expect(defined.handler({ slug: 'a', first: 2 }, undefined)).toEqual({ slug: 'A', double: 4 });
+    expect(defined.handler({ slug: 'a', first: 2 }, undefined, { signal: new AbortController().signal })).toEqual({ slug: 'A', double: 4 });
   });
 });

@@ -15,9 +15,10 @@
  *   audience: 'operator',
  *   scopes: ['courses:read'],
  *   inputSchema: z.object({ includeUnlisted: z.boolean().default(true) }),
- *   async handler({ includeUnlisted }, caller) {
+ *   async handler({ includeUnlisted }, caller, { signal }) {
  *     if (!caller.site) throw new McpToolError('the token names no school');
- *     return { courses: await db.courses(caller.site, { includeUnlisted }) };
+ *     // the signal aborts when the answer is no longer wanted: stop the query then
+ *     return { courses: await db.courses(caller.site, { includeUnlisted, signal }) };
  *   },
  * });
  * ```
@@ -38,6 +39,22 @@ export type McpToolAudience = 'public' | 'member' | 'operator';
 
 /** The caller a handler is given: the verified token, or `undefined` for an anonymous public call. */
 export type McpCaller<A extends McpToolAudience = McpToolAudience> = A extends 'public' ? BearerAuth | undefined : BearerAuth;
+
+/**
+ * What a handler is given besides its arguments and caller: the call's own context. An
+ * object, so that more can be added later without changing the handler's signature.
+ */
+export interface McpToolContext {
+  /**
+   * Aborted once the answer to this call is no longer wanted: the client went away before
+   * it (closed the connection, or aborted its request), `/mcp` answered 503 without it once
+   * `options.mcp.answerTimeout` ran out, or the client cancelled the request
+   * (`notifications/cancelled`). Pass it on to what the handler waits for (`fetch`, a
+   * database driver) so that work stops too; whatever the handler returns afterwards is
+   * discarded. The MCP SDK's per-request signal (`ctx.mcpReq.signal`).
+   */
+  readonly signal: AbortSignal;
+}
 
 /**
  * What a handler returns: a JSON object. It is answered as the tool's `structuredContent`
@@ -80,8 +97,10 @@ export interface McpTool<S extends McpInputSchema = McpInputSchema, A extends Mc
   /**
    * Runs the tool for `caller`. Throw `McpToolError` for an answer the caller should see
    * (`isError` with its message); anything else is logged and answered as a masked tool error.
+   * `context.signal` aborts when the answer is no longer wanted ({@link McpToolContext});
+   * a handler that does not need it may leave the parameter out.
    */
-  handler(args: McpToolArgs<S>, caller: McpCaller<A>): McpToolResult | Promise<McpToolResult>;
+  handler(args: McpToolArgs<S>, caller: McpCaller<A>, context: McpToolContext): McpToolResult | Promise<McpToolResult>;
 }
 
 /** Identity, for type inference of `args` and `caller` from `inputSchema` and `audience`. */
@@ -96,5 +115,5 @@ export function defineMcpTool<S extends McpInputSchema, A extends McpToolAudienc
  */
 export interface AnyMcpTool extends Omit<McpTool, 'audience' | 'handler'> {
   readonly audience: McpToolAudience;
-  handler(args: never, caller: never): McpToolResult | Promise<McpToolResult>;
+  handler(args: never, caller: never, context: McpToolContext): McpToolResult | Promise<McpToolResult>;
 }
