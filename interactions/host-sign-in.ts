@@ -28,7 +28,6 @@ import { InvalidRequestError } from '../lib/errors.ts';
 import { diagnosticsOf } from '../lib/events/diagnostics.ts';
 import type { InteractionsApi } from '../lib/pages/sign-in.ts';
 import { memberClientSite } from '../lib/policies/audience.ts';
-import { markHostSessionLogin } from '../lib/policies/host-session.ts';
 import type { OidcClient } from './client-view.ts';
 import { saveInteractionResult } from './interaction-result.ts';
 import { loginResult } from './login-result.ts';
@@ -204,8 +203,6 @@ export function createSignInFlow({ provider, options }: SignInFlowDeps): SignInF
       if (hinted !== undefined && hinted !== found.accountId) return false;
       if (!await options.accounts.findById(found.accountId)) return false;
       const result = await loginResult(provider, interaction, { ...found, authTime: found.authTime ?? now() });
-      // the session this sign-in lands in ends with the host's (lib/policies/host-session.ts)
-      markHostSessionLogin(result.login);
       // on the interaction loadInteraction read in this request (./interaction-result.ts)
       const returnTo = await saveInteractionResult(interaction, result, { mergeWithLastSubmission: false });
       ctx.set('Cache-Control', 'no-store');

@@ -35,6 +35,7 @@ import { CsrfTokens } from '../lib/pages/csrf.ts';
 import type { PageRenderer, PageResponse } from '../lib/pages/renderer.ts';
 import type { ClientView, SiteView } from '../lib/pages/templates.ts';
 import { checkEligibility, clientAudience, memberClientSite } from '../lib/policies/audience.ts';
+import { markOwnPageLogin } from '../lib/policies/host-session.ts';
 import { mayRedirectError } from '../lib/policies/redirect-trust.ts';
 import { parseScope } from '../lib/scopes/catalogue.ts';
 import { ROUTER_MATCHING } from '../lib/served-endpoints.ts';
@@ -95,6 +96,12 @@ function consentDenied(ctx: RouterContext, state: InteractionState, reason: Cons
   const diagnostics = diagnosticsOf(ctx);
   if (!diagnostics?.wants('consent.denied')) return;
   diagnostics.emit({ name: 'consent.denied', reason, ...subject(state), ...(accountId ? { accountId } : {}) }, ctx);
+}
+
+/** `result`, its sign-in marked as made on the library's page (which does not end with the host's session). */
+function ownPageLogin<R extends { login: object }>(result: R): R {
+  markOwnPageLogin(result.login);
+  return result;
 }
 
 /** The 4xx status an error carries (`status`, as http-errors set it), 400 when it has none. */
@@ -300,7 +307,7 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
     // carries). A failure of either is the request's failure, as before.
     await Promise.all([
       attempt.succeeded(),
-      (async () => finish(ctx, await loginResult(provider, state.interaction, { accountId: account.id })))(),
+      (async () => finish(ctx, ownPageLogin(await loginResult(provider, state.interaction, { accountId: account.id }))))(),
     ]);
   });
 

@@ -43,7 +43,7 @@ import { registrationRefusalCode } from './policies/client-metadata.ts';
 import { OPEN_CORS, openCors } from './policies/cors.ts';
 import { createDiscoveryCache } from './policies/discovery-cache.ts';
 import { idTokenAnswerRules, withholdsIdToken } from './policies/id-tokens.ts';
-import { HostSessionSignIns, rememberHostSessionLogins } from './policies/host-session.ts';
+import { noteOwnPageSignIns, OwnPageSignIns } from './policies/host-session.ts';
 import { noIdTokenOnRefresh } from './policies/refresh.ts';
 import { revokeOnForeignReuse } from './policies/refresh-grace.ts';
 import { withholdErrorRedirects } from './policies/redirect-trust.ts';
@@ -134,9 +134,9 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   const current = () => built.provider!;
   const findClient = (id: string) => current().Client.find(id);
   const providerOptions = { ...options, adapter: withGrantIndex(options.adapter, grantIndex) };
-  // with the host's session as sign-in: which browser sessions it signed in (lib/policies/host-session.ts)
-  const hostSignIns = options.signIn.session ? new HostSessionSignIns(options.adapter, options.ttl.session) : undefined;
-  const provider = new Provider(options.issuer, buildConfiguration(providerOptions, { grantContexts, findClient, provider: current, hostSignIns }));
+  // with the host's session as sign-in: the sign-ins made on the library's page, which do not end with it (lib/policies/host-session.ts)
+  const ownPageSignIns = options.signIn.session ? new OwnPageSignIns(options.adapter, options.ttl.session) : undefined;
+  const provider = new Provider(options.issuer, buildConfiguration(providerOptions, { grantContexts, findClient, provider: current, ownPageSignIns }));
   built.provider = provider;
   // static clients built now, not at their first sign-in: metadata the provider refuses fails start-up
   await checkStaticClients(provider, options.clients);
@@ -158,7 +158,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     }, createProviderErrorRenderer(options.pages, options.logger)),
     applyAnswerRules([noIdTokenOnRefresh, registrationRefusalCode, ...idTokenAnswerRules(options.idTokens)]),
     revokeOnForeignReuse(current, options.adapter, diagnostics.foreignRefreshReuse),
-    ...(hostSignIns ? [rememberHostSessionLogins(hostSignIns)] : []),
+    ...(ownPageSignIns ? [noteOwnPageSignIns(ownPageSignIns)] : []),
     discovery.keep,
   ]));
   if (answeredBy('registration', options) === 'provider') {

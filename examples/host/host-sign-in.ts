@@ -141,9 +141,10 @@ export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Mi
     const form = await readForm(ctx);
     const session = sessions.read(ctx);
     if (!session || !sessions.verifyCsrf(session, form.get('csrf'))) return ctx.throw(403, 'This form has expired.');
-    sessions.end(ctx, session);
-    // and the library's sign-in with it: the next person at this computer signs in afresh
+    // the library's sign-in first: if storage fails, the host session (and its sign-out form)
+    // is still there to try again
     await auth.interactions.signOut(ctx);
+    sessions.end(ctx, session);
     ctx.status = 303;
     ctx.redirect(HOST_SIGN_IN_PATH);
   });

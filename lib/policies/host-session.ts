@@ -4,14 +4,16 @@
  * - when the host says another account is signed in to this browser than the one the
  *   library's session holds (someone signed out of the host and another person signed in), the
  *   login prompt is raised, and the interaction page answers it at once from the host's session;
- * - when the host says nobody is signed in and it was the host's session that signed this
- *   browser's session in ({@link HostSessionSignIns}), the login prompt is raised too: the
- *   person signed out of the host (or the host's session expired), and on a shared computer the
- *   next person must not continue as them (`prompt=none` gets `login_required`).
+ * - when the host says nobody is signed in, the login prompt is raised too: the person signed
+ *   out of the host (or the host's session expired), and on a shared computer the next person
+ *   must not continue as them (`prompt=none` gets `login_required`). Except for a sign-in made
+ *   on the library's own page ({@link OwnPageSignIns}), which the host never knew.
  *
- * A session signed in on the library's own page (or the host's page through `finishSignIn`)
- * does not end when the host has nobody: the host never knew that sign-in. A sign-in made in
- * this very request is not questioned again.
+ * It fails closed: only the library's page notes its sign-ins, so a sign-in from the host's
+ * session or the host's page (`finishSignIn`), one from before this rule, and one whose note
+ * has expired (a note lives `ttl.session` from its sign-in, while oidc-provider extends a
+ * session in use) all end with the host's. A sign-in made in this very request is not
+ * questioned again.
  *
  * @module
  */
@@ -42,8 +44,8 @@ function requestOf(ctx: KoaContextWithOIDC): SignInRequest {
   };
 }
 
-/** The storage model of {@link HostSessionSignIns}. */
-export const HOST_SESSION_SIGN_IN_MODEL = 'HostSessionSignIn';
+/** The storage model of {@link OwnPageSignIns}. */
+export const OWN_PAGE_SIGN_IN_MODEL = 'OwnPageSignIn';
 
 /** What of oidc-provider's browser session the rule reads. */
 export interface SignedInSession {
@@ -53,22 +55,20 @@ export interface SignedInSession {
 }
 
 /**
- * The browser sessions the host's session signed in, by the session's `uid` (stable for the
- * browser's session whatever oidc-provider's rotations of its id): the account and the time of
- * that sign-in, kept as long as a session lives. A later sign-in made another way (the
- * library's page, `finishSignIn`) removes the note (one storage write per such sign-in, only
- * where `signIn.session` is set).
+ * The browser sessions signed in on the library's own page, by the session's `uid` (stable for
+ * the browser's session whatever oidc-provider's rotations of its id): the account and the time
+ * of that sign-in, kept `ttl.session` from it. A later sign-in made another way removes the note.
  */
-export class HostSessionSignIns {
+export class OwnPageSignIns {
   readonly #store: Adapter;
   readonly #sessionSeconds: number;
 
   constructor(adapter: AdapterFactory, sessionSeconds: number) {
-    this.#store = adapter(HOST_SESSION_SIGN_IN_MODEL);
+    this.#store = adapter(OWN_PAGE_SIGN_IN_MODEL);
     this.#sessionSeconds = sessionSeconds;
   }
 
-  /** Notes that the host's session signed `sessionUid` in as `accountId` at `loginTs`. */
+  /** Notes that the library's page signed `sessionUid` in as `accountId` at `loginTs`. */
   remember(sessionUid: string, accountId: string, loginTs: number): Promise<void> {
     return this.#store.upsert(sessionUid, { accountId, loginTs }, this.#sessionSeconds);
   }
@@ -78,7 +78,7 @@ export class HostSessionSignIns {
     return this.#store.destroy(sessionUid);
   }
 
-  /** Whether the sign-in `session` holds is the one the host's session made. */
+  /** Whether the sign-in `session` holds is the one the library's page made. */
   async madeBy(session: SignedInSession): Promise<boolean> {
     const stored = await this.#store.find(session.uid);
     return stored?.accountId === session.accountId && stored?.loginTs === session.loginTs;
@@ -86,32 +86,32 @@ export class HostSessionSignIns {
 }
 
 /**
- * The key a sign-in from the host's session carries in its `login` result. The interaction
+ * The key a sign-in on the library's page carries in its `login` result. The interaction
  * knows no session yet on a browser's first visit, so the session it lands in is known only
- * when oidc-provider resumes the authorization with it ({@link rememberHostSessionLogins}).
+ * when oidc-provider resumes the authorization with it ({@link noteOwnPageSignIns}).
  */
-const FROM_HOST_SESSION = 'platformAuthHostSession';
+const ON_OWN_PAGE = 'platformAuthOwnPage';
 
-/** Marks `login` (an interaction's `login` result) as made from the host's session. */
-export function markHostSessionLogin(login: object): void {
-  (login as Record<string, unknown>)[FROM_HOST_SESSION] = true;
+/** Marks `login` (an interaction's `login` result) as made on the library's own page. */
+export function markOwnPageLogin(login: object): void {
+  (login as Record<string, unknown>)[ON_OWN_PAGE] = true;
 }
 
 /**
- * The after-answer step that notes a sign-in from the host's session once oidc-provider has
+ * The after-answer step that notes a sign-in on the library's page once oidc-provider has
  * resumed the authorization with it (the browser's session now holds that account and time),
- * and forgets the note on a sign-in made another way. Awaited before the answer leaves, so
- * the next request finds the note as it is.
+ * and forgets the note on a sign-in made another way. Only the resume that applied the
+ * sign-in: a consent's resume carries the same `login` again. Awaited before the answer
+ * leaves, so the next request finds the note as it is.
  */
-export function rememberHostSessionLogins(signIns: HostSessionSignIns): AfterAnswer {
+export function noteOwnPageSignIns(signIns: OwnPageSignIns): AfterAnswer {
   return (ctx) => {
     const { oidc } = ctx as unknown as Partial<KoaContextWithOIDC>;
-    const login = (oidc?.result as { login?: Record<string, unknown> } | undefined)?.login;
+    const result = oidc?.result as { login?: Record<string, unknown>; consent?: unknown } | undefined;
+    const login = result?.login;
     const session = oidc?.session as unknown as SignedInSession | undefined;
-    if (!login || !session?.uid) return undefined;
-    // a sign-in made another way (the library's page, the host's page) replaces the host's:
-    // the note goes, even when it is the same account within the same second
-    if (!login[FROM_HOST_SESSION]) return signIns.forget(session.uid);
+    if (!login || result.consent !== undefined || !session?.uid) return undefined;
+    if (!login[ON_OWN_PAGE]) return signIns.forget(session.uid);
     if (!session.accountId || session.accountId !== login.accountId || typeof session.loginTs !== 'number') return undefined;
     return signIns.remember(session.uid, session.accountId, session.loginTs);
   };
@@ -119,9 +119,9 @@ export function rememberHostSessionLogins(signIns: HostSessionSignIns): AfterAns
 
 /**
  * Whether the library's session must sign in again: the host's session names another account,
- * or (with `signIns`) names none while it was the one that signed this session in.
+ * or (with `signIns`) names none and the library's page did not make this sign-in.
  */
-export async function hostSessionChanged(ctx: KoaContextWithOIDC, lookup: HostSessionLookup, signIns?: HostSessionSignIns): Promise<boolean> {
+export async function hostSessionChanged(ctx: KoaContextWithOIDC, lookup: HostSessionLookup, signIns?: OwnPageSignIns): Promise<boolean> {
   const session = ctx.oidc.session;
   const current = session?.accountId;
   if (!current || ctx.oidc.result?.login || !ctx.oidc.client) return false;
@@ -129,11 +129,11 @@ export async function hostSessionChanged(ctx: KoaContextWithOIDC, lookup: HostSe
   if (typeof found?.accountId === 'string' && found.accountId !== '') return found.accountId !== current;
   // nobody is signed in at the host: read only on this path, so a session whose host still
   // names its account costs no storage read
-  return signIns ? signIns.madeBy(session as SignedInSession) : false;
+  return signIns ? !(await signIns.madeBy(session as SignedInSession)) : false;
 }
 
 /** The check, in the login prompt. */
-export function hostSessionCheck(lookup: HostSessionLookup, signIns?: HostSessionSignIns): InstanceType<typeof interactionPolicy.Check> {
+export function hostSessionCheck(lookup: HostSessionLookup, signIns?: OwnPageSignIns): InstanceType<typeof interactionPolicy.Check> {
   return new interactionPolicy.Check(
     'host_session_changed', 'the host\'s session changed or ended', 'login_required', (ctx) => hostSessionChanged(ctx, lookup, signIns),
   );

@@ -31,7 +31,7 @@ import { withRefreshGrace } from '../policies/refresh-grace.ts';
 import { markServedInGrace } from '../events/grace.ts';
 import { resourceIndicatorsFeature } from '../policies/resource-indicator.ts';
 import { hostSessionCheck } from '../policies/host-session.ts';
-import type { HostSessionSignIns } from '../policies/host-session.ts';
+import type { OwnPageSignIns } from '../policies/host-session.ts';
 import type { HostSessionLookup } from '../policies/host-session.ts';
 import { scopeAllowance } from '../policies/scope-allowance.ts';
 import { scopeRequiredCheck } from '../policies/scope-required.ts';
@@ -47,8 +47,8 @@ export interface ConfigurationDeps {
   readonly findClient: (clientId: string) => Promise<Client | undefined>;
   /** the provider, once built (the configuration is made before it exists) */
   readonly provider: () => Provider;
-  /** with `options.signIn.session`: the sessions the host's session signed in */
-  readonly hostSignIns?: HostSessionSignIns;
+  /** with `options.signIn.session`: the sessions signed in on the library's own page */
+  readonly ownPageSignIns?: OwnPageSignIns;
 }
 
 export function buildConfiguration(options: ResolvedOptions, deps: ConfigurationDeps): Configuration {
@@ -100,7 +100,7 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
     expiresWithSession,
     ttl: providerTtl(ttl),
     interactions: {
-      policy: interactionRules(options, deps.hostSignIns),
+      policy: interactionRules(options, deps.ownPageSignIns),
       url: (_ctx, interaction) => ENDPOINTS.interaction.path.replace(':uid', interaction.uid),
     },
     // subjects are public only: a sector identifier is refused in dynamic clients' metadata
@@ -118,10 +118,10 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
 }
 
 /** oidc-provider's prompts, plus the library's rules: no request without scope; the session follows the host's. */
-function interactionRules(options: ResolvedOptions, hostSignIns: HostSessionSignIns | undefined) {
+function interactionRules(options: ResolvedOptions, ownPageSignIns: OwnPageSignIns | undefined) {
   const policy = interactionPolicy.base();
   const login = policy.get('login')!;
   login.checks.add(scopeRequiredCheck((client) => scopeAllowance(client, options.clientIdMetadataDocuments)), 0);
-  if (options.signIn.session) login.checks.add(hostSessionCheck(options.signIn.session as unknown as HostSessionLookup, hostSignIns));
+  if (options.signIn.session) login.checks.add(hostSessionCheck(options.signIn.session as unknown as HostSessionLookup, ownPageSignIns));
   return policy;
 }

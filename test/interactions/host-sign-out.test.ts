@@ -1,9 +1,10 @@
 /**
  * The library's sign-in session ends with the host's (README "Sign-in options"):
  *
- * - a session the host's session signed in (`signIn.session`) ends when the host's session is
- *   gone, whether it expired or the person signed out there: `prompt=none` gets
- *   `login_required`, and the next authorization shows a sign-in page;
+ * - a session the host's session signed in (`signIn.session`), or the host's page
+ *   (`finishSignIn`), ends when the host's session is gone, whether it expired or the person
+ *   signed out there: `prompt=none` gets `login_required`, and the next authorization shows a
+ *   sign-in page;
  * - a session signed in on the library's own page does not (the host never knew it);
  * - `auth.interactions.signOut(ctx)`, which the demo's `/sign-out` calls, ends either kind,
  *   and leaves issued tokens as they are.
@@ -59,6 +60,32 @@ it('a session the host\'s session signed in ends when the host\'s session is gon
   browser.dropCookie(HOST_COOKIE);
   expect(await silently(browser)).toEqual({ code: null, error: 'login_required' });
   expect(isLibrarySignIn(await browser.navigate(url()))).toBe(true);
+});
+
+it('a session the host\'s page signed in (finishSignIn) ends when the host\'s session is gone', async () => {
+  const viaPage = await startApp({ signIn: 'host' });
+  try {
+    const browser = new Browser(viaPage.baseUrl);
+    const authorize = (extra: Record<string, string> = {}) => buildAuthorizeUrl(viaPage.baseUrl, operator(viaPage.baseUrl, viaPage.operatorSecret), {
+      scope: 'openid courses:read', challenge: pkcePair().challenge, state: 'st', extra,
+    });
+    const hostPage = await browser.navigate(authorize());
+    if (!isPage(hostPage) || new URL(hostPage.url).pathname !== '/sign-in') throw new Error('expected the host\'s sign-in page');
+    const consent = await browser.submit(hostPage, '/sign-in', ADMIN);
+    if (!isPage(consent)) throw new Error('expected the consent page');
+    const back = await browser.submit(consent, '/confirm');
+    expect(isPage(back)).toBe(false);
+    const silent = async () => {
+      const result = await browser.navigate(authorize({ prompt: 'none' }));
+      if (isPage(result)) throw new Error('expected a redirect to the client');
+      return new URL(result.redirect).searchParams;
+    };
+    expect((await silent()).get('code')).toEqual(expect.any(String));
+    browser.dropCookie(HOST_COOKIE);
+    expect((await silent()).get('error')).toBe('login_required');
+  } finally {
+    await viaPage.stop();
+  }
 });
 
 it('a session signed in on the library\'s own page stays without a host session', async () => {

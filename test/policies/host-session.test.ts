@@ -1,14 +1,14 @@
 /**
  * lib/policies/host-session.ts without HTTP: the sign-in session follows the host's when the
- * host names another account, or names none and its session made the sign-in; the host is
- * told what the client asked for. Over HTTP: test/interactions/host-sign-out.test.ts.
+ * host names another account, or names none and the library's page did not make the sign-in;
+ * the host is told what the client asked for. Over HTTP: test/interactions/host-sign-out.test.ts.
  */
 import type { KoaContextWithOIDC } from 'oidc-provider';
 
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import type { HostSignIn, SignInRequest } from '../../lib/contracts.ts';
 import {
-  hostSessionChanged, hostSessionCheck, HostSessionSignIns, markHostSessionLogin, rememberHostSessionLogins,
+  hostSessionChanged, hostSessionCheck, markOwnPageLogin, noteOwnPageSignIns, OwnPageSignIns,
 } from '../../lib/policies/host-session.ts';
 
 interface FakeOptions {
@@ -71,7 +71,7 @@ it('is a login-prompt check named for the rule', async () => {
   expect(await check.check(ctx({ sessionAccount: 'acc-student' }))).toBe(true);
 });
 
-describe('a session the host\'s session signed in (HostSessionSignIns)', () => {
+describe('a session signed in on the library\'s own page (OwnPageSignIns)', () => {
   const session = { uid: 'sess-1', accountId: 'acc-student', loginTs: 1_700_000_000 };
   const withSession = (): KoaContextWithOIDC => {
     const c = ctx({ sessionAccount: 'acc-student' });
@@ -79,17 +79,19 @@ describe('a session the host\'s session signed in (HostSessionSignIns)', () => {
     return c;
   };
 
-  it('asks for a sign-in when the host has nobody and its session made this sign-in', async () => {
-    const signIns = new HostSessionSignIns(createMemoryAdapter(), 3600);
-    expect(await hostSessionChanged(withSession(), host(undefined).lookup, signIns)).toBe(false);
-    await signIns.remember('sess-1', 'acc-student', 1_700_000_000);
+  it('asks for a sign-in when the host has nobody, unless the library\'s page made this sign-in (fails closed)', async () => {
+    const signIns = new OwnPageSignIns(createMemoryAdapter(), 3600);
+    // no note: the host's session or the host's page made it, or its note expired
     expect(await hostSessionChanged(withSession(), host(undefined).lookup, signIns)).toBe(true);
-    // the host still naming the account: the note is not even read
+    await signIns.remember('sess-1', 'acc-student', 1_700_000_000);
+    expect(await hostSessionChanged(withSession(), host(undefined).lookup, signIns)).toBe(false);
+    // the host naming the account, or another: decided without the note
     expect(await hostSessionChanged(withSession(), host({ accountId: 'acc-student' }).lookup, signIns)).toBe(false);
+    expect(await hostSessionChanged(withSession(), host({ accountId: 'acc-admin' }).lookup, signIns)).toBe(true);
   });
 
   it('does not match another sign-in of the same session: another time or account, or forgotten', async () => {
-    const signIns = new HostSessionSignIns(createMemoryAdapter(), 3600);
+    const signIns = new OwnPageSignIns(createMemoryAdapter(), 3600);
     await signIns.remember('sess-1', 'acc-student', 1_700_000_000);
     expect(await signIns.madeBy({ ...session, loginTs: 1_700_000_001 })).toBe(false);
     expect(await signIns.madeBy({ ...session, accountId: 'acc-admin' })).toBe(false);
@@ -99,17 +101,20 @@ describe('a session the host\'s session signed in (HostSessionSignIns)', () => {
     expect(await signIns.madeBy(session)).toBe(false);
   });
 
-  it('is noted after a resume with a login from the host\'s session, and forgotten after any other login', async () => {
-    const signIns = new HostSessionSignIns(createMemoryAdapter(), 3600);
-    const step = rememberHostSessionLogins(signIns);
-    const resumed = (login: Record<string, unknown>) => ({ oidc: { result: { login }, session: { ...session } } }) as never;
-    const fromHost = { accountId: 'acc-student', ts: session.loginTs };
-    markHostSessionLogin(fromHost);
-    await step(resumed(fromHost));
+  it('is noted at the resume that applies a sign-in on the library\'s page, and forgotten after any other sign-in', async () => {
+    const signIns = new OwnPageSignIns(createMemoryAdapter(), 3600);
+    const step = noteOwnPageSignIns(signIns);
+    const resumed = (result: Record<string, unknown>) => ({ oidc: { result, session: { ...session } } }) as never;
+    const onPage = { accountId: 'acc-student', ts: session.loginTs };
+    markOwnPageLogin(onPage);
+    await step(resumed({ login: onPage }));
     expect(await signIns.madeBy(session)).toBe(true);
-    await step(resumed({ accountId: 'acc-student', ts: session.loginTs }));
+    // a consent's resume carries the sign-in again: nothing to write
+    expect(step(resumed({ login: { accountId: 'acc-student', ts: session.loginTs }, consent: {} }))).toBeUndefined();
+    expect(await signIns.madeBy(session)).toBe(true);
+    await step(resumed({ login: { accountId: 'acc-student', ts: session.loginTs } }));
     expect(await signIns.madeBy(session)).toBe(false);
-    // no login in this answer (a consent, a token request): nothing to do, no storage work
+    // no sign-in in this answer (a token request, a consent alone): no storage work
     expect(step({ oidc: { result: { consent: {} }, session: { ...session } } } as never)).toBeUndefined();
     expect(step({} as never)).toBeUndefined();
   });
