@@ -27,6 +27,7 @@ declare global {
   function checkPasswordAndMfa(ctx: Koa.Context): Promise<{ id: string } | undefined>;
   function showLoginPage(ctx: Koa.Context, error: string): void;
   function startMySession(ctx: Koa.Context, accountId: string): void;
+  function endMySession(ctx: Koa.Context): void;
 }
 
 export {};
