@@ -4,57 +4,45 @@
  * its pool); answers that come in time are untouched. The endpoint runs over real HTTP with
  * the bound shortened, since the default is 30 s.
  */
-import { createServer } from 'node:http';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { jest } from '@jest/globals';
 import { McpServer } from '@modelcontextprotocol/server';
-import Koa from 'koa';
 import { z } from 'zod';
 
 import { MCP_REVISIONS } from '../../lib/constants.ts';
 import { ANSWER_TIMEOUT_MS, answerWithin, NO_ANSWER } from '../../lib/mcp/answer-bound.ts';
-import { createMcpEndpoint, defineMcpTool, resolveMcpOptions } from '../../lib/mcp/index.ts';
+import { defineMcpTool } from '../../lib/mcp/index.ts';
 import type { McpOptions } from '../../lib/mcp/index.ts';
+import { serveMcpEndpoint } from '../support/mcp-endpoint.ts';
+import type { ServedMcpEndpoint } from '../support/mcp-endpoint.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
 
 const BOUND_MS = 300;
 
 let app: RunningApp;
-let server: Server;
+let served: ServedMcpEndpoint;
 let baseUrl: string;
 const logged: string[] = [];
 
 beforeAll(async () => {
   // for a real bearer core; the endpoint under test is mounted on a Koa app of its own
   app = await startApp();
-  server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const tools = [
     defineMcpTool({
       name: 'never_returns', description: 'waits on a backend that never answers', audience: 'public', scopes: [], inputSchema: {},
       handler: () => new Promise<Record<string, unknown>>(() => {}),
     }),
   ];
-  const koa = new Koa();
-  koa.use(createMcpEndpoint({
-    baseUrl,
-    bearer: app.auth.bearer,
-    resourceMetadata: `${baseUrl}/.well-known/oauth-protected-resource`,
-    dataSource: undefined,
-    options: resolveMcpOptions({ tools }),
+  served = await serveMcpEndpoint({
+    bearer: app.auth.bearer, options: { tools }, answerTimeoutMs: BOUND_MS,
     logger: { info() {}, warn: (m) => logged.push(m), error: (m) => logged.push(m) },
-    answerTimeoutMs: BOUND_MS,
-  }));
-  server.on('request', koa.callback());
+  });
+  baseUrl = served.baseUrl;
 });
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await served.close();
   await app.stop();
 });
 
@@ -128,27 +116,12 @@ describe('options.mcp.answerTimeout, over HTTP', () => {
 
   /** `/mcp` with these options and nothing shortened: the bound is the option's */
   async function endpoint(options: McpOptions): Promise<string> {
-    const http = createServer();
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    const origin = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-    const koa = new Koa();
-    koa.use(createMcpEndpoint({
-      baseUrl: origin,
-      bearer: app.auth.bearer,
-      resourceMetadata: `${origin}/.well-known/oauth-protected-resource`,
-      dataSource: undefined,
-      options: resolveMcpOptions({ tools: [sleeps], ...options }),
+    const served = await serveMcpEndpoint({
+      bearer: app.auth.bearer, options: { tools: [sleeps], ...options },
       logger: { info() {}, warn: (m) => logged.push(m), error: (m) => logged.push(m) },
-    }));
-    http.on('request', koa.callback());
-    endpoints.push({
-      url: `${origin}/mcp`,
-      close: async () => {
-        http.closeAllConnections();
-        await new Promise<void>((resolve) => http.close(() => resolve()));
-      },
     });
-    return `${origin}/mcp`;
+    endpoints.push({ url: `${served.baseUrl}/mcp`, close: () => served.close() });
+    return `${served.baseUrl}/mcp`;
   }
   afterAll(async () => {
     await Promise.all(endpoints.map((e) => e.close()));

@@ -10,16 +10,13 @@
  * the same POST (a 2025-03-26 batch) is refused with 400 before the SDK (lib/mcp/batch.ts),
  * and 2025-06-18 and later have no batches.
  */
-import { createServer } from 'node:http';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-
-import Koa from 'koa';
 
 import { MCP_REVISIONS } from '../../lib/constants.ts';
 import { NO_ANSWER } from '../../lib/mcp/answer-bound.ts';
-import { createMcpEndpoint, defineMcpTool, resolveMcpOptions } from '../../lib/mcp/index.ts';
+import { defineMcpTool } from '../../lib/mcp/index.ts';
 import type { McpToolContext } from '../../lib/mcp/index.ts';
+import { serveMcpEndpoint } from '../support/mcp-endpoint.ts';
+import type { ServedMcpEndpoint } from '../support/mcp-endpoint.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
 
@@ -69,42 +66,20 @@ const tools = [
 
 let app: RunningApp;
 
-interface Endpoint {
-  readonly baseUrl: string;
-  close(): Promise<void>;
-}
-
 /** what the endpoints logged as errors */
 const logged: string[] = [];
 
 /** `/mcp` on a Koa app of its own, with a real bearer core */
-async function serveEndpoint(answerTimeoutMs?: number): Promise<Endpoint> {
-  const server: Server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const koa = new Koa();
-  koa.use(createMcpEndpoint({
-    baseUrl,
-    bearer: app.auth.bearer,
-    resourceMetadata: `${baseUrl}/.well-known/oauth-protected-resource`,
-    dataSource: undefined,
-    options: resolveMcpOptions({ tools }),
-    logger: { info() {}, warn() {}, error: (m) => logged.push(m) },
+function serveEndpoint(answerTimeoutMs?: number): Promise<ServedMcpEndpoint> {
+  return serveMcpEndpoint({
+    bearer: app.auth.bearer, options: { tools }, logger: { info() {}, warn() {}, error: (m) => logged.push(m) },
     ...(answerTimeoutMs === undefined ? {} : { answerTimeoutMs }),
-  }));
-  server.on('request', koa.callback());
-  return {
-    baseUrl,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  });
 }
 
-let bounded: Endpoint;
+let bounded: ServedMcpEndpoint;
 /** the default bound (30 s), which none of these tests reaches */
-let unbounded: Endpoint;
+let unbounded: ServedMcpEndpoint;
 
 beforeAll(async () => {
   app = await startApp();
@@ -124,7 +99,7 @@ beforeEach(() => {
 const REVISIONS = [['2025-06-18', '2025-06-18'], ['2026-07-28', MCP_REVISIONS.current]] as const;
 
 /** a tools/call of `name` in `revision`, as a client sends it */
-function callTool(endpoint: Endpoint, revision: string, name: string, signal: AbortSignal): Promise<Response> {
+function callTool(endpoint: ServedMcpEndpoint, revision: string, name: string, signal: AbortSignal): Promise<Response> {
   const modern = revision === MCP_REVISIONS.current;
   return fetch(`${endpoint.baseUrl}/mcp`, {
     method: 'POST',
