@@ -28,6 +28,8 @@ import { InvalidRequestError } from '../lib/errors.ts';
 import { diagnosticsOf } from '../lib/events/diagnostics.ts';
 import type { InteractionsApi } from '../lib/pages/sign-in.ts';
 import { memberClientSite } from '../lib/policies/audience.ts';
+import { endedWithHost } from '../lib/policies/host-session.ts';
+import type { OwnPageSignIns, SignedInSession } from '../lib/policies/host-session.ts';
 import type { OidcClient } from './client-view.ts';
 import { saveInteractionResult } from './interaction-result.ts';
 import { loginResult } from './login-result.ts';
@@ -39,11 +41,20 @@ export interface SignInFlow {
   useHostSession(ctx: Context, interaction: Interaction, client: OidcClient): Promise<boolean>;
   /** Sends the browser to the host's sign-in page when there is one; `true` when it answered. */
   sendToHostPage(ctx: Context, interaction: Interaction, client: OidcClient): boolean;
+  /**
+   * Whether the sign-in the interaction rests on has ended with the host's session since the
+   * authorization request (lib/policies/host-session.ts): a consent page left open while the
+   * host's session expired, or changed hands, must not give the earlier person's consent.
+   * Always `false` without `signIn.session`.
+   */
+  signInEnded(ctx: Context, interaction: Interaction, client: OidcClient): Promise<boolean>;
 }
 
 export interface SignInFlowDeps {
   readonly provider: Provider;
   readonly options: ResolvedOptions;
+  /** the notes of sign-ins made on the library's page; present with `signIn.session` */
+  readonly ownPageSignIns?: OwnPageSignIns | undefined;
 }
 
 const COOKIE = 'platform_auth_sign_in';
@@ -85,7 +96,7 @@ export function signInRequestOf(interaction: Interaction, client: OidcClient, ba
   };
 }
 
-export function createSignInFlow({ provider, options }: SignInFlowDeps): SignInFlow {
+export function createSignInFlow({ provider, options, ownPageSignIns }: SignInFlowDeps): SignInFlow {
   const { baseUrl } = options;
   const secure = baseUrl.startsWith('https:');
   const keys = options.cookieKeys.map((k) => createHmac('sha256', k).update('platform-auth sign-in binding v1').digest());
@@ -209,6 +220,18 @@ export function createSignInFlow({ provider, options }: SignInFlowDeps): SignInF
       ctx.status = 303;
       ctx.redirect(returnTo);
       return true;
+    },
+
+    async signInEnded(ctx, interaction, client) {
+      const resolve = options.signIn.session;
+      const held = interaction.session;
+      if (!resolve || !held?.accountId) return false;
+      const found = await resolve(ctx, signInRequestOf(interaction, client, baseUrl));
+      // the browser's session is read (for the time of its sign-in) only when the host names nobody
+      const ownPage = () => (ownPageSignIns && held.uid && held.cookie
+        ? ownPageSignIns.madeByLoading(held.uid, provider.Session.find(held.cookie) as Promise<SignedInSession | undefined>)
+        : Promise.resolve(false));
+      return endedWithHost(found, held.accountId, ownPage);
     },
 
     sendToHostPage(ctx, interaction, client) {

@@ -200,6 +200,17 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
     ctx.redirect(returnTo);
   }
 
+  /**
+   * The sign-in this consent rests on ended with the host's session (the person signed out
+   * there, the host's session expired, or someone else signed in): nothing is granted, and the
+   * browser goes back to the authorization with no result, where the provider asks who is
+   * signing in now (the login prompt's host-session check, lib/policies/host-session.ts). The
+   * earlier sign-in is not carried over (no merge), so it cannot answer that prompt.
+   */
+  function signInAgain(ctx: RouterContext) {
+    return finish(ctx, {});
+  }
+
   async function accountOf(interaction: Interaction): Promise<Account | undefined> {
     const id = interaction.session?.accountId;
     return id ? options.accounts.findById(id) : undefined;
@@ -267,6 +278,7 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
       if (signIn.sendToHostPage(ctx, interaction, client)) return;
       return showLogin(state, 200);
     }
+    if (await signIn.signInEnded(ctx, interaction, client)) return signInAgain(ctx);
     const account = await accountOf(interaction);
     if (!account) return finish(ctx, { error: 'login_required', error_description: 'the signed-in account no longer exists' });
     await showConsent(ctx, state, account);
@@ -315,6 +327,8 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
     const state = ctx.state.interaction as InteractionState;
     const { interaction, client } = state;
     if (interaction.prompt.name !== 'consent') return notice(state.page, 400, 'nothingToConfirm');
+    // checked again here, not only when the page was shown: the page may have stayed open
+    if (await signIn.signInEnded(ctx, interaction, client)) return signInAgain(ctx);
     const account = await accountOf(interaction);
     if (!account) return finish(ctx, { error: 'login_required', error_description: 'the signed-in account no longer exists' });
     const eligibility = checkEligibility(client, account, options.operatorRoles);

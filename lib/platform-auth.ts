@@ -201,7 +201,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   const signInThrottle = createSignInThrottle({
     adapter: options.adapter, settings: options.signInThrottle, proxy: options.proxy, proxyHops: options.proxyHops,
   });
-  const signIn = createSignInFlow({ provider, options });
+  const signIn = createSignInFlow({ provider, options, ownPageSignIns });
   const interactions = createInteractionRouter({
     provider, options, grantContexts, signInThrottle, signIn,
     pages: createPageRenderer(options.pages, options.logger),

@@ -15,6 +15,11 @@
  * session in use) all end with the host's. A sign-in made in this very request is not
  * questioned again.
  *
+ * The consent page applies the same rule ({@link endedWithHost}) when shown and when confirmed
+ * (interactions/host-sign-in.ts, `signInEnded`): the resume after a consent carries the
+ * earlier sign-in, which this check does not question, so a page left open past the host's
+ * session would otherwise still give the earlier person's consent.
+ *
  * @module
  */
 import { interactionPolicy } from 'oidc-provider';
@@ -80,9 +85,31 @@ export class OwnPageSignIns {
 
   /** Whether the sign-in `session` holds is the one the library's page made. */
   async madeBy(session: SignedInSession): Promise<boolean> {
-    const stored = await this.#store.find(session.uid);
-    return stored?.accountId === session.accountId && stored?.loginTs === session.loginTs;
+    return matches(await this.#store.find(session.uid), session);
   }
+
+  /**
+   * {@link madeBy} for a session still being read (`loading`, by the browser session's `uid`):
+   * the note is read beside it, not after it. A session that is gone was made by nobody.
+   */
+  async madeByLoading(uid: string, loading: Promise<Omit<SignedInSession, 'uid'> | undefined>): Promise<boolean> {
+    const [stored, session] = await Promise.all([this.#store.find(uid), loading]);
+    return session !== undefined && matches(stored, session);
+  }
+}
+
+function matches(stored: { accountId?: unknown; loginTs?: unknown } | void | undefined, session: Omit<SignedInSession, 'uid'>): boolean {
+  return stored?.accountId === session.accountId && stored?.loginTs === session.loginTs;
+}
+
+/**
+ * The rule, for whoever holds a sign-in of `accountId`: it ended with the host's session when
+ * the host's session (`found`) names another account, or names none and the library's page did
+ * not make it (`ownPage`, asked only then; without it, a host naming nobody ends nothing).
+ */
+export async function endedWithHost(found: HostSignIn | undefined, accountId: string, ownPage: (() => Promise<boolean>) | undefined): Promise<boolean> {
+  if (typeof found?.accountId === 'string' && found.accountId !== '') return found.accountId !== accountId;
+  return ownPage ? !(await ownPage()) : false;
 }
 
 /**
@@ -126,10 +153,9 @@ export async function hostSessionChanged(ctx: KoaContextWithOIDC, lookup: HostSe
   const current = session?.accountId;
   if (!current || ctx.oidc.result?.login || !ctx.oidc.client) return false;
   const found = await lookup(ctx, requestOf(ctx));
-  if (typeof found?.accountId === 'string' && found.accountId !== '') return found.accountId !== current;
-  // nobody is signed in at the host: read only on this path, so a session whose host still
-  // names its account costs no storage read
-  return signIns ? !(await signIns.madeBy(session as SignedInSession)) : false;
+  // the note is read only when the host names nobody, so a session whose host still names its
+  // account costs no storage read
+  return endedWithHost(found, current, signIns && (() => signIns.madeBy(session as SignedInSession)));
 }
 
 /** The check, in the login prompt. */

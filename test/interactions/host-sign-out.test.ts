@@ -11,7 +11,7 @@
  */
 import { Browser, isPage, signIn } from '../support/browser.ts';
 import type { PageResult } from '../support/browser.ts';
-import { ADMIN, buildAuthorizeUrl, exchangeCode, operator } from '../support/flows.ts';
+import { ADMIN, buildAuthorizeUrl, exchangeCode, MEMBER, operator, STUDENT } from '../support/flows.ts';
 import { pkcePair } from '../support/pkce.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
@@ -40,10 +40,10 @@ async function silently(browser: Browser): Promise<{ code: string | null; error:
 }
 
 /** Signs in at the host's own page; returns that page, which holds the host's sign-out form. */
-async function signInAtHost(browser: Browser): Promise<PageResult> {
+async function signInAtHost(browser: Browser, who: { email: string; password: string } = ADMIN): Promise<PageResult> {
   const form = await browser.navigate('/sign-in');
   if (!isPage(form)) throw new Error('expected the host sign-in page');
-  const after = await browser.submit(form, '/sign-in', ADMIN);
+  const after = await browser.submit(form, '/sign-in', who);
   if (!isPage(after) || !after.html.includes('action="/sign-out"')) throw new Error('expected the host page with its sign-out form');
   return after;
 }
@@ -103,6 +103,71 @@ it('a library-page sign-in made after the host\'s sign-in is not ended by the ho
   await signIn(browser, url({ prompt: 'login' }), ADMIN);
   browser.dropCookie(HOST_COOKIE);
   expect(await silently(browser)).toEqual({ code: expect.any(String), error: null });
+});
+
+describe('a consent page left open while the host\'s session ended', () => {
+  /** The consent page the host's session of `who` leads to. */
+  async function consentPage(browser: Browser, authorize: string, who: { email: string; password: string }): Promise<PageResult> {
+    await signInAtHost(browser, who);
+    const consent = await browser.navigate(authorize);
+    if (!isPage(consent) || !consent.html.includes('/confirm') || !consent.html.includes(who.email)) {
+      throw new Error(`expected ${who.email}'s consent page`);
+    }
+    return consent;
+  }
+
+  it('gives no consent: the browser signs in again, and nothing was granted', async () => {
+    const browser = new Browser(app.baseUrl);
+    const consent = await consentPage(browser, url(), ADMIN);
+    browser.dropCookie(HOST_COOKIE);
+    const after = await browser.submit(consent, '/confirm');
+    expect(isLibrarySignIn(after)).toBe(true);
+    // signed in again as the same person, consent is asked again: the first Allow granted nothing
+    const again = await browser.submit(after as PageResult, '/login', ADMIN);
+    expect(isPage(again) && again.html.includes('/confirm')).toBe(true);
+  });
+
+  it('shown again (reloaded), it is the sign-in page, without the earlier person\'s name', async () => {
+    const browser = new Browser(app.baseUrl);
+    const consent = await consentPage(browser, url(), ADMIN);
+    browser.dropCookie(HOST_COOKIE);
+    const reloaded = await browser.navigate(consent.url);
+    expect(isLibrarySignIn(reloaded)).toBe(true);
+    expect((reloaded as PageResult).html).not.toContain(ADMIN.email);
+  });
+
+  it('gives no consent for the earlier person when someone else signed in at the host', async () => {
+    const browser = new Browser(app.baseUrl);
+    const authorize = buildAuthorizeUrl(app.baseUrl, MEMBER, {
+      scope: 'openid account:read', resource: app.baseUrl, challenge: pkcePair().challenge, state: 'st',
+    });
+    const consent = await consentPage(browser, authorize, ADMIN);
+    browser.dropCookie(HOST_COOKIE);
+    await signInAtHost(browser, STUDENT);
+    const after = await browser.submit(consent, '/confirm');
+    // the new person's own consent, not a code for the earlier one
+    expect(isPage(after) && after.html.includes('/confirm') && after.html.includes(STUDENT.email)).toBe(true);
+    expect((after as PageResult).html).not.toContain(ADMIN.email);
+  });
+
+  it('with the host\'s session still there, Allow answers the client with a code', async () => {
+    const browser = new Browser(app.baseUrl);
+    const consent = await consentPage(browser, url(), ADMIN);
+    const after = await browser.submit(consent, '/confirm');
+    expect(isPage(after)).toBe(false);
+    expect(new URL((after as { redirect: string }).redirect).searchParams.get('code')).toEqual(expect.any(String));
+  });
+
+  it('a consent page of a sign-in made on the library\'s page stays valid without a host session', async () => {
+    const browser = new Browser(app.baseUrl);
+    const signInPage = await browser.navigate(url());
+    const consent = await browser.submit(signInPage as PageResult, '/login', ADMIN);
+    if (!isPage(consent) || !consent.html.includes('/confirm')) throw new Error('expected the consent page');
+    const reloaded = await browser.navigate(consent.url);
+    expect(isPage(reloaded) && reloaded.html.includes('/confirm')).toBe(true);
+    const after = await browser.submit(reloaded as PageResult, '/confirm');
+    expect(new URL((after as { redirect: string }).redirect).searchParams.get('code')).toEqual(expect.any(String));
+  });
 });
 
 describe('auth.interactions.signOut, from the host\'s sign-out', () => {

@@ -101,6 +101,16 @@ describe('a session signed in on the library\'s own page (OwnPageSignIns)', () =
     expect(await signIns.madeBy(session)).toBe(false);
   });
 
+  it('matches a session still being read (the consent page\'s check) the same way; a session gone matches nothing', async () => {
+    const signIns = new OwnPageSignIns(createMemoryAdapter(), 3600);
+    await signIns.remember('sess-1', 'acc-student', 1_700_000_000);
+    expect(await signIns.madeByLoading('sess-1', Promise.resolve(session))).toBe(true);
+    expect(await signIns.madeByLoading('sess-1', Promise.resolve({ ...session, loginTs: 1_700_000_001 }))).toBe(false);
+    expect(await signIns.madeByLoading('sess-2', Promise.resolve(session))).toBe(false);
+    // signed out (auth.interactions.signOut destroyed the session) while the note lives on
+    expect(await signIns.madeByLoading('sess-1', Promise.resolve(undefined))).toBe(false);
+  });
+
   it('is noted at the resume that applies a sign-in on the library\'s page, and forgotten after any other sign-in', async () => {
     const signIns = new OwnPageSignIns(createMemoryAdapter(), 3600);
     const step = noteOwnPageSignIns(signIns);
