@@ -18,7 +18,7 @@ import type { YogaInitialContext } from 'graphql-yoga';
 import type { Logger } from '../contracts.ts';
 import { DEFAULT_PAGE_SIZE } from '../member-data/pagination.ts';
 import { RETRY_AFTER_SECONDS } from '../storage/outage.ts';
-import { createMaskError, formatError, statusWithoutData, withoutSuggestions } from './errors.ts';
+import { createMaskError, formatError, logUnexpected, statusWithoutData, withoutSuggestions } from './errors.ts';
 import type { GraphQLParams } from './http.ts';
 import type { ResolvedAccountApiOptions } from './options.ts';
 import { useQueryLimits } from './plugins/use-query-limits.ts';
@@ -34,7 +34,8 @@ export interface EngineAnswer {
 }
 
 export interface AccountApiEngine {
-  run(params: GraphQLParams, context: AccountApiContext): Promise<EngineAnswer>;
+  /** `requestId`: what the log lines of its unexpected failures name (lib/http/request-id.ts) */
+  run(params: GraphQLParams, context: AccountApiContext, requestId?: string): Promise<EngineAnswer>;
 }
 
 function answer(status: number, result: ExecutionResult | { errors: readonly GraphQLError[] }): EngineAnswer {
@@ -48,7 +49,7 @@ function answer(status: number, result: ExecutionResult | { errors: readonly Gra
 }
 
 export function createAccountApiEngine(options: ResolvedAccountApiOptions, logger: Logger): AccountApiEngine {
-  const maskError = createMaskError(logger);
+  const maskError = createMaskError();
   const yoga = createYoga({
     schema: createSchema<AccountApiContext>({ typeDefs, resolvers }),
     logging: false,
@@ -71,7 +72,7 @@ export function createAccountApiEngine(options: ResolvedAccountApiOptions, logge
   const parseOptions = { maxTokens: options.maxTokens };
 
   return {
-    async run(params, context) {
+    async run(params, context, requestId) {
       // No fetch Request on this path; the yoga plugins that run after parsing the body
       // (caches, masking, validation codes) do not read it.
       const initial = { ...context, params } as unknown as AccountApiContext & YogaInitialContext;
@@ -112,8 +113,10 @@ export function createAccountApiEngine(options: ResolvedAccountApiOptions, logge
       } catch (error) {
         // the executor throws for what it cannot start; answered in the same coded form
         const masked = maskError(error) as GraphQLError;
+        logUnexpected([masked], logger, requestId);
         return answer(statusWithoutData([masked]), { errors: [masked] });
       }
+      logUnexpected(result.errors, logger, requestId);
       // no data: a request error (variables, operation name), or a fault before execution
       if (result.data === undefined) return answer(statusWithoutData(result.errors), result);
       // data null: a non-null field failed up to the root. 200 as GraphQL over HTTP has it,

@@ -11,6 +11,7 @@ import { GraphQLError } from 'graphql';
 import type { GraphQLFormattedError } from 'graphql';
 
 import type { Logger } from '../contracts.ts';
+import { requestTag } from '../http/request-id.ts';
 import { MemberDataInputError } from '../member-data/errors.ts';
 import { isStorageUnavailable } from '../storage/outage.ts';
 
@@ -26,8 +27,23 @@ function originalOf(error: unknown): unknown {
   return current;
 }
 
+/**
+ * The log line of an unexpected failure, kept on its masked error until the engine, which
+ * knows the request, writes it with the request's id (yoga's `maskError` is given no request).
+ * A symbol: never serialised into the answer.
+ */
+const LOG_LINE = Symbol('platform-auth.account-api.logLine');
+
+/** Writes the log lines of the unexpected failures among `errors`, naming the request. */
+export function logUnexpected(errors: readonly unknown[] | undefined, logger: Logger, requestId: string | undefined): void {
+  for (const error of errors ?? []) {
+    const line = (error as { [LOG_LINE]?: (tag: string) => string } | null)?.[LOG_LINE];
+    if (line) logger.error(line(requestTag(requestId)));
+  }
+}
+
 /** The `maskError` of yoga's masked-errors plugin. */
-export function createMaskError(logger: Logger) {
+export function createMaskError() {
   return function maskError(error: unknown, message: string = UNEXPECTED_MESSAGE): Error {
     const located = error instanceof GraphQLError ? error : undefined;
     const original = originalOf(error);
@@ -64,11 +80,12 @@ export function createMaskError(logger: Logger) {
     }
     const where = located?.path ? ` at ${located.path.join('.')}` : '';
     const detail = original instanceof Error ? (original.stack ?? `${original.name}: ${original.message}`) : String(original);
-    logger.error(`platform-auth: the Account API failed${where}: ${detail}`);
-    return new GraphQLError(message, {
+    const masked = new GraphQLError(message, {
       nodes: located?.nodes, positions: located?.positions, path: located?.path,
       extensions: { code: 'INTERNAL_SERVER_ERROR' },
     });
+    Object.defineProperty(masked, LOG_LINE, { value: (tag: string) => `platform-auth: the Account API failed${where}${tag}: ${detail}` });
+    return masked;
   };
 }
 

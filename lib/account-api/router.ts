@@ -10,6 +10,7 @@ import { renderGraphiQL } from 'graphql-yoga';
 
 import type { Logger } from '../contracts.ts';
 import { InvalidTokenError } from '../errors.ts';
+import { requestIdOf } from '../http/request-id.ts';
 import { noteRefusal } from '../events/refusals.ts';
 import { createMemberDataService } from '../member-data/service.ts';
 import type { MemberDataSource } from '../contracts.ts';
@@ -92,7 +93,7 @@ export function createAccountApi(deps: AccountApiDeps): Middleware {
     try {
       checkContentType(ctx.get('content-type') || undefined);
       const params = parseParams(await readBody(ctx.req, options.maxBodyBytes));
-      const { status, headers, body } = await engine.run(params, { account: service.forMember(auth) });
+      const { status, headers, body } = await engine.run(params, { account: service.forMember(auth) }, requestIdOf(ctx));
       ctx.status = status;
       if (headers) ctx.set(headers);
       ctx.type = 'application/json';

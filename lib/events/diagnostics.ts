@@ -13,7 +13,7 @@
 import type { IncomingMessage } from 'node:http';
 
 import type { Logger } from '../contracts.ts';
-import { assignRequestId, requestIdOf } from '../http/request-id.ts';
+import { assignRequestId, requestIdOf, requestTag } from '../http/request-id.ts';
 import type { EventHub } from './hub.ts';
 import type { EventInput, EventName, PlatformAuthEvent } from './types.ts';
 
@@ -59,12 +59,12 @@ export class Diagnostics {
   emit(input: EventInput, holder?: RequestHolder): void {
     if (!this.wants(input.name)) return;
     const requestId = requestIdOf(holder);
-    const event = Object.freeze({ ...input, at: Date.now(), ...(requestId === undefined ? {} : { requestId }) }) as PlatformAuthEvent;
+    const event = frozen({ ...input, at: Date.now(), ...(requestId === undefined ? {} : { requestId }) }) as PlatformAuthEvent;
     for (const sink of this.#sinks) {
       try {
         sink.record(event);
       } catch (error) {
-        this.#sinkFailed(error);
+        this.#sinkFailed(error, requestId);
       }
     }
     this.hub.emit(event);
@@ -83,11 +83,24 @@ export class Diagnostics {
     return true;
   }
 
-  #sinkFailed(error: unknown): void {
+  #sinkFailed(error: unknown, requestId: string | undefined): void {
     if (this.#sinkFailureLogged) return;
     this.#sinkFailureLogged = true;
-    this.#logger.error(`platform-auth: recording an event failed (logged once): ${error instanceof Error ? `${error.name}: ${error.message}` : 'a non-Error value was thrown'}`);
+    this.#logger.error(`platform-auth: recording an event failed (logged once)${requestTag(requestId)}: ${error instanceof Error ? `${error.name}: ${error.message}` : 'a non-Error value was thrown'}`);
   }
+}
+
+/**
+ * An event as every listener and sink sees it: frozen, its lists too (copied first: a list
+ * may be the caller's own), so a listener cannot change what the trace or the next listener
+ * reads. Events hold strings, numbers and lists of strings only.
+ */
+function frozen<E extends Record<string, unknown>>(event: E): Readonly<E> {
+  for (const key in event) {
+    const value = event[key];
+    if (Array.isArray(value)) event[key] = Object.freeze([...value]) as E[typeof key];
+  }
+  return Object.freeze(event);
 }
 
 /** The diagnostics of the instance that handles `holder`'s request, if any. */

@@ -15,6 +15,7 @@
  * @module
  */
 import type { Logger } from '../contracts.ts';
+import { requestTag } from '../http/request-id.ts';
 import { EVENT_NAMES } from './types.ts';
 import type { EventListener, EventName, PlatformAuthEvent, PlatformAuthEventMap } from './types.ts';
 
@@ -85,19 +86,19 @@ export class EventHub implements PlatformAuthEvents {
       try {
         const result = listener(event);
         if (result && typeof (result as Promise<void>).catch === 'function') {
-          (result as Promise<void>).catch((error: unknown) => this.#failed(event.name, error));
+          (result as Promise<void>).catch((error: unknown) => this.#failed(event, error));
         }
       } catch (error) {
-        this.#failed(event.name, error);
+        this.#failed(event, error);
       }
     }
   }
 
-  #failed(name: string, error: unknown): void {
+  #failed({ name, requestId }: PlatformAuthEvent, error: unknown): void {
     const at = this.#now();
     if (at - (this.#lastLogged.get(name) ?? -Infinity) < LISTENER_ERROR_QUIET_MS) return;
     this.#lastLogged.set(name, at);
     const what = error instanceof Error ? `${error.name}: ${error.message}` : 'a non-Error value was thrown';
-    this.#logger.error(`platform-auth: a listener of the ${name} event failed (the request went on; further failures of this event's listeners are not logged for a minute): ${what}`);
+    this.#logger.error(`platform-auth: a listener of the ${name} event failed${requestTag(requestId)} (the request went on; further failures of this event's listeners are not logged for a minute): ${what}`);
   }
 }

@@ -12,6 +12,7 @@ import type Provider from 'oidc-provider';
 import type { AdapterFactory } from '../../adapters/types.ts';
 import type { Logger } from '../contracts.ts';
 import type { EndpointDefinition } from '../endpoints.ts';
+import { requestIdOf, requestTag } from '../http/request-id.ts';
 import { hasReadablePath, refuseUnreadableTarget } from '../http/request-target.ts';
 import { createEndpointLabeler } from '../metrics/endpoint-label.ts';
 import { MetricsRecorder } from '../metrics/recorder.ts';
@@ -82,13 +83,13 @@ export function createDiagnostics({ options, adapter, logger, served }: Diagnost
    * of the metrics SDK is logged once per instance and swallowed: it never fails the request
    * it was timing, and never floods the log with one line per request.
    */
-  function requestDone(endpoint: string, method: string, status: number, start: number): void {
+  function requestDone(endpoint: string, method: string, status: number, start: number, request: Parameters<Middleware>[0]): void {
     try {
       metrics!.requestDone(endpoint, method, status, (performance.now() - start) / 1000);
     } catch (error) {
       if (timingFailureLogged) return;
       timingFailureLogged = true;
-      logger.error(`platform-auth: recording a request's duration failed (logged once): ${error instanceof Error ? `${error.name}: ${error.message}` : 'a non-Error value was thrown'}`);
+      logger.error(`platform-auth: recording a request's duration failed (logged once)${requestTag(requestIdOf(request))}: ${error instanceof Error ? `${error.name}: ${error.message}` : 'a non-Error value was thrown'}`);
     }
   }
 
@@ -102,7 +103,7 @@ export function createDiagnostics({ options, adapter, logger, served }: Diagnost
     const endpoint = metrics && endpointOf(ctx.path);
     if (!endpoint) return Promise.resolve(middleware(ctx, next));
     const start = performance.now();
-    const done = (status: number) => requestDone(endpoint, ctx.method, status, start);
+    const done = (status: number) => requestDone(endpoint, ctx.method, status, start, ctx);
     return Promise.resolve(middleware(ctx, next)).then(
       (value) => { done(ctx.res.statusCode); return value; },
       (error: unknown) => { done(500); throw error; },

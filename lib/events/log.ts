@@ -12,6 +12,7 @@
  * @module
  */
 import type { Logger } from '../contracts.ts';
+import { requestTag } from '../http/request-id.ts';
 import type { EventSink } from './diagnostics.ts';
 import type { PlatformAuthEvent } from './types.ts';
 
@@ -58,7 +59,6 @@ export class EventLog implements EventSink {
     const more = kind.suppressed > 0 ? ` (and ${kind.suppressed} more like it since the last line)` : '';
     kind.last = now;
     kind.suppressed = 0;
-    const request = event.requestId === undefined ? '' : ` [request ${event.requestId}]`;
-    this.#logger.warn(`platform-auth: ${line}${request}${more}`);
+    this.#logger.warn(`platform-auth: ${line}${requestTag(event.requestId)}${more}`);
   }
 }

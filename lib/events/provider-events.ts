@@ -162,7 +162,8 @@ export function deriveProviderEvents(provider: Provider, deps: ProviderEventDeps
     if (code === 'access_denied' && ctx.oidc?.route === 'resume' && interaction?.error === 'access_denied') return;
     const mismatch = code === 'invalid_redirect_uri' ? {
       ...(text(ctx.oidc?.params?.redirect_uri) ? { redirectUri: printable(text(ctx.oidc?.params?.redirect_uri)!, MAX_URI) } : {}),
-      registeredRedirectUris: (ctx.oidc?.client?.redirectUris ?? []).slice(0, MAX_REGISTERED),
+      // registered by anyone (open registration, metadata documents): printable as the sent one is
+      registeredRedirectUris: (ctx.oidc?.client?.redirectUris ?? []).slice(0, MAX_REGISTERED).map((uri) => printable(uri, MAX_URI)),
     } : {};
     emit({ name: 'authorization.failed', error: code, description, ...mismatch, ...who(ctx, ctx.oidc?.session?.accountId) }, ctx);
   });

@@ -61,6 +61,14 @@ export function assignRequestId(req: RequestLike, res: ResponseLike): string {
   return id;
 }
 
+/**
+ * How a log line names its request: ` [request <id>]`, or nothing without an id. The id is
+ * well-formed (assigned here, or checked when taken from the request), cut as a bound.
+ */
+export function requestTag(id: string | undefined): string {
+  return id === undefined ? '' : ` [request ${id.slice(0, 128)}]`;
+}
+
 /** The request id of the response, `undefined` when none was assigned. */
 export function requestIdOf(holder: { readonly res?: Pick<ResponseLike, 'getHeader'> } | undefined): string | undefined {
   const value = holder?.res?.getHeader(REQUEST_ID_HEADER);

@@ -32,6 +32,7 @@ import type { Logger, MemberDataSource } from '../contracts.ts';
 import { MCP_REVISIONS } from '../constants.ts';
 import { ENDPOINTS } from '../endpoints.ts';
 import { printable } from '../events/printable.ts';
+import { REQUEST_ID_HEADER, requestTag } from '../http/request-id.ts';
 import { MCP_CORS, writeCors } from '../policies/cors.ts';
 import { createMemberDataService } from '../member-data/service.ts';
 import type { BearerAuth, BearerVerifier } from '../resource/bearer.ts';
@@ -211,18 +212,18 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
    * quietly (the client went away: nothing to log, no one to answer). Without a bound
    * (`answerTimeout: false`), `answering` itself: no timer, no race.
    */
-  function bounded(answering: Promise<Response>, handling: McpHandlerRequestOptions, left: AbortSignal | undefined, onLate?: () => void): Promise<Response> {
-    return answerTimeoutMs === undefined ? answering : boundedBy(answerTimeoutMs, answering, handling, left, onLate);
+  function bounded(request: Request, answering: Promise<Response>, handling: McpHandlerRequestOptions, left: AbortSignal | undefined, onLate?: () => void): Promise<Response> {
+    return answerTimeoutMs === undefined ? answering : boundedBy(answerTimeoutMs, request, answering, handling, left, onLate);
   }
 
   async function boundedBy(
-    ms: number, answering: Promise<Response>, handling: McpHandlerRequestOptions, left: AbortSignal | undefined, onLate?: () => void,
+    ms: number, request: Request, answering: Promise<Response>, handling: McpHandlerRequestOptions, left: AbortSignal | undefined, onLate?: () => void,
   ): Promise<Response> {
     const answer = await answerWithin(answering, ms, () => {
       const tools = calledTools(handling.parsedBody);
       // tool names are the request's: JSON-quoted, controls escaped and cut, as in events
       const named = tools.slice(0, 5).map((name) => JSON.stringify(printable(name, 64))).join(', ');
-      logger.error(`platform-auth: /mcp: no answer within ${ms} ms${tools.length ? ` (tools/call of ${named})` : ''}; answered ${NO_ANSWER.status}`);
+      logger.error(`platform-auth: /mcp: no answer within ${ms} ms${tools.length ? ` (tools/call of ${named})` : ''}${requestTag(request.headers.get(REQUEST_ID_HEADER) ?? undefined)}; answered ${NO_ANSWER.status}`);
       onLate?.();
     }, left);
     return answer ?? problemResponse(NO_ANSWER);
@@ -234,7 +235,7 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
       await server.connect(transport);
-      return await bounded(transport.handleRequest(request, handling), handling, left);
+      return await bounded(request, transport.handleRequest(request, handling), handling, left);
     } finally {
       // closing aborts what is still running (for a client that left, or past the bound),
       // and returns the server
@@ -257,7 +258,7 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
     // past the bound, the modern exchange's server is closed as for a client that left
     const answer = legacy
       ? serveLegacy(request, handling, left?.signal)
-      : bounded(modern.fetch(request, handling), handling, left?.signal, () => abandon(request));
+      : bounded(request, modern.fetch(request, handling), handling, left?.signal, () => abandon(request));
     const response = await whileConnected(ctx, answer, () => {
       left?.abort();
       abandon(request);

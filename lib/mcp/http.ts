@@ -10,6 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
 
 import { BodyIncompleteError, BodyTooLargeError, readLimitedBody } from '../http/read-body.ts';
+import { REQUEST_ID_HEADER, requestIdOf } from '../http/request-id.ts';
 
 export interface JsonRpcProblem {
   readonly status: number;
@@ -154,6 +155,9 @@ export function toWebRequest(ctx: Context, origin: string): Request {
     const value = given[name];
     if (name.startsWith('mcp-param-') && typeof value === 'string') headers[name] = value;
   }
+  // the id this request was given (lib/http/request-id.ts), for the tools' log lines
+  const requestId = requestIdOf(ctx);
+  if (requestId !== undefined) headers[REQUEST_ID_HEADER] = requestId;
   // path and query, not `ctx.url`: a request line may hold an absolute URL (RFC 9112 §3.2.2)
   return new Request(`${origin}${ctx.path}${ctx.search}`, { method: ctx.method, headers });
 }

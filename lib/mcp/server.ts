@@ -17,6 +17,7 @@ import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server
 
 import { MCP_REVISIONS } from '../constants.ts';
 import type { Logger } from '../contracts.ts';
+import { REQUEST_ID_HEADER } from '../http/request-id.ts';
 import type { BearerAuth } from '../resource/bearer.ts';
 import { isRecord } from './http.ts';
 import { mayCall } from './tools/access.ts';
@@ -58,7 +59,8 @@ function runner(prepared: PreparedTool, logger: Logger) {
       // a handler that stopped because its call was aborted did what it should: the SDK
       // discards this answer, and the abort was logged where it happened (the bound), if at all
       if (signal.aborted) return toolError(ABORTED);
-      return toolFailure(error, tool.name, logger);
+      // the request's id, which lib/mcp/http.ts put on the SDK's request for this line
+      return toolFailure(error, tool.name, logger, ctx.http?.req?.headers.get(REQUEST_ID_HEADER) ?? undefined);
     }
   };
 }

@@ -72,7 +72,7 @@ export const METRICS = Object.freeze({
   requestDuration: {
     name: 'platform_auth.request.duration',
     unit: 's',
-    description: 'Time to answer a request of the library\'s own endpoints, until the handler returned.',
+    description: 'Time to answer a request of the library\'s own endpoints, until the handler returned. A method outside HTTP\'s registered ones is `_OTHER`.',
     attributes: ['endpoint', 'http.request.method', 'http.response.status_code'],
   },
 } as const);

@@ -18,6 +18,13 @@ const RESOURCE_ENDPOINT_LABELS = Object.freeze({ userinfo: 'userinfo', account_a
 
 const NONE = Object.freeze({});
 
+/**
+ * The methods `http.request.method` names as sent (OpenTelemetry's HTTP conventions); any
+ * other is `_OTHER`, so a client inventing methods cannot multiply the duration series.
+ */
+const KNOWN_METHODS: ReadonlySet<string> = new Set(['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'TRACE']);
+const OTHER_METHOD = '_OTHER';
+
 export class MetricsRecorder implements EventSink {
   readonly #instruments: Instruments;
   readonly #attributes = new AttributeCache();
@@ -100,8 +107,9 @@ export class MetricsRecorder implements EventSink {
 
   /** One answered request of `endpoint`, in seconds. */
   requestDone(endpoint: string, method: string, status: number, seconds: number): void {
-    const attributes = this.#attributes.get(`${endpoint} ${method} ${status}`, () => ({
-      endpoint, 'http.request.method': method, 'http.response.status_code': status,
+    const label = KNOWN_METHODS.has(method) ? method : OTHER_METHOD;
+    const attributes = this.#attributes.get(`${endpoint} ${label} ${status}`, () => ({
+      endpoint, 'http.request.method': label, 'http.response.status_code': status,
     }));
     this.#instruments.requestDuration.record(seconds, attributes);
   }

@@ -57,11 +57,19 @@ export function isAcceptableRedirectTarget(uri: string): boolean {
 }
 
 /**
+ * Whitespace and control characters, which no URI holds (RFC 3986 §2). The URL parser drops
+ * tabs and line breaks without a word, so such a redirect URI would be accepted as the URL it
+ * parses to while its raw string, line breaks included, is stored and matched exactly.
+ */
+const NOT_IN_A_URI = /[\s\p{Cc}]/u;
+
+/**
  * The redirect rule of member and registered clients: an acceptable target
- * ({@link isAcceptableRedirectTarget}) without a fragment (RFC 6749 §3.1.2).
+ * ({@link isAcceptableRedirectTarget}) without a fragment (RFC 6749 §3.1.2), whitespace or
+ * control characters.
  */
 export function isAcceptableRedirect(uri: unknown): uri is string {
-  if (typeof uri !== 'string') return false;
+  if (typeof uri !== 'string' || NOT_IN_A_URI.test(uri)) return false;
   const url = URL.parse(uri);
   return url !== null && !url.hash && isAcceptableRedirectTarget(uri);
 }
@@ -78,6 +86,7 @@ export function applicationTypeFor(uris: readonly string[]): 'native' | 'web' {
 function checkDynamicRedirects(metadata: Metadata, origin: 'registration' | 'metadata-document'): void {
   const documentHost = origin === 'metadata-document' ? URL.parse(String(metadata.client_id))?.hostname : undefined;
   for (const uri of redirectUris(metadata)) {
+    if (NOT_IN_A_URI.test(uri)) throw new errors.InvalidClientMetadata('redirect_uris must not contain whitespace or control characters');
     if (isLoopbackUri(uri)) continue;
     if (origin === 'registration') {
       // The target only: a fragment is refused by oidc-provider itself, after this validator.

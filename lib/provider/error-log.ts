@@ -10,7 +10,7 @@
 import type Provider from 'oidc-provider';
 
 import type { Logger } from '../contracts.ts';
-import { isWellFormedRequestId, requestIdOf } from '../http/request-id.ts';
+import { isWellFormedRequestId, requestIdOf, requestTag } from '../http/request-id.ts';
 
 interface ErrorContext {
   readonly method?: string;
@@ -27,7 +27,7 @@ export function serverErrorLine(ctx: ErrorContext, error: unknown): string {
   const requestId = requestIdOf(ctx) ?? (isWellFormedRequestId(sent) ? sent : undefined);
   const where = `${ctx.method ?? '?'} ${ctx.path ?? '?'}${ctx.oidc?.route ? ` (${ctx.oidc.route})` : ''}`;
   const what = error instanceof Error ? `${error.name}: ${error.message}` : 'a non-Error value was thrown';
-  return `platform-auth: oidc-provider answered server_error to ${where}${requestId ? ` [request ${requestId.slice(0, 128)}]` : ''}: ${what}`;
+  return `platform-auth: oidc-provider answered server_error to ${where}${requestTag(requestId)}: ${what}`;
 }
 
 export function logProviderErrors(provider: Provider, logger: Logger): void {

@@ -53,6 +53,33 @@ it('stamps events with the time and the request id, and hands the same frozen ev
   expect(seen[2]).not.toHaveProperty('requestId');
 });
 
+it('freezes an event\'s lists too, copied: a listener changes neither what others see nor the list it came from', () => {
+  const hub = new EventHub(silent);
+  const seen: PlatformAuthEvent[] = [];
+  hub.on('authorization.failed', (e) => {
+    expect(() => (e.registeredRedirectUris as string[]).push('https://attacker.example/cb')).toThrow(TypeError);
+  });
+  hub.on('*', (e) => { seen.push(e); });
+  const registered = ['http://127.0.0.1/cb'];
+  new Diagnostics({ enabled: true, hub, sinks: [], logger: silent })
+    .emit({ name: 'authorization.failed', error: 'invalid_redirect_uri', description: 'no match', clientId: 'app', registeredRedirectUris: registered });
+  expect(seen[0]).toMatchObject({ registeredRedirectUris: ['http://127.0.0.1/cb'] });
+  expect(Object.isFrozen((seen[0] as PlatformAuthEvent & { registeredRedirectUris: string[] }).registeredRedirectUris)).toBe(true);
+  // the caller's own list stays its own
+  expect(Object.isFrozen(registered)).toBe(false);
+});
+
+it('logs a failing sink once, naming the request, and still reaches the listeners', () => {
+  const named: string[] = [];
+  const failing = new Diagnostics({
+    enabled: true, hub: new EventHub(silent), sinks: [{ record: () => { throw new Error('broken sink'); } }], logger: { ...silent, error: (m) => named.push(m) },
+  });
+  const { req, res } = request({ 'x-request-id': 'req-sink-1' });
+  failing.bindRequest(req, res);
+  failing.emit({ name: 'refresh.rotated' }, { req, res });
+  expect(named).toEqual(['platform-auth: recording an event failed (logged once) [request req-sink-1]: Error: broken sink']);
+});
+
 it('logs a failing sink once and still reaches the listeners', () => {
   const errors: string[] = [];
   const hub = new EventHub(silent);

@@ -112,7 +112,10 @@ describe('with the demo\'s beta (demo-school only)', () => {
     const uris = [
       'https://buddy.example/cb', 'http://[::1]:9000/cb', 'http://localhost/cb', 'http://buddy.example/cb',
       'http://127.0.0.2/cb', 'https://buddy.example/cb#x', 'com.buddy.app:/cb', 'buddy.example/cb',
+      'https://buddy.example/cb\r\nx', 'http://127.0.0.1/cb\tx',
     ];
+    // a line break or tab parses (the URL parser drops it), but no URI holds one
+    expect(isAcceptableRedirect('https://buddy.example/cb\r\nx')).toBe(false);
     for (const uri of uris) {
       const created = await app.auth.memberClients.create(SITE, valid({ redirectUris: [uri] })).then(() => true, () => false);
       expect({ uri, created }).toEqual({ uri, created: isAcceptableRedirect(uri) });

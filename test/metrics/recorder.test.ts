@@ -79,6 +79,12 @@ it('times requests into the duration histogram, in seconds', async () => {
   });
 });
 
+it('labels a method outside HTTP\'s registered ones _OTHER: a client cannot multiply the series', async () => {
+  for (const method of ['GET', 'MKCOL', 'PROPFIND', 'M-SEARCH', 'FOOBAR']) recorder.requestDone('token', method, 404, 0.001);
+  const points = (await sdk.collect()).filter((p) => p.name === METRICS.requestDuration.name);
+  expect(points.map((p) => [p.attributes['http.request.method'], p.value]).sort()).toEqual([['GET', 1], ['_OTHER', 4]]);
+});
+
 it('does not time anything on the API\'s no-op meter (no SDK installed)', () => {
   const noop: MeterProvider = { getMeter: () => createNoopMeter() };
   expect(new MetricsRecorder(noop).recording).toBe(false);

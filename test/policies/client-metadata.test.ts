@@ -125,6 +125,15 @@ describe('registration', () => {
     expect(err.error_description).toMatch(/must use https, or http on a loopback address/);
   });
 
+  // the URL parser drops tabs and line breaks, so these parse, while their raw strings would be stored
+  it.each(['http://127.0.0.1/cb\nFORGED', 'https://app.example/c\tb', 'https://app.example/cb\r\n', 'http://127.0.0.1/cb\u2028x', 'https://app.example/cb\u0085', 'https://app.example/a b'])(
+    'refuses the redirect %j (whitespace or control characters)', (uri) => {
+      const err = refusal(registration, { ...PUBLIC, redirect_uris: [uri] });
+      expect(err.error).toBe('invalid_redirect_uri');
+      expect(err.error_description).toMatch(/must not contain whitespace or control characters/);
+    },
+  );
+
   it.each(['com.example.app:/cb', 'not a url', 'http://127.0.0.2/cb', 'ftp://app.example/cb'])('refuses the redirect %s', (uri) => {
     expect(refusal(registration, { ...PUBLIC, redirect_uris: [uri] }).error).toBe('invalid_redirect_uri');
   });
@@ -155,6 +164,10 @@ describe('metadata documents', () => {
     expect(metadata).not.toHaveProperty('application_type');
   });
 
+  it('refuse a redirect URI holding a line break', () => {
+    expect(refusal(undefined, document({ redirect_uris: ['https://tools.example/cb\nx'] })).error).toBe('invalid_redirect_uri');
+  });
+
   it('refuse audience "member" and an org_id', () => {
     expect(refusal(undefined, document({ audience: 'member' })).error_description).toMatch(/a client ID metadata document describes an operator client/);
     expect(refusal(undefined, document({ org_id: 'site-a' })).error_description).toMatch(/^org_id cannot be set: a client ID metadata document/);
@@ -175,7 +188,7 @@ describe('metadata documents', () => {
     ['http on the document host', 'http://tools.example/cb'],
     ['https on a loopback host other than the document host', 'https://127.0.0.1/cb'],
     ['a custom scheme', 'com.example.app:/cb'],
-    ['a malformed URI', 'not a url'],
+    ['a malformed URI', 'https://tools.example:99999/cb'],
   ])('refuse a redirect to %s with InvalidClientMetadata', (_label, uri) => {
     const err = refusal(undefined, document({ redirect_uris: ['https://tools.example/cb', uri] }));
     expect(err).toBeInstanceOf(errors.InvalidClientMetadata);

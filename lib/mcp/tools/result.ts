@@ -11,6 +11,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 
 import type { Logger } from '../../contracts.ts';
 import { TEMPORARILY_UNAVAILABLE_DESCRIPTION, TemporarilyUnavailableError } from '../../errors.ts';
+import { requestTag } from '../../http/request-id.ts';
 import { MemberDataInputError } from '../../member-data/errors.ts';
 import { isStorageUnavailable } from '../../storage/outage.ts';
 import { McpToolError } from '../errors.ts';
@@ -27,7 +28,7 @@ export function toolError(message: string): CallToolResult {
 }
 
 /** The tool error for what a handler threw. */
-export function toolFailure(error: unknown, tool: string, logger: Logger): CallToolResult {
+export function toolFailure(error: unknown, tool: string, logger: Logger, requestId?: string): CallToolResult {
   if (error instanceof McpToolError) return toolError(error.message);
   if (error instanceof MemberDataInputError) return toolError(`${error.argument}: ${error.message}`);
   if (error instanceof TemporarilyUnavailableError) return toolError(error.description);
@@ -35,6 +36,6 @@ export function toolFailure(error: unknown, tool: string, logger: Logger): CallT
   // custom member-data source to throw), also when wrapped; worth a retry, not a log line
   if (isStorageUnavailable(error)) return toolError(TEMPORARILY_UNAVAILABLE_DESCRIPTION);
   const detail = error instanceof Error ? `${error.name}: ${error.message}` : 'a non-Error value was thrown';
-  logger.error(`platform-auth: the MCP tool ${tool} failed: ${detail}`);
+  logger.error(`platform-auth: the MCP tool ${tool} failed${requestTag(requestId)}: ${detail}`);
   return toolError(UNEXPECTED_TOOL_ERROR);
 }

@@ -48,5 +48,5 @@ it.each([
 it('anything else is masked and logged once', async () => {
   const { text, logged } = await listOrdersFailingWith(new Error('a bug in the orders query'));
   expect(text).toBe(UNEXPECTED_TOOL_ERROR);
-  expect(logged).toEqual(['platform-auth: the MCP tool list_my_orders failed: Error: a bug in the orders query']);
+  expect(logged).toEqual([expect.stringMatching(/^platform-auth: the MCP tool list_my_orders failed \[request [0-9a-f-]{36}\]: Error: a bug in the orders query$/)]);
 });
