@@ -28,7 +28,7 @@ import { InvalidRequestError } from '../lib/errors.ts';
 import { diagnosticsOf } from '../lib/events/diagnostics.ts';
 import type { InteractionsApi } from '../lib/pages/sign-in.ts';
 import { memberClientSite } from '../lib/policies/audience.ts';
-import { endedWithHost } from '../lib/policies/host-session.ts';
+import { endedWithHost, hostAccountOf, ownPageSignInHost } from '../lib/policies/host-session.ts';
 import type { OwnPageSignIns, SignedInSession } from '../lib/policies/host-session.ts';
 import type { OidcClient } from './client-view.ts';
 import { saveInteractionResult } from './interaction-result.ts';
@@ -48,6 +48,8 @@ export interface SignInFlow {
    * Always `false` without `signIn.session`.
    */
   signInEnded(ctx: Context, interaction: Interaction, client: OidcClient): Promise<boolean>;
+  /** The account the host's session names now (`signIn.session`); `undefined` for nobody, or without it. */
+  hostAccount(ctx: Context, interaction: Interaction, client: OidcClient): Promise<string | undefined>;
 }
 
 export interface SignInFlowDeps {
@@ -145,6 +147,11 @@ export function createSignInFlow({ provider, options, ownPageSignIns }: SignInFl
     return returnTo;
   }
 
+  async function hostAccount(ctx: Context, interaction: Interaction, client: OidcClient): Promise<string | undefined> {
+    const resolve = options.signIn.session;
+    return resolve && hostAccountOf(await resolve(ctx, signInRequestOf(interaction, client, baseUrl)));
+  }
+
   const api: InteractionsApi = {
     async pendingSignIn(ctx) {
       const found = await waiting(ctx);
@@ -223,16 +230,24 @@ export function createSignInFlow({ provider, options, ownPageSignIns }: SignInFl
     },
 
     async signInEnded(ctx, interaction, client) {
-      const resolve = options.signIn.session;
       const held = interaction.session;
-      if (!resolve || !held?.accountId) return false;
-      const found = await resolve(ctx, signInRequestOf(interaction, client, baseUrl));
-      // the browser's session is read (for the time of its sign-in) only when the host names nobody
-      const ownPage = () => (ownPageSignIns && held.uid && held.cookie
-        ? ownPageSignIns.madeByLoading(held.uid, provider.Session.find(held.cookie) as Promise<SignedInSession | undefined>)
+      if (!options.signIn.session || !held?.accountId) return false;
+      const hostNow = await hostAccount(ctx, interaction, client);
+      // A sign-in made in this authorization on the library's page stands while the host names
+      // whom it named then: the authorization does not question a sign-in it was just given
+      // (someone else at the host, `prompt=login` to switch accounts), so neither does its consent
+      const made = interaction.lastSubmission?.login as { accountId?: unknown } | undefined;
+      const hostThen = ownPageSignInHost(made);
+      if (hostThen !== undefined && made?.accountId === held.accountId && (hostNow ?? null) === hostThen) return false;
+      // The browser's session is read (for the time of its sign-in) only when the host names
+      // nobody, by its uid: its id changes at every resume, also of another tab's authorization
+      const ownPage = () => (ownPageSignIns && held.uid
+        ? ownPageSignIns.madeByLoading(held.uid, provider.Session.findByUid(held.uid) as Promise<SignedInSession | undefined>)
         : Promise.resolve(false));
-      return endedWithHost(found, held.accountId, ownPage);
+      return endedWithHost(hostNow, held.accountId, ownPage);
     },
+
+    hostAccount,
 
     sendToHostPage(ctx, interaction, client) {
       const { loginUrl } = options.signIn;

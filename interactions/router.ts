@@ -98,9 +98,12 @@ function consentDenied(ctx: RouterContext, state: InteractionState, reason: Cons
   diagnostics.emit({ name: 'consent.denied', reason, ...subject(state), ...(accountId ? { accountId } : {}) }, ctx);
 }
 
-/** `result`, its sign-in marked as made on the library's page (which does not end with the host's session). */
-function ownPageLogin<R extends { login: object }>(result: R): R {
-  markOwnPageLogin(result.login);
+/**
+ * `result`, its sign-in marked as made on the library's page (which does not end with the
+ * host's session), with whom the host's session named then (`hostAccount`).
+ */
+function ownPageLogin<R extends { login: object }>(result: R, hostAccount: string | undefined): R {
+  markOwnPageLogin(result.login, hostAccount);
   return result;
 }
 
@@ -319,7 +322,15 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
     // carries). A failure of either is the request's failure, as before.
     await Promise.all([
       attempt.succeeded(),
-      (async () => finish(ctx, ownPageLogin(await loginResult(provider, state.interaction, { accountId: account.id }))))(),
+      (async () => {
+        // whom the host names now, asked beside the sign-in's own work: the consent page
+        // compares it with the host's answer then (interactions/host-sign-in.ts, signInEnded)
+        const [result, hostAccount] = await Promise.all([
+          loginResult(provider, state.interaction, { accountId: account.id }),
+          signIn.hostAccount(ctx, state.interaction, state.client),
+        ]);
+        await finish(ctx, ownPageLogin(result, hostAccount));
+      })(),
     ]);
   });
 

@@ -102,13 +102,18 @@ function matches(stored: { accountId?: unknown; loginTs?: unknown } | void | und
   return stored?.accountId === session.accountId && stored?.loginTs === session.loginTs;
 }
 
+/** The account the host's session answered with (`signIn.session`), `undefined` for nobody. */
+export function hostAccountOf(found: HostSignIn | undefined): string | undefined {
+  return typeof found?.accountId === 'string' && found.accountId !== '' ? found.accountId : undefined;
+}
+
 /**
  * The rule, for whoever holds a sign-in of `accountId`: it ended with the host's session when
- * the host's session (`found`) names another account, or names none and the library's page did
- * not make it (`ownPage`, asked only then; without it, a host naming nobody ends nothing).
+ * the host's session names another account (`hostAccount`), or names none and the library's
+ * page did not make it (`ownPage`, asked only then; without it, a host naming nobody ends nothing).
  */
-export async function endedWithHost(found: HostSignIn | undefined, accountId: string, ownPage: (() => Promise<boolean>) | undefined): Promise<boolean> {
-  if (typeof found?.accountId === 'string' && found.accountId !== '') return found.accountId !== accountId;
+export async function endedWithHost(hostAccount: string | undefined, accountId: string, ownPage: (() => Promise<boolean>) | undefined): Promise<boolean> {
+  if (hostAccount !== undefined) return hostAccount !== accountId;
   return ownPage ? !(await ownPage()) : false;
 }
 
@@ -119,9 +124,23 @@ export async function endedWithHost(found: HostSignIn | undefined, accountId: st
  */
 const ON_OWN_PAGE = 'platformAuthOwnPage';
 
-/** Marks `login` (an interaction's `login` result) as made on the library's own page. */
-export function markOwnPageLogin(login: object): void {
-  (login as Record<string, unknown>)[ON_OWN_PAGE] = true;
+/**
+ * Marks `login` (an interaction's `login` result) as made on the library's own page, with
+ * the account the host's session named at that moment (`null`: nobody), which the consent
+ * page compares with the host's answer then ({@link ownPageSignInHost}).
+ */
+export function markOwnPageLogin(login: object, hostAccount: string | undefined): void {
+  (login as Record<string, unknown>)[ON_OWN_PAGE] = { host: hostAccount ?? null };
+}
+
+/**
+ * For a `login` result made on the library's own page: the account the host's session named
+ * when it was made (`null`: nobody). `undefined` for any other sign-in.
+ */
+export function ownPageSignInHost(login: unknown): string | null | undefined {
+  const mark = (login as Record<string, unknown> | null | undefined)?.[ON_OWN_PAGE] as { host?: unknown } | undefined;
+  if (!mark || typeof mark !== 'object') return undefined;
+  return typeof mark.host === 'string' ? mark.host : null;
 }
 
 /**
@@ -155,7 +174,7 @@ export async function hostSessionChanged(ctx: KoaContextWithOIDC, lookup: HostSe
   const found = await lookup(ctx, requestOf(ctx));
   // the note is read only when the host names nobody, so a session whose host still names its
   // account costs no storage read
-  return endedWithHost(found, current, signIns && (() => signIns.madeBy(session as SignedInSession)));
+  return endedWithHost(hostAccountOf(found), current, signIns && (() => signIns.madeBy(session as SignedInSession)));
 }
 
 /** The check, in the login prompt. */

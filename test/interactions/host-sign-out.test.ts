@@ -11,7 +11,7 @@
  */
 import { Browser, isPage, signIn } from '../support/browser.ts';
 import type { PageResult } from '../support/browser.ts';
-import { ADMIN, buildAuthorizeUrl, exchangeCode, MEMBER, operator, STUDENT } from '../support/flows.ts';
+import { ADMIN, buildAuthorizeUrl, exchangeCode, MEMBER, obtainTokens, operator, OUTSIDER, STUDENT } from '../support/flows.ts';
 import { pkcePair } from '../support/pkce.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
@@ -156,6 +156,58 @@ describe('a consent page left open while the host\'s session ended', () => {
     const after = await browser.submit(consent, '/confirm');
     expect(isPage(after)).toBe(false);
     expect(new URL((after as { redirect: string }).redirect).searchParams.get('code')).toEqual(expect.any(String));
+  });
+
+  const isConsent = (r: PageResult | { redirect: string }): r is PageResult => isPage(r) && r.html.includes('/confirm"');
+  const codeOf = (r: PageResult | { redirect: string }) => (isPage(r) ? null : new URL(r.redirect).searchParams.get('code'));
+  const memberUrl = (extra: Record<string, string> = {}) => buildAuthorizeUrl(app.baseUrl, MEMBER, {
+    scope: 'openid account:read', resource: app.baseUrl, challenge: pkcePair().challenge, state: 'st', extra,
+  });
+
+  /** Signs in as `who` on the library's page shown for `authorize`; returns the consent page it leads to. */
+  async function ownPageConsent(browser: Browser, authorize: string, who: { email: string; password: string }): Promise<PageResult> {
+    const page = await browser.navigate(authorize);
+    if (!isLibrarySignIn(page)) throw new Error('expected the library\'s sign-in page');
+    const consent = await browser.submit(page as PageResult, '/login', who);
+    if (!isConsent(consent) || !consent.html.includes(who.email)) throw new Error(`expected ${who.email}'s consent page`);
+    return consent;
+  }
+
+  it('a sign-in on the library\'s page while the host names someone else (switching accounts) reaches consent and a code', async () => {
+    const browser = new Browser(app.baseUrl);
+    await signInAtHost(browser, STUDENT);
+    const consent = await ownPageConsent(browser, url({ prompt: 'login' }), ADMIN);
+    expect(codeOf(await browser.submit(consent, '/confirm'))).toEqual(expect.any(String));
+  });
+
+  it('so does one the host\'s session could not answer (id_token_hint names another account)', async () => {
+    const { id_token: hint } = await obtainTokens(app.baseUrl, client(), { scope: 'openid courses:read' }, ADMIN);
+    const browser = new Browser(app.baseUrl);
+    await signInAtHost(browser, STUDENT);
+    const consent = await ownPageConsent(browser, url({ id_token_hint: hint! }), ADMIN);
+    expect(codeOf(await browser.submit(consent, '/confirm'))).toEqual(expect.any(String));
+  });
+
+  it('that page, left open while the host changes hands again, gives no consent', async () => {
+    const browser = new Browser(app.baseUrl);
+    await signInAtHost(browser, STUDENT);
+    const consent = await ownPageConsent(browser, memberUrl({ prompt: 'login' }), ADMIN);
+    browser.dropCookie(HOST_COOKIE);
+    await signInAtHost(browser, OUTSIDER);
+    const after = await browser.submit(consent, '/confirm');
+    expect(codeOf(after)).toBeNull();
+    expect(isPage(after) && after.html.includes(ADMIN.email)).toBe(false);
+  });
+
+  it('a consent page of a library-page sign-in stays valid after another tab\'s authorization renewed the session', async () => {
+    const browser = new Browser(app.baseUrl);
+    const first = await ownPageConsent(browser, url(), ADMIN);
+    // another tab: the member client (native, asked for consent every time); its resume
+    // gives the browser's session a new id
+    const second = await browser.navigate(memberUrl());
+    if (!isConsent(second)) throw new Error('expected the second tab\'s consent page');
+    expect(codeOf(await browser.submit(second, '/confirm'))).toEqual(expect.any(String));
+    expect(codeOf(await browser.submit(first, '/confirm'))).toEqual(expect.any(String));
   });
 
   it('a consent page of a sign-in made on the library\'s page stays valid without a host session', async () => {

@@ -8,7 +8,7 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import type { HostSignIn, SignInRequest } from '../../lib/contracts.ts';
 import {
-  hostSessionChanged, hostSessionCheck, markOwnPageLogin, noteOwnPageSignIns, OwnPageSignIns,
+  hostSessionChanged, hostSessionCheck, markOwnPageLogin, noteOwnPageSignIns, OwnPageSignIns, ownPageSignInHost,
 } from '../../lib/policies/host-session.ts';
 
 interface FakeOptions {
@@ -111,12 +111,23 @@ describe('a session signed in on the library\'s own page (OwnPageSignIns)', () =
     expect(await signIns.madeByLoading('sess-1', Promise.resolve(undefined))).toBe(false);
   });
 
+  it('a sign-in on the library\'s page carries whom the host named then; any other sign-in carries nothing', () => {
+    const under = { accountId: 'acc-admin' };
+    markOwnPageLogin(under, 'acc-student');
+    expect(ownPageSignInHost(under)).toBe('acc-student');
+    const alone = { accountId: 'acc-admin' };
+    markOwnPageLogin(alone, undefined);
+    expect(ownPageSignInHost(alone)).toBeNull();
+    expect(ownPageSignInHost({ accountId: 'acc-admin' })).toBeUndefined();
+    expect(ownPageSignInHost(undefined)).toBeUndefined();
+  });
+
   it('is noted at the resume that applies a sign-in on the library\'s page, and forgotten after any other sign-in', async () => {
     const signIns = new OwnPageSignIns(createMemoryAdapter(), 3600);
     const step = noteOwnPageSignIns(signIns);
     const resumed = (result: Record<string, unknown>) => ({ oidc: { result, session: { ...session } } }) as never;
     const onPage = { accountId: 'acc-student', ts: session.loginTs };
-    markOwnPageLogin(onPage);
+    markOwnPageLogin(onPage, undefined);
     await step(resumed({ login: onPage }));
     expect(await signIns.madeBy(session)).toBe(true);
     // a consent's resume carries the sign-in again: nothing to write
