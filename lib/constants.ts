@@ -63,6 +63,19 @@ export function isLoopbackHost(hostname: string): boolean {
   return LOOPBACK_HOSTS.has(hostname);
 }
 
+/** The loopback redirect origins, `http://<host>`, as the documents name them. */
+export const LOOPBACK_REDIRECT_ORIGINS: readonly string[] = Object.freeze([...LOOPBACK_HOSTS].map((host) => `http://${host}`));
+
+/**
+ * The loopback port rule in words, the one wording of auth.md, `/openapi.json` and the trace's
+ * advice. oidc-provider ignores the port of a loopback redirect URI for native apps only, and
+ * makes every registered, metadata-document or member client with one native
+ * (lib/policies/client-metadata.ts, `applicationTypeFor`).
+ */
+export function loopbackPortRule(list: (origins: readonly string[]) => string = (origins) => origins.join(', ')): string {
+  return `a loopback redirect URI (${list(LOOPBACK_REDIRECT_ORIGINS)}) of a native app matches on any port (RFC 8252 §7.3); a registered, metadata-document or member client with one is a native app`;
+}
+
 /** `http` on a loopback host: the redirect URI of a native app (RFC 8252 §7.3). */
 export function isLoopbackUri(uri: string): boolean {
   const url = URL.parse(uri);

@@ -17,6 +17,7 @@ import { authorizeParameters, tokenGrants } from './protocol.ts';
 import { endpointUrl, templatePath } from './surface.ts';
 import { isServed, servedEndpoints } from '../served-endpoints.ts';
 import { HTTPS_ONLY_METADATA, REGISTRATION_LIMITS } from '../policies/registration-limits.ts';
+import { SCOPES, scopesForAudience } from '../scopes/catalogue.ts';
 
 type Row = (options: ResolvedOptions) => readonly [request: string, response: string];
 
@@ -29,7 +30,7 @@ const ROWS: Record<EndpointId, Row> = {
   token: () => ['form-encoded (below)', 'JSON token response'],
   userinfo: () => ['header `Authorization: Bearer <ACCESS_TOKEN>`; the token must carry `openid`', 'JSON claims (2.3): `sub`, `org_id`, `roles`; `name` with `profile`; `email` with `email`'],
   revocation: () => ['form-encoded: `token`, `client_id` (and `client_secret` for confidential clients)', '`200`, empty: the access or refresh token is revoked (RFC 7009)'],
-  introspection: () => ['form-encoded: `token`, `client_id` (and `client_secret` for confidential clients)', 'RFC 7662 JSON: `active`, `scope`, `client_id`, `sub`, `exp`, and `aud`, the resource the token is bound to; answered only to the token\'s own client'],
+  introspection: () => ['form-encoded: `token`, `client_id` (and `client_secret` for confidential clients)', 'RFC 7662 JSON: `active`, `scope`, `client_id`, `sub`, `iss`, `iat`, `exp`; for an access token also `aud` (the resource it is bound to), `org_id`, `roles` and `token_type`; answered only to the token\'s own client'],
   registration: (o) => (o.registration.variant === 'restricted'
     ? ['JSON `{"client_name": <vendor platform name>}`', '`201` with the platform\'s `client_id` and public metadata (Variant A)']
     : ['JSON client metadata (RFC 7591)', '`201` with `client_id` (and `client_secret` for confidential clients) (Variant B)']),
@@ -46,6 +47,21 @@ const PLACEHOLDER_REDIRECT = 'http://127.0.0.1:8765/callback';
 /** The scopes the examples request: with the member data scope when member data is served. */
 function exampleScope(options: ResolvedOptions): string {
   return isServed('accountApi', options) ? 'openid profile email account:read' : 'openid profile email';
+}
+
+/**
+ * What an operator client (registered, a vendor platform, a metadata document) asks for in
+ * place of the member example: `openid` and the catalogue's first operator read scope.
+ */
+function operatorExampleScope(): string {
+  const read = SCOPES.find((s) => s.access === 'read' && s.audiences.includes('operator'));
+  return ['openid', ...(read ? [read.name] : [])].join(' ');
+}
+
+/** The account scopes, which only member clients may hold. */
+function memberOnlyScopes(): string[] {
+  const operator = new Set(scopesForAudience('operator'));
+  return scopesForAudience('member').filter((s) => !operator.has(s));
 }
 
 function endpointTable(options: ResolvedOptions): string {
@@ -78,6 +94,7 @@ function authorizationSection(options: ResolvedOptions): string {
     fence('sh', 'CODE_VERIFIER=$(openssl rand -base64 48 | tr \'+/\' \'-_\' | tr -d \'=\\n\')\nCODE_CHALLENGE=$(printf %s "$CODE_VERIFIER" | openssl dgst -sha256 -binary | openssl base64 -A | tr \'+/\' \'-_\' | tr -d \'=\')'),
     'Send the user\'s browser to (each value URL-encoded):',
     fence('text', `${endpointUrl(options, 'authorization')}?${query}`),
+    `The example asks for a member client's scopes (2.2). An operator client (one registered above, a vendor platform${options.clientIdMetadataDocuments.enabled ? ', a Client ID Metadata Document' : ''}) asks for operator scopes instead, for example \`scope=${encodeURIComponent(operatorExampleScope())}\`: ${codeList(memberOnlyScopes())} are member clients' only, and asking for them gives \`invalid_scope\`.`,
     `After sign-in and consent the browser arrives at \`redirect_uri\` with \`code\`, \`state\` and \`iss\` (equal to \`${options.issuer}\`); check both \`state\` and \`iss\`. On refusal it arrives with \`error\`, \`error_description\`, \`state\` and \`iss\` instead.`,
   ].join('\n\n');
 }

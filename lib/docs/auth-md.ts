@@ -6,7 +6,7 @@
  * @module
  */
 import { accountApiTypeDefs } from '../account-api/index.ts';
-import { CONFIDENTIAL_CLIENT_AUTH_METHOD, LOOPBACK_HOSTS, PROTOCOL, PUBLIC_CLIENT_AUTH_METHOD, REFRESH_TOKEN_GRANT } from '../constants.ts';
+import { CONFIDENTIAL_CLIENT_AUTH_METHOD, loopbackPortRule, PROTOCOL, PUBLIC_CLIENT_AUTH_METHOD, REFRESH_TOKEN_GRANT } from '../constants.ts';
 import type { ResolvedOptions } from '../config/options.ts';
 import { ENDPOINTS } from '../endpoints.ts';
 import { DEFAULT_PAGE_SIZE } from '../member-data/pagination.ts';
@@ -110,7 +110,7 @@ ${bullets([
       : '`client_id`: string, an issued identifier.',
     `Token-endpoint auth method: public clients use ${code(PUBLIC_CLIENT_AUTH_METHOD)}; confidential clients use ${code(CONFIDENTIAL_CLIENT_AUTH_METHOD)} (\`client_id\` and \`client_secret\` in the form body). HTTP Basic is refused with \`401\` \`invalid_client\`. The same methods hold at the revocation and introspection endpoints; discovery lists them as \`token_endpoint_auth_methods_supported\`, \`revocation_endpoint_auth_methods_supported\` and \`introspection_endpoint_auth_methods_supported\`.`,
     `PKCE with ${codeList(PROTOCOL.codeChallengeMethods)} is required of every client; \`plain\` and missing challenges are refused.`,
-    `Redirect URIs match exactly; a loopback redirect URI (${codeList([...LOOPBACK_HOSTS].map((host) => `http://${host}`))}) matches on any port (RFC 8252 §7.3).`,
+    `Redirect URIs match exactly; ${loopbackPortRule(codeList)}.`,
     metadataDocumentRule(options),
     'Member-audience clients are created by a site operator in the site\'s admin area (Developers, then OAuth applications, visible once the "MCP connections" beta feature is enabled); the operator picks the scopes and hands the `client_id` to the integrator. Any person with a role at the site, students included, can then authorize it. There is no self-serve route to a member client; the registration endpoint never creates one.',
     'Operator clients act for one site per authorization: when the signing-in account operates several sites, it chooses one on the consent page; the tokens carry it as `org_id`.',

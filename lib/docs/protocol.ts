@@ -9,7 +9,7 @@ import type { FetchBudgetSettings } from '../cimd/budget.ts';
 import { SCOPE_CLAIMS } from '../claims.ts';
 import type { ResolvedOptions } from '../config/options.ts';
 import {
-  AUTHORIZATION_CODE_GRANT, CONFIDENTIAL_CLIENT_AUTH_METHOD, PROTOCOL, PUBLIC_CLIENT_AUTH_METHOD, REFRESH_TOKEN_GRANT,
+  AUTHORIZATION_CODE_GRANT, CONFIDENTIAL_CLIENT_AUTH_METHOD, loopbackPortRule, PROTOCOL, PUBLIC_CLIENT_AUTH_METHOD, REFRESH_TOKEN_GRANT,
 } from '../constants.ts';
 import type { GrantType } from '../constants.ts';
 import { andList, code } from './markdown.ts';
@@ -43,7 +43,7 @@ export function authorizeParameters(options: ResolvedOptions): FieldDoc[] {
     field('client_id', true, options.clientIdMetadataDocuments.enabled
       ? 'an issued identifier, or the https URL of a Client ID Metadata Document'
       : 'an issued identifier'),
-    field('redirect_uri', true, 'exactly one of the client\'s registered redirect URIs (a loopback redirect URI matches on any port, RFC 8252 §7.3)', { type: 'string', format: 'uri' }),
+    field('redirect_uri', true, `exactly one of the client's registered redirect URIs (${loopbackPortRule()})`, { type: 'string', format: 'uri' }),
     field('scope', true, 'space-separated scopes from the catalogue (2.1), e.g. `openid profile email` and a data scope; a scope the client may not hold is refused with `invalid_scope`, never dropped', { type: 'string', examples: ['openid profile email account:read'] }),
     field('resource', 'member case', `RFC 8707 resource indicator: \`${baseUrl}\`, as advertised by the protected-resource metadata; send the same value at the token endpoint. Every token is bound to \`${baseUrl}\` even when it is left out; any other value is \`invalid_target\``, { type: 'string', format: 'uri', examples: [baseUrl] }),
     field('code_challenge', true, 'BASE64URL(SHA-256(code_verifier)), 43 characters', { type: 'string', pattern: PKCE_CHALLENGE }),

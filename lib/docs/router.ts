@@ -47,6 +47,18 @@ export function renderDocuments(options: ResolvedOptions): ReadonlyMap<string, R
   return documents;
 }
 
+/**
+ * Whether `If-None-Match` names `etag` (RFC 9110 §13.1.2: `*`, or a list compared weakly).
+ * Not Koa's `ctx.fresh`, which also answers no to a request with `Cache-Control: no-cache`:
+ * an origin server answers a conditional request whatever the request's cache directives, and
+ * Node's `fetch` sends `no-cache` with every conditional request.
+ */
+function notModified(ifNoneMatch: string, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  if (ifNoneMatch.trim() === '*') return true;
+  return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
 export function createDocsRouter(deps: DocsDeps): Middleware {
   const documents = renderDocuments(deps.options);
 
@@ -62,7 +74,7 @@ export function createDocsRouter(deps: DocsDeps): Middleware {
     ctx.set('Access-Control-Allow-Origin', '*');
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.status = 200;
-    if (ctx.fresh) {
+    if (notModified(ctx.get('if-none-match'), document.etag)) {
       ctx.status = 304;
       return;
     }

@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { LOOPBACK_REDIRECT_ORIGINS } from '../constants.ts';
 import type { PlatformAuthEvent, PlatformAuthEventMap, ResourceEndpoint } from '../events/types.ts';
 import { DOCUMENT_BODY_LIMIT } from '../policies/metadata-documents.ts';
 
@@ -101,7 +102,7 @@ function authorizationFailed(event: PlatformAuthEventMap['authorization.failed']
       return {
         outcome: 'refused',
         summary: `redirect_uri ${event.redirectUri ?? '(none sent)'} is not registered for this app; registered: ${registered}.`,
-        action: 'Send one of the registered redirect URIs exactly (only http://127.0.0.1 and http://[::1] may differ in port), or register this one for the app.',
+        action: `Send one of the registered redirect URIs exactly (only the port of a loopback one, ${LOOPBACK_REDIRECT_ORIGINS.join(', ')}, may differ, and only for a native app), or register this one for the app.`,
       };
     }
     case 'invalid_scope':

@@ -5,7 +5,7 @@
  */
 import { MAX_PAGE_SIZE } from '../../lib/member-data/pagination.ts';
 import { Browser, signIn } from '../support/browser.ts';
-import { MEMBER, STUDENT } from '../support/flows.ts';
+import { ADMIN, MEMBER, STUDENT } from '../support/flows.ts';
 import { pkcePair, randomState } from '../support/pkce.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
@@ -179,4 +179,33 @@ it('takes the host\'s limits and the configured lifetimes and caps', async () =>
   } finally {
     await custom.stop();
   }
+});
+
+describe('a client registered as the page shows (Variant B) completes a flow with the operator scopes it names', () => {
+  let open: RunningApp;
+  let page: string;
+  beforeAll(async () => {
+    open = await startApp({ auth: { registration: { variant: 'open' } } });
+    page = await (await fetch(`${open.baseUrl}/auth.md`)).text();
+  });
+  afterAll(() => open.stop());
+
+  it('register, then the authorization URL with the operator example scope: a code, not invalid_scope', async () => {
+    const register = codeBlocks(page).find((b) => b.body.includes('/api/oauth/register'))!.body;
+    const registered = await (await sendCurl(parseCurl(register))).json() as { client_id: string };
+    expect(registered.client_id).toEqual(expect.any(String));
+    // the sentence after the member example names what an operator client asks for instead
+    const operatorScope = /for example `scope=([^`]+)`: .* are member clients' only/.exec(page)?.[1];
+    expect(operatorScope).toBeDefined();
+    const template = codeBlocks(page).find((b) => b.intro.startsWith('Send the user\'s browser to'))!.body;
+    const url = filler({ CLIENT_ID: encodeURIComponent(registered.client_id), CODE_CHALLENGE: pkcePair().challenge, STATE: randomState(), NONCE: randomState() })(template)
+      .replace(/scope=[^&]+/, `scope=${operatorScope}`);
+    const callback = new URL(await signIn(new Browser(open.baseUrl), url, ADMIN));
+    expect(callback.searchParams.get('error')).toBeNull();
+    expect(callback.searchParams.get('code')).toEqual(expect.any(String));
+    // and the member example as it stands is refused for it, as the sentence says
+    const asShown = filler({ CLIENT_ID: encodeURIComponent(registered.client_id), CODE_CHALLENGE: pkcePair().challenge, STATE: randomState(), NONCE: randomState() })(template);
+    const refused = new URL(await signIn(new Browser(open.baseUrl), asShown, ADMIN));
+    expect(refused.searchParams.get('error')).toBe('invalid_scope');
+  });
 });

@@ -6,8 +6,11 @@
 import { validateOptions } from '../../lib/config/validate.ts';
 import { buildConfiguration } from '../../lib/provider/configuration.ts';
 import type { ConfigurationDeps } from '../../lib/provider/configuration.ts';
-import { PROTOCOL } from '../../lib/constants.ts';
+import { loopbackPortRule, PROTOCOL } from '../../lib/constants.ts';
 import { ENDPOINTS, SCOPE_NAMES } from '../../lib/index.ts';
+import { eventually } from '../support/eventually.ts';
+import { buildAuthorizeUrl, MEMBER, operator } from '../support/flows.ts';
+import { pkcePair } from '../support/pkce.ts';
 import { startApp } from '../support/start-app.ts';
 import type { DemoOptions } from '../../examples/host/app.ts';
 import { codeSpans, fetchDocuments, tableUnder } from './support.ts';
@@ -103,4 +106,35 @@ it('the ID token lifetime the docs state is the provider\'s', async () => {
   const deps = { grantContexts: {}, findClient: async () => undefined } as unknown as ConfigurationDeps;
   const ttl = buildConfiguration(options, deps).ttl as unknown as { IdToken: () => number };
   expect(ttl.IdToken()).toBe(PROTOCOL.idTokenLifetime);
+});
+
+describe('the loopback port rule: one wording everywhere, and what the server does', () => {
+  let app: Awaited<ReturnType<typeof startApp>>;
+  beforeAll(async () => { app = await startApp(); });
+  afterAll(() => app.stop());
+
+  /** Whether the authorization endpoint takes `redirectUri` for `clientId` (a 303 onward, not the error page). */
+  async function accepted(clientId: string, redirectUri: string): Promise<boolean> {
+    const url = buildAuthorizeUrl(app.baseUrl, { clientId, redirectUri }, { scope: 'openid', challenge: pkcePair().challenge, state: 's' });
+    const res = await fetch(url, { redirect: 'manual' });
+    return res.status === 303 && !/invalid_redirect_uri/.test(await res.text());
+  }
+
+  it('auth.md, /openapi.json and the trace\'s advice state it alike', async () => {
+    const docs = await fetchDocuments(app.baseUrl);
+    expect(docs.authMd).toContain(`Redirect URIs match exactly; ${loopbackPortRule((o) => o.map((x) => `\`${x}\``).join(', '))}.`);
+    const authorize = docs.openapi.paths[ENDPOINTS.authorization.path]!.get as unknown as { parameters: { name: string; description: string }[] };
+    expect(authorize.parameters.find((p) => p.name === 'redirect_uri')!.description).toContain(loopbackPortRule());
+    // a web client's loopback redirect on another port: refused, and the advice does not say otherwise
+    const operatorApp = operator(app.baseUrl, app.operatorSecret);
+    expect(await accepted(operatorApp.clientId, operatorApp.redirectUri.replace(/:\d+\//, ':1/'))).toBe(false);
+    const trace = await eventually(() => app.auth.clientTrace(operatorApp.clientId), (t) => t.length > 0);
+    expect(trace[0]!.action).toContain('and only for a native app');
+  });
+
+  it('a native app\'s loopback redirect matches on any port, localhost included; a member client with one is native', async () => {
+    expect(await accepted(MEMBER.clientId, 'http://127.0.0.1:4567/callback')).toBe(true);
+    const { client } = await app.auth.memberClients.create('demo-school', { name: 'Localhost app', type: 'public', redirectUris: ['http://localhost/cb'], scopes: ['openid', 'account:read'] });
+    expect(await accepted(client.clientId, 'http://localhost:4567/cb')).toBe(true);
+  });
 });

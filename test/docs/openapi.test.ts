@@ -11,6 +11,7 @@ import { createCookieKey } from '../../lib/keys/secrets.ts';
 import type { OpenApiDocument, OpenApiOperation } from '../../lib/docs/index.ts';
 import type { PlatformAuthOptions } from '../../lib/index.ts';
 import { SCOPES } from '../../lib/index.ts';
+import { MEMBER, obtainTokens, postForm, STUDENT } from '../support/flows.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
 import { openApiErrors } from './support.ts';
@@ -136,6 +137,48 @@ it('what it says about /account/graphql is what the endpoint answers', async () 
   expect((await none.json()).error).toBe('invalid_token');
 });
 
+/** The names of `body` its schema `name` in `document` does not list. */
+function undocumented(document: OpenApiDocument, name: string, body: Record<string, unknown>): string[] {
+  const schema = document.components.schemas[name] as { properties: object };
+  return Object.keys(body).filter((key) => !(key in schema.properties));
+}
+
+it('lists every field introspection answers, for an access and a refresh token', async () => {
+  const tokens = await obtainTokens(app.baseUrl, MEMBER, { scope: 'openid account:read', resource: app.baseUrl }, STUDENT);
+  for (const token of [tokens.access_token, tokens.refresh_token]) {
+    const answer = await (await postForm(`${app.baseUrl}/api/oauth/introspect`, { token, client_id: MEMBER.clientId })).json() as Record<string, unknown>;
+    expect(answer.active).toBe(true);
+    expect(undocumented(doc, 'IntrospectionResponse', answer)).toEqual([]);
+  }
+});
+
+it('what it says about GET /account/graphql is what the endpoint answers: 405 for a GET that takes no HTML', async () => {
+  const get = await fetch(`${app.baseUrl}/account/graphql`, { headers: { accept: 'application/json' } });
+  expect(get.status).toBe(405);
+  expect(Object.keys(operation('/account/graphql', 'get').responses)).toContain('405');
+});
+
+it('lists the status Variant A answers a registration body over the limit with', async () => {
+  const big = await fetch(`${app.baseUrl}/api/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'x'.repeat(20_000) }) });
+  expect(big.status).toBe(413);
+  expect(Object.keys(operation('/api/oauth/register', 'post').responses)).toContain('413');
+});
+
+it('lists every field a Variant B registration answers', async () => {
+  const open = await startApp({ auth: { registration: { variant: 'open' } } });
+  try {
+    const openDoc = await (await fetch(`${open.baseUrl}/openapi.json`)).json() as OpenApiDocument;
+    const res = await fetch(`${open.baseUrl}/api/oauth/register`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'Desk Agent', redirect_uris: ['http://127.0.0.1/cb'], token_endpoint_auth_method: 'client_secret_post' }),
+    });
+    expect(res.status).toBe(201);
+    expect(undocumented(openDoc, 'ClientRegistrationResponse', await res.json() as Record<string, unknown>)).toEqual([]);
+  } finally {
+    await open.stop();
+  }
+});
+
 it('describes /mcp with optional authorization', () => {
   expect(operation('/mcp', 'post').security).toEqual([{}, { oauth2: [] }]);
   expect(operation('/mcp', 'post').responses['401']).toEqual({ $ref: '#/components/responses/InvalidToken' });
@@ -187,11 +230,18 @@ describe('caching', () => {
     expect(first.headers.get('cache-control')).toBe('public, max-age=300');
     const etag = first.headers.get('etag');
     expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
-    // fetch adds `Cache-Control: no-cache` to conditional requests unless one is given
-    const again = await fetch(`${app.baseUrl}${path}`, { headers: { 'if-none-match': etag!, 'cache-control': 'max-age=0' } });
-    expect(again.status).toBe(304);
-    expect(again.headers.get('etag')).toBe(etag);
-    const changed = await fetch(`${app.baseUrl}${path}`, { headers: { 'if-none-match': '"other"', 'cache-control': 'max-age=0' } });
+    // as fetch sends it (it adds `Cache-Control: no-cache` to a conditional request), and with
+    // other cache directives: a conditional request is answered whatever they say
+    for (const cacheControl of [undefined, 'no-cache', 'max-age=0']) {
+      const again = await fetch(`${app.baseUrl}${path}`, { headers: { 'if-none-match': etag!, ...(cacheControl ? { 'cache-control': cacheControl } : {}) } });
+      expect({ cacheControl, status: again.status }).toEqual({ cacheControl, status: 304 });
+      expect(again.headers.get('etag')).toBe(etag);
+    }
+    // a list, a weak form of the tag, and `*` name it too; another tag does not
+    for (const given of [`"other", ${etag}`, `W/${etag}`, '*']) {
+      expect((await fetch(`${app.baseUrl}${path}`, { headers: { 'if-none-match': given } })).status).toBe(304);
+    }
+    const changed = await fetch(`${app.baseUrl}${path}`, { headers: { 'if-none-match': '"other"' } });
     expect(changed.status).toBe(200);
   });
 

@@ -191,6 +191,7 @@ const DESCRIBE: Record<EndpointId, Describe> = {
         responses: {
           201: { description: 'the vendor platform\'s client', content: jsonContent(ref('schemas', 'VendorClient')) },
           400: { description: '`invalid_client_metadata`: no `client_name`, or it matches no known vendor platform', content: jsonContent(ref('schemas', 'OAuthError')) },
+          413: { description: `\`invalid_request\`: the \`Content-Length\` is over ${REGISTRATION_LIMITS.bodyBytes} bytes`, content: jsonContent(ref('schemas', 'OAuthError')) },
         },
       },
     }
@@ -252,7 +253,17 @@ const DESCRIBE: Record<EndpointId, Describe> = {
       },
     });
     return limits.graphiql
-      ? { post, get: { tags: [TAGS.account.name], description: 'GraphiQL, for browsers (development only).', responses: { 200: htmlPage('GraphiQL') } } }
+      ? {
+        post,
+        get: {
+          tags: [TAGS.account.name],
+          description: 'GraphiQL, for browsers (development only).',
+          responses: {
+            200: htmlPage('GraphiQL'),
+            405: { description: '`METHOD_NOT_ALLOWED`, with `Allow: POST`: a GET that does not accept HTML (queries are POSTed)', content: jsonContent(ref('schemas', 'GraphQLResponse')) },
+          },
+        },
+      }
       : { post };
   },
   mcp: () => {
