@@ -24,7 +24,9 @@
  *
  * @module
  */
-import { createMcpHandler, isJsonContentType, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import {
+  classifyInboundRequest, createMcpHandler, isJsonContentType, isLegacyRequest, UnsupportedProtocolVersionError, WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import type { AuthInfo, McpHandlerRequestOptions, McpServer } from '@modelcontextprotocol/server';
 import type { Context, Middleware, Next } from 'koa';
 
@@ -42,9 +44,10 @@ import { createBearerAuthenticator } from '../resource/require-bearer.ts';
 import { answerWithin, NO_ANSWER } from './answer-bound.ts';
 import { refuseBatch } from './batch.ts';
 import {
-  calledTools, isUtf8Charset, METHOD_NOT_ALLOWED, problemResponse, readJsonBody, toWebRequest, UNSUPPORTED_CHARSET, UNSUPPORTED_MEDIA_TYPE,
+  calledTools, isUtf8Charset, METHOD_NOT_ALLOWED, METHOD_NOT_ALLOWED_WITHOUT_CORS, problemResponse, readJsonBody, toWebRequest, UNSUPPORTED_CHARSET, UNSUPPORTED_MEDIA_TYPE,
   writeJsonRpcProblem, writeWebResponse,
 } from './http.ts';
+import type { JsonRpcProblem } from './http.ts';
 import type { ResolvedMcpOptions } from './options.ts';
 import { refusedOrigin } from './request-origin.ts';
 import type { OriginPolicy } from './request-origin.ts';
@@ -74,8 +77,46 @@ export interface McpDeps {
   readonly answerTimeoutMs?: number;
 }
 
-/** What the SDK reports about a request it refused with a 4xx: the client's mistake. */
-const CLIENT_MISTAKE = /^(?:Rejected inbound request|Unsupported protocol version)/;
+/**
+ * What the SDK reports about a request it refused with a 4xx: the client's mistake (its
+ * classification's rejections, modern-only ones included: a posted response, a batch).
+ */
+const CLIENT_MISTAKE = /^(?:Rejected (?:inbound|2025-era) request|Unsupported protocol version)/;
+
+/** The revisions this endpoint serves, newest first: what an unsupported one is told. */
+const SERVED_REVISIONS: readonly string[] = Object.freeze([MCP_REVISIONS.current, ...MCP_REVISIONS.legacy]);
+
+/** The bound of a requested revision echoed in a refusal. */
+const MAX_ECHOED_REVISION = 64;
+
+/**
+ * The refusal of an `MCP-Protocol-Version` this endpoint does not serve: 400 with the
+ * 2026-07-28 `UnsupportedProtocolVersionError` (-32022) naming the revisions it does, whatever
+ * the value (the SDK would take any value sorting after 2026-07-28 for a modern one, and a
+ * 2024 one for the SDK's own list).
+ */
+function unsupportedRevision(requested: string): JsonRpcProblem {
+  const error = new UnsupportedProtocolVersionError({ supported: [...SERVED_REVISIONS], requested: requested.slice(0, MAX_ECHOED_REVISION) });
+  return { status: 400, code: error.code, message: error.message, data: error.data };
+}
+
+/**
+ * The SDK's own verdict on a 2026-07-28 request's headers against its body (`Mcp-Method`,
+ * `Mcp-Name`, the `_meta` envelope: 400 `-32020` and the like), asked only when a call is about
+ * to be refused for its token: the transport's validation comes first, so a request that
+ * could never be served is not sent through sign-in.
+ */
+function headerRejection(ctx: Context, messages: unknown): JsonRpcProblem | undefined {
+  const outcome = classifyInboundRequest({
+    httpMethod: 'POST',
+    protocolVersionHeader: ctx.get('mcp-protocol-version') || undefined,
+    mcpMethodHeader: ctx.get('mcp-method') || undefined,
+    mcpNameHeader: ctx.get('mcp-name') || undefined,
+    body: messages,
+  });
+  if (outcome.kind !== 'reject') return undefined;
+  return { status: outcome.httpStatus, code: outcome.code, message: outcome.message, ...(outcome.data === undefined ? {} : { data: outcome.data }) };
+}
 
 /** The tools of this endpoint: the library's public and member tools, then the host's. */
 export function createEndpointTools(deps: McpDeps): ToolRegistry {
@@ -162,10 +203,19 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
       if (writeCors(ctx, MCP_CORS, policy.origins === '*' || !origin ? '*' : origin)) return false;
     }
     if (ctx.method !== 'POST') {
-      writeJsonRpcProblem(ctx, METHOD_NOT_ALLOWED);
+      writeJsonRpcProblem(ctx, options.cors ? METHOD_NOT_ALLOWED : METHOD_NOT_ALLOWED_WITHOUT_CORS);
       return false;
     }
     return true;
+  }
+
+  /** A revision named in `MCP-Protocol-Version` that is not served: refused before anything else is read. */
+  function checkRevision(ctx: Context): boolean {
+    // surrounding whitespace is no part of the value (RFC 9110 §5.5), as the SDK reads it
+    const named = ctx.get('mcp-protocol-version').trim();
+    if (named === '' || SERVED_REVISIONS.includes(named)) return true;
+    writeJsonRpcProblem(ctx, unsupportedRevision(named));
+    return false;
   }
 
   async function readMessages(ctx: Context): Promise<{ readonly value: unknown } | undefined> {
@@ -198,7 +248,9 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
       const prepared = registry.get(name);
       const refusal = prepared && refuseCall(prepared.tool, caller);
       if (refusal) {
-        writeBearerError(ctx, refusal, resourceMetadata);
+        const invalid = ctx.get('mcp-protocol-version').trim() === MCP_REVISIONS.current ? headerRejection(ctx, messages) : undefined;
+        if (invalid) writeJsonRpcProblem(ctx, invalid);
+        else writeBearerError(ctx, refusal, resourceMetadata);
         return false;
       }
     }
@@ -270,6 +322,7 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
     if (ctx.path !== path) return next();
     if (!checkOrigin(ctx)) return;
     if (!preflight(ctx)) return;
+    if (!checkRevision(ctx)) return;
     const identity = await authenticate(ctx, { optional: true });
     if (!identity) return;
     const messages = await readMessages(ctx);

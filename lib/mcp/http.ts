@@ -16,6 +16,8 @@ export interface JsonRpcProblem {
   readonly status: number;
   readonly code: number;
   readonly message: string;
+  /** the JSON-RPC error's `data`, when it has one */
+  readonly data?: unknown;
   readonly headers?: Record<string, string>;
 }
 
@@ -34,7 +36,8 @@ export function problemResponse(problem: JsonRpcProblem): Response {
 
 /** The JSON-RPC error of `problem`, answering no request in particular (`id: null`). */
 function problemBody(problem: JsonRpcProblem) {
-  return { jsonrpc: '2.0', error: { code: problem.code, message: problem.message }, id: null };
+  const error = { code: problem.code, message: problem.message, ...(problem.data === undefined ? {} : { data: problem.data }) };
+  return { jsonrpc: '2.0', error, id: null };
 }
 
 /** A JSON object (not an array): a JSON-RPC message or its `params`. */
@@ -51,6 +54,9 @@ export const METHOD_NOT_ALLOWED: JsonRpcProblem = Object.freeze({
   message: 'Method not allowed: this server is stateless; send JSON-RPC messages with POST (no sessions, no server-initiated stream).',
   headers: { Allow: MCP_ALLOW },
 });
+
+/** {@link METHOD_NOT_ALLOWED} with `mcp.cors: false`, where `OPTIONS` is refused too. */
+export const METHOD_NOT_ALLOWED_WITHOUT_CORS: JsonRpcProblem = Object.freeze({ ...METHOD_NOT_ALLOWED, headers: { Allow: 'POST' } });
 
 export const UNSUPPORTED_MEDIA_TYPE: JsonRpcProblem = Object.freeze({
   status: 415, code: -32000, message: 'Unsupported Media Type: Content-Type must be application/json',

@@ -5,6 +5,7 @@
  */
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 
+import { serveMcpEndpoint } from '../support/mcp-endpoint.ts';
 import { rawRequest } from '../support/raw-request.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
@@ -165,6 +166,18 @@ describe('HTTP edges (no MCP client sends these)', () => {
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('POST, OPTIONS');
     expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringMatching(/^Method not allowed/) }, id: null });
+  });
+
+  it('with mcp.cors false, OPTIONS is refused too, and the 405\'s Allow says POST alone', async () => {
+    const served = await serveMcpEndpoint({ bearer: app.auth.bearer, options: { cors: false }, logger: { info() {}, warn() {}, error() {} } });
+    try {
+      for (const method of ['OPTIONS', 'GET']) {
+        const res = await fetch(`${served.baseUrl}/mcp`, { method });
+        expect({ method, status: res.status, allow: res.headers.get('allow') }).toEqual({ method, status: 405, allow: 'POST' });
+      }
+    } finally {
+      await served.close();
+    }
   });
 
   it('answers a CORS preflight from an allowed origin (a loopback page by default) and exposes the challenge header', async () => {

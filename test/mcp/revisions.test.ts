@@ -187,14 +187,34 @@ describe('2026-07-28 on the wire', () => {
   });
 
   it('a member tool called anonymously is challenged whatever Mcp-Name says: the body counts', async () => {
-    const res = await post(
-      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_my_orders', arguments: {}, _meta: ENVELOPE } },
-      { 'mcp-method': 'tools/call', 'mcp-name': 'whoami' },
-    );
-    expect(res.status).toBe(401);
-    expect(challengeParams(res.headers.get('www-authenticate'))).toEqual({
-      scope: 'account:read', resource_metadata: `${app.baseUrl}/.well-known/oauth-protected-resource`,
-    });
+    const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_my_orders', arguments: {}, _meta: ENVELOPE } };
+    for (const name of ['list_my_orders', 'whoami']) {
+      const res = await post(call, { 'mcp-method': 'tools/call', 'mcp-name': name });
+      expect(res.status).toBe(401);
+      expect(challengeParams(res.headers.get('www-authenticate'))).toEqual({
+        scope: 'account:read', resource_metadata: `${app.baseUrl}/.well-known/oauth-protected-resource`,
+      });
+    }
+  });
+
+  it('what the SDK\'s classification refuses comes before the step-up: a request that can never be served is not sent through sign-in', async () => {
+    const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_my_orders', arguments: {}, _meta: ENVELOPE } };
+    // Mcp-Method naming another method
+    const method = await post(call, { 'mcp-method': 'tools/list', 'mcp-name': 'list_my_orders' });
+    expect({ status: method.status, code: (await method.json()).error?.code, challenge: method.headers.get('www-authenticate') })
+      .toEqual({ status: 400, code: -32020, challenge: null });
+    // an envelope naming another revision than the header
+    const envelope = await post({ ...call, params: { ...call.params, _meta: { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': '2025-11-25' } } }, { 'mcp-method': 'tools/call', 'mcp-name': 'list_my_orders' });
+    expect({ status: envelope.status, challenge: envelope.headers.get('www-authenticate') }).toEqual({ status: 400, challenge: null });
+  });
+
+  it('a client\'s refused 2026-07-28 requests (a posted response, a batch) are answered 400, not logged', async () => {
+    const before = app.warnings.length;
+    for (const body of [{ jsonrpc: '2.0', id: 1, result: {} }, [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }]]) {
+      const res = await post(body);
+      expect(res.status).toBe(400);
+    }
+    expect(app.warnings.slice(before)).toEqual([]);
   });
 
   it('tools/call answers with resultType and the tool\'s structured content', async () => {
@@ -218,9 +238,10 @@ describe('the 2025 revisions on the wire: those three, no other', () => {
     });
   }
   const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+  // the 2026-07-28 UnsupportedProtocolVersionError, naming every revision served
   const refusal = (revision: string) => ({
     jsonrpc: '2.0', id: null,
-    error: { code: -32000, message: `Bad Request: Unsupported protocol version: ${revision} (supported versions: ${MCP_REVISIONS.legacy.join(', ')})` },
+    error: { code: -32022, message: expect.stringContaining('Unsupported protocol version'), data: { supported: [MCP_REVISIONS.current, ...MCP_REVISIONS.legacy], requested: revision } },
   });
 
   it.each([...MCP_REVISIONS.legacy])('%s is served', async (revision) => {
@@ -231,10 +252,16 @@ describe('the 2025 revisions on the wire: those three, no other', () => {
 
   // the SDK's own list adds the 2024 ones; served, they would be a silent downgrade to a revision
   // nothing here documents or tests
-  it.each(['2024-11-05', '2024-10-07', '2023-01-01'])('%s is refused with 400, as any revision not served, naming those that are', async (revision) => {
+  it.each(['2024-11-05', '2024-10-07', '2023-01-01', '2026-07-29', '2027-01-01', 'garbage'])('%s is refused with 400, as any revision not served, naming those that are', async (revision) => {
     const res = await post(list, revision);
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual(refusal(revision));
+  });
+
+  it('an unserved revision is refused before the token is looked at: a member tool call is 400, not a challenge', async () => {
+    const res = await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_my_courses', arguments: {} } }, '2024-11-05');
+    expect(res.status).toBe(400);
+    expect(res.headers.get('www-authenticate')).toBeNull();
   });
 
   it('initialize asking for a 2024 revision is offered the newest 2025 one (the client may then leave), not served what it asked', async () => {
