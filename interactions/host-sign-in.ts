@@ -27,10 +27,12 @@ import { ENDPOINTS } from '../lib/endpoints.ts';
 import { InvalidRequestError } from '../lib/errors.ts';
 import { diagnosticsOf } from '../lib/events/diagnostics.ts';
 import type { InteractionsApi } from '../lib/pages/sign-in.ts';
+import type { PageRenderer } from '../lib/pages/renderer.ts';
 import { memberClientSite } from '../lib/policies/audience.ts';
+import { mayRedirectError } from '../lib/policies/redirect-trust.ts';
 import { endedWithHost, hostAccountOf, ownPageSignInHost } from '../lib/policies/host-session.ts';
 import type { OwnPageSignIns, SignedInSession } from '../lib/policies/host-session.ts';
-import type { OidcClient } from './client-view.ts';
+import type { OidcClient, TrustSources } from './client-view.ts';
 import { saveInteractionResult } from './interaction-result.ts';
 import { loginResult } from './login-result.ts';
 import type { Interaction } from './login-result.ts';
@@ -55,6 +57,10 @@ export interface SignInFlow {
 export interface SignInFlowDeps {
   readonly provider: Provider;
   readonly options: ResolvedOptions;
+  /** the library's pages: the "Sign-in cancelled" notice for a client not trusted with a redirect */
+  readonly pages: PageRenderer;
+  /** which clients may be sent an error before sign-in (lib/policies/redirect-trust.ts) */
+  readonly trust: TrustSources;
   /** the notes of sign-ins made on the library's page; present with `signIn.session` */
   readonly ownPageSignIns?: OwnPageSignIns | undefined;
 }
@@ -98,7 +104,8 @@ export function signInRequestOf(interaction: Interaction, client: OidcClient, ba
   };
 }
 
-export function createSignInFlow({ provider, options, ownPageSignIns }: SignInFlowDeps): SignInFlow {
+export function createSignInFlow({ provider, options, ownPageSignIns, pages, trust }: SignInFlowDeps): SignInFlow {
+  const redirectTrust = { configuredClients: trust.staticClients, isReviewed: (clientId: string) => trust.isReviewed(clientId) };
   const { baseUrl } = options;
   const secure = baseUrl.startsWith('https:');
   const keys = options.cookieKeys.map((k) => createHmac('sha256', k).update('platform-auth sign-in binding v1').digest());
@@ -201,6 +208,17 @@ export function createSignInFlow({ provider, options, ownPageSignIns }: SignInFl
       if (diagnostics?.wants('consent.denied')) {
         const site = memberClientSite(found.client);
         diagnostics.emit({ name: 'consent.denied', reason: 'user', clientId: found.client.clientId, ...(site ? { site } : {}) }, ctx);
+      }
+      // No redirect before trust (lib/policies/redirect-trust.ts), as on the library's own
+      // page: the host's page names no destination, so a self-registered client's redirect
+      // URI gets nothing; the library answers its "Sign-in cancelled" page and the sign-in
+      // expires unused
+      if (!(await mayRedirectError(found.client, found.interaction.params.redirect_uri, redirectTrust))) {
+        clearBinding(ctx);
+        const page = pages.for(ctx, { uiLocales: found.interaction.params.ui_locales });
+        const { text } = page.translator;
+        page.notice(200, { title: text('notice.cancelled.title'), message: text('notice.cancelled.message') });
+        return undefined;
       }
       return conclude(ctx, found.interaction, { error: 'access_denied', error_description: 'the user cancelled the sign-in' });
     },

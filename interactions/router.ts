@@ -375,10 +375,11 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
     // leaving the refusal page: the refusal was reported when it was shown
     const refused = account !== undefined && !checkEligibility(client, account, options.operatorRoles).allowed;
     if (!refused) consentDenied(ctx, state, 'user', account?.id);
-    // No redirect before trust (lib/policies/redirect-trust.ts): the sign-in page names no
-    // destination, so Cancel there sends nobody to a self-registered client's redirect URI
-    // (the consent page names it, and its Deny goes back). The interaction expires unused.
-    if (signingIn && !(await mayRedirectError(client, interaction.params.redirect_uri, redirectTrust))) {
+    // No redirect before trust (lib/policies/redirect-trust.ts): the sign-in page and the
+    // refusal page name no destination, so Cancel and "Return to the application" there send
+    // nobody to a self-registered client's redirect URI (the consent page names it, and its
+    // Deny goes back). The interaction expires unused.
+    if ((signingIn || refused) && !(await mayRedirectError(client, interaction.params.redirect_uri, redirectTrust))) {
       return notice(state.page, 200, 'cancelled');
     }
     const what = signingIn ? 'the user cancelled the sign-in' : 'the user denied the request';

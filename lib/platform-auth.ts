@@ -201,16 +201,14 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   const signInThrottle = createSignInThrottle({
     adapter: options.adapter, settings: options.signInThrottle, proxy: options.proxy, proxyHops: options.proxyHops,
   });
-  const signIn = createSignInFlow({ provider, options, ownPageSignIns });
-  const interactions = createInteractionRouter({
-    provider, options, grantContexts, signInThrottle, signIn,
-    pages: createPageRenderer(options.pages, options.logger),
-    trust: {
-      staticClients: new Set(options.clients.map((c) => c.client_id)),
-      vendors: new Set(options.registration.vendors.values()),
-      isReviewed: options.clientIdMetadataDocuments.isReviewed,
-    },
-  });
+  const pages = createPageRenderer(options.pages, options.logger);
+  const trust = {
+    staticClients: new Set(options.clients.map((c) => c.client_id)),
+    vendors: new Set(options.registration.vendors.values()),
+    isReviewed: options.clientIdMetadataDocuments.isReviewed,
+  };
+  const signIn = createSignInFlow({ provider, options, ownPageSignIns, pages, trust });
+  const interactions = createInteractionRouter({ provider, options, grantContexts, signInThrottle, signIn, pages, trust });
 
   const accountApi = isServed('accountApi', options) && options.memberData && createAccountApi({ // `&& options.memberData` decides nothing (isServed did); it narrows `dataSource` for TypeScript
     bearer,

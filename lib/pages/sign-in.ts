@@ -38,10 +38,13 @@ export interface InteractionsApi {
   finishSignIn(ctx: Context, signIn: string | HostSignIn): Promise<string>;
   /**
    * The person gave up: the client receives `access_denied` (with `state` and `iss`).
-   * Redirects (303); returns where to.
+   * Redirects (303); returns where to. A client not trusted with a redirect before sign-in (a
+   * self-registered one, an unreviewed metadata document: README "No redirect before trust")
+   * receives nothing: the library answers its "Sign-in cancelled" page (200) and returns
+   * `undefined`.
    * @throws {InvalidRequestError} when no sign-in waits in this browser
    */
-  cancelSignIn(ctx: Context): Promise<string>;
+  cancelSignIn(ctx: Context): Promise<string | undefined>;
   /**
    * Ends this browser's sign-in session with the library: the next authorization asks for a
    * sign-in again (`prompt=none` gets `login_required`), and a sign-in waiting for the host's

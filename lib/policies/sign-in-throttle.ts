@@ -161,9 +161,23 @@ export interface ClientAddressInput {
  */
 export function clientAddress({ socketAddress, forwardedFor, proxy, hops }: ClientAddressInput): string {
   const entries = proxy && forwardedFor ? forwardedFor.split(',').map((s) => s.trim()).filter(Boolean) : [];
-  const address = entries.slice(-hops)[0] ?? socketAddress ?? '';
+  const forwarded = entries.slice(-hops)[0];
+  const address = (forwarded === undefined ? undefined : withoutPort(forwarded)) ?? socketAddress ?? '';
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   return mapped && isIPv4(mapped[1]!) ? mapped[1]! : address;
+}
+
+/**
+ * A forwarded entry without the port some proxies write into it (`203.0.113.7:40001`,
+ * `[2001:db8::1]:40001`, as Azure's front ends do): counted by port, every new source port of
+ * one client would get a fresh budget.
+ */
+function withoutPort(entry: string): string {
+  const v4 = /^(\d+\.\d+\.\d+\.\d+):\d+$/.exec(entry);
+  if (v4 && isIPv4(v4[1]!)) return v4[1]!;
+  const v6 = /^\[([^\]]+)\](?::\d+)?$/.exec(entry);
+  if (v6 && isIPv6(v6[1]!)) return v6[1]!;
+  return entry;
 }
 
 const hashed = (kind: 'account' | 'ip', value: string) => `${kind}:${createHash('sha256').update(value).digest('base64url')}`;

@@ -154,6 +154,19 @@ describe('sign-in throttling', () => {
     });
   });
 
+  it('with proxy, an address the proxy wrote with a port (ip:port, [ipv6]:port) is one address whatever the port', async () => {
+    await withApp({ proxy: true, signInThrottle: { ipFailures: 3 } }, async (app) => {
+      for (const entry of [(i: number) => `203.0.113.7:${40000 + i}`, (i: number) => `[2001:db8:9:9::${i + 1}]:${40000 + i}`]) {
+        const { browser, page } = await loginPage(app);
+        const statuses: number[] = [];
+        for (let i = 0; i < 4; i += 1) {
+          statuses.push((await submitLogin(browser, page, `user${i}-${randomUUID()}@example.com`, 'password1', { 'x-forwarded-for': entry(i) })).status);
+        }
+        expect(statuses).toEqual([401, 401, 401, 429]);
+      }
+    });
+  });
+
   it('the right password works again once the wait and the window are over', async () => {
     await withApp({ signInThrottle: { windowSeconds: 2, maxDelaySeconds: 2 } }, async (app) => {
       const { browser, page } = await loginPage(app);

@@ -108,6 +108,48 @@ describe('a client that registered itself (Variant B)', () => {
     expect(back.html).not.toContain('evil.example');
   });
 
+  it('"Return to the application" on the refusal page sends nobody there either: that page names no destination', async () => {
+    const redirectUri = 'https://evil.example/cb';
+    const clientId = await register(redirectUri);
+    const browser = new Browser(open.baseUrl);
+    // a student signed in at the host (signIn.session) reaches the refusal page without a sign-in
+    const form = await browser.navigate('/sign-in');
+    if (!isPage(form)) throw new Error('expected the host sign-in page');
+    await browser.submit(form, '/sign-in', STUDENT);
+    const refusal = await browser.navigate(buildAuthorizeUrl(open.baseUrl, { clientId, redirectUri }, { scope: 'openid', challenge: pkcePair().challenge, state: randomState() }));
+    if (!isPage(refusal)) throw new Error(`expected the refusal page, was sent to ${refusal.redirect}`);
+    expect(refusal.response.status).toBe(403);
+    expect(refusal.html).not.toContain('evil.example');
+    const back = await browser.submit(refusal, '/abort');
+    if (!isPage(back)) throw new Error(`expected a page, was sent to ${back.redirect}`);
+    expect(back.html).toContain('Sign-in cancelled');
+  });
+
+  it('Cancel on the host\'s own sign-in page (auth.interactions.cancelSignIn) sends nobody there either', async () => {
+    const viaHost = await startApp({ signIn: 'host', auth: { registration: { variant: 'open' } } });
+    try {
+      const redirectUri = 'https://evil.example/cb';
+      const res = await fetch(`${viaHost.baseUrl}/api/oauth/register`, {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: 'Learn - continue', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }),
+      });
+      const { client_id: clientId } = await res.json() as { client_id: string };
+      const browser = new Browser(viaHost.baseUrl);
+      const hostPage = await browser.navigate(buildAuthorizeUrl(viaHost.baseUrl, { clientId, redirectUri }, { scope: 'openid', challenge: pkcePair().challenge, state: randomState() }));
+      if (!isPage(hostPage) || new URL(hostPage.url).pathname !== '/sign-in') throw new Error('expected the host\'s sign-in page');
+      const back = await browser.submit(hostPage, '/sign-in/cancel');
+      if (!isPage(back)) throw new Error(`expected a page, was sent to ${back.redirect}`);
+      expect(back.response.status).toBe(200);
+      expect(back.html).toContain('Sign-in cancelled');
+      expect(back.response.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
+      // the sign-in it cancelled is no longer waiting in this browser
+      const again = await browser.request(new URL('/sign-in', viaHost.baseUrl).href);
+      expect(await again.text()).not.toContain('Learn - continue');
+    } finally {
+      await viaHost.stop();
+    }
+  });
+
   it('with a loopback redirect URI (a native app on the person\'s own device), Cancel still goes back', async () => {
     const redirectUri = 'http://127.0.0.1:8765/callback';
     const { browser, login } = await signInPage(await register(redirectUri), redirectUri);

@@ -80,6 +80,18 @@ describe('keys and addresses', () => {
     expect(clientAddress({ socketAddress: '::ffff:10.0.0.1', forwardedFor: undefined, proxy: true, hops: 1 })).toBe('10.0.0.1');
     expect(clientAddress({ socketAddress: '10.0.0.1', forwardedFor: ' , ', proxy: true, hops: 1 })).toBe('10.0.0.1');
   });
+
+  it('reads a forwarded entry without the port a proxy wrote into it: a new source port is no new budget', () => {
+    const at = (forwardedFor: string) => clientAddress({ socketAddress: '10.0.0.1', forwardedFor, proxy: true, hops: 1 });
+    expect(at('203.0.113.7:40001')).toBe('203.0.113.7');
+    expect(at('198.51.100.66, 203.0.113.7:40002')).toBe('203.0.113.7');
+    expect(at('[2001:db8:9:9::1]:40001')).toBe('2001:db8:9:9::1');
+    expect(at('[2001:db8:9:9::1]')).toBe('2001:db8:9:9::1');
+    expect(addressKeyOf(at('[2001:db8:9:9::1]:1'))).toBe(addressKeyOf(at('[2001:db8:9:9::2]:2')));
+    // anything else is kept as given (and counted as one address)
+    expect(at('999.1.1.1:80')).toBe('999.1.1.1:80');
+    expect(at('unknown')).toBe('unknown');
+  });
 });
 
 /** A memory adapter without compareAndSet: the read-modify-write path. */
