@@ -180,7 +180,14 @@ const CONSUME_LUA = `${REVOKE_FUNCTION}${INDEX_GRANT_FUNCTION}
 local raw = redis.call('GET', KEYS[1])
 if not raw then return {0} end
 if string.sub(raw, 1, 1) ~= '{' then return redis.error_reply('stored record is not a JSON object') end
-local payload = cjson.decode(raw)
+local ok, payload = pcall(cjson.decode, raw)
+if not ok then
+  -- lua-cjson refuses an unpaired surrogate escape (\\ud800), which JSON.stringify writes for a
+  -- lone surrogate in a host's value. Only consumed and grantId are read here: a copy with such
+  -- escapes replaced is decoded for them, and the record is marked as stored
+  ok, payload = pcall(cjson.decode, (string.gsub(raw, '\\[uU][dD][89a-fA-F]%x%x', '\\ufffd')))
+  if not ok or type(payload) ~= 'table' then return redis.error_reply('stored record is not valid JSON') end
+end
 local consumed = payload.consumed
 if consumed ~= nil and consumed ~= cjson.null and consumed ~= false and consumed ~= 0 and consumed ~= '' then
   local grantId = payload.grantId
@@ -431,6 +438,9 @@ function replyText(message: string): string {
 const CROSS_SLOT_MESSAGE = /^All the keys in a pipeline command should belong to the same slot/;
 
 /** A failure to reach Redis as StorageUnavailableError; any other error as it is. */
+/** A frame of ioredis' auto-pipelining module in a stack (see toStorageError). */
+const AUTO_PIPELINING_FRAME = /[\\/]ioredis[\\/]built[\\/]autoPipelining\.js/;
+
 function toStorageError(error: unknown): unknown {
   if (!(error instanceof Error) || error instanceof errors.OIDCProviderError) return error;
   if (error.name === 'ReplyError') {
@@ -441,6 +451,13 @@ function toStorageError(error: unknown): unknown {
     if (!transient) return error;
     const reply = replies[0] as Error;
     return new StorageUnavailableError(`redis: ${/^\S+/.exec(replyText(reply.message))![0]}`, { cause: error });
+  }
+  // ioredis' auto-pipelining on a Cluster reads the nodes of the command's slot without a
+  // check (`client.slots[slot].join(',')`): a slot no node serves (unassigned while a lost
+  // master is replaced, with cluster-require-full-coverage no) is a TypeError there, where
+  // the same command without auto-pipelining is answered CLUSTERDOWN
+  if (error instanceof TypeError && AUTO_PIPELINING_FRAME.test(error.stack ?? '')) {
+    return new StorageUnavailableError('redis: slot not served', { cause: error });
   }
   // programming errors are not outages
   if (error instanceof TypeError || error instanceof RangeError || error instanceof SyntaxError || error instanceof ReferenceError) {
@@ -909,10 +926,13 @@ class RedisStore {
         await client.platformAuthRevoke(indexKey, grantKey, keepKey ?? '');
         return;
       }
-      const members = await client.smembers(indexKey);
+      // The Grant first, beside the read of its index (the same slot): every token needs its
+      // grant, so a revocation cut off below (a node of another slot lost) has still ended
+      // it, even once the token that was reused is gone and its retry finds nothing to revoke
+      const [members] = await Promise.all([client.smembers(indexKey), client.del(grantKey)]);
       await Promise.all(members.filter((key) => key !== keepKey).map((key) => client.del(key)));
-      // same hash tag: one slot, one command; deleted last so a failure above can be retried
-      await client.del(indexKey, grantKey);
+      // deleted last, so a failure above can be retried
+      await client.del(indexKey);
     });
     if (before) this.#settle(before, revoking);
     await revoking;

@@ -10,10 +10,14 @@ import type Provider from 'oidc-provider';
 /**
  * Revokes a grant and every token and code of it; a storage failure rejects, so that a caller
  * for whom the revocation is the answer (reuse detection) can answer 503 and be asked again.
+ * The Grant goes first: every token needs it (oidc-provider's refresh and introspection, the
+ * bearer check), so a revocation cut off after it (on a Cluster, the node of one token lost)
+ * has ended the grant even if the token whose reuse started it is gone and a retry finds
+ * nothing to revoke.
  */
 export async function revokeGrant(provider: Provider, grantId: string): Promise<void> {
-  await Promise.all([provider.AccessToken, provider.RefreshToken, provider.AuthorizationCode].map((model) => model.revokeByGrantId(grantId)));
   await (await provider.Grant.find(grantId))?.destroy();
+  await Promise.all([provider.AccessToken, provider.RefreshToken, provider.AuthorizationCode].map((model) => model.revokeByGrantId(grantId)));
 }
 
 /** Revokes a grant whose client no longer exists, and its tokens; best effort. */

@@ -282,6 +282,19 @@ export function describeAdapterContract(name: string, setup: () => Promise<Contr
       await expect(factory('AuthorizationCode').consume(codeId)).rejects.toMatchObject({ error: 'invalid_grant' });
     });
 
+    test('a record holding a lone surrogate (a host\'s value, stored as JSON writes it) is consumed, then refused as replayed', async () => {
+      const adapter = factory('AuthorizationCode');
+      const id = uid();
+      const payload = samplePayload({ grantId: uid(), accountId: 'acc-\ud800', nonce: 'n\udfffx' });
+      await adapter.upsert(id, payload, TTL);
+      await expect(adapter.consume(id)).resolves.toBeUndefined();
+      const found = (await adapter.find(id))!;
+      expect(found.consumed).toEqual(expect.any(Number));
+      // the stored values stay as they were
+      expect(found).toMatchObject({ accountId: 'acc-\ud800', nonce: 'n\udfffx' });
+      await expect(adapter.consume(id)).rejects.toMatchObject({ error: 'invalid_grant' });
+    });
+
     test('concurrent consume: exactly one wins, the others get invalid_grant, the grant dies', async () => {
       const grantId = uid();
       const codeId = uid();
