@@ -26,7 +26,7 @@ import type { HostSignIn, SignInRequest } from '../lib/contracts.ts';
 import { ENDPOINTS } from '../lib/endpoints.ts';
 import { InvalidRequestError } from '../lib/errors.ts';
 import { diagnosticsOf } from '../lib/events/diagnostics.ts';
-import type { InteractionsApi } from '../lib/pages/sign-in.ts';
+import type { ExpectedSignIn, InteractionsApi } from '../lib/pages/sign-in.ts';
 import type { PageRenderer } from '../lib/pages/renderer.ts';
 import { memberClientSite } from '../lib/policies/audience.ts';
 import { mayRedirectError } from '../lib/policies/redirect-trust.ts';
@@ -69,6 +69,7 @@ const COOKIE = 'platform_auth_sign_in';
 const now = () => Math.floor(Date.now() / 1000);
 
 const NOTHING_WAITING = 'no sign-in is waiting in this browser (it expired, was finished, or was started in another browser): go back to the application and start again';
+const ANOTHER_WAITING = 'the sign-in waiting in this browser is not the one the page was shown for (another authorization started in this browser since): show the page again';
 
 export function interactionUrl(baseUrl: string, uid: string): string {
   return `${baseUrl}${ENDPOINTS.interaction.path.replace(':uid', uid)}`;
@@ -145,6 +146,19 @@ export function createSignInFlow({ provider, options, ownPageSignIns, pages, tru
     return client ? { interaction, client } : undefined;
   }
 
+  /**
+   * The waiting sign-in, which must be the one the host's page was shown for when it says
+   * which (`expected`): the binding cookie names the last sign-in sent to the host's page in
+   * this browser, and a page of another site can start one (its own client's) at any time.
+   */
+  async function waitingAs(ctx: Context, options: ExpectedSignIn | undefined) {
+    const found = await waiting(ctx);
+    if (!found) throw new InvalidRequestError(NOTHING_WAITING);
+    const expected = options?.expected;
+    if (expected !== undefined && expected !== found.interaction.uid) throw new InvalidRequestError(ANOTHER_WAITING);
+    return found;
+  }
+
   async function conclude(ctx: Context, interaction: Interaction, result: Record<string, unknown>): Promise<string> {
     const returnTo = await saveInteractionResult(interaction, result, { mergeWithLastSubmission: false });
     clearBinding(ctx);
@@ -162,17 +176,15 @@ export function createSignInFlow({ provider, options, ownPageSignIns, pages, tru
   const api: InteractionsApi = {
     async pendingSignIn(ctx) {
       const found = await waiting(ctx);
-      return found && signInRequestOf(found.interaction, found.client, baseUrl);
+      return found && { ...signInRequestOf(found.interaction, found.client, baseUrl), id: found.interaction.uid };
     },
 
-    async finishSignIn(ctx, signIn) {
+    async finishSignIn(ctx, signIn, expectedOf) {
       const given: HostSignIn = typeof signIn === 'string' ? { accountId: signIn } : signIn;
       if (!given || typeof given.accountId !== 'string' || !given.accountId) {
         throw new TypeError('finishSignIn(ctx, signIn): signIn must be an account id or { accountId, authTime?, amr?, acr? }');
       }
-      const found = await waiting(ctx);
-      if (!found) throw new InvalidRequestError(NOTHING_WAITING);
-      const { interaction, client } = found;
+      const { interaction, client } = await waitingAs(ctx, expectedOf);
       if (!await options.accounts.findById(given.accountId)) {
         throw new InvalidRequestError('accounts.findById does not know the account the sign-in was finished with');
       }
@@ -200,9 +212,8 @@ export function createSignInFlow({ provider, options, ownPageSignIns, pages, tru
       cookies.set(provider.cookieName('session'), null, { path: '/', httpOnly: true, sameSite: 'lax', secure, signed: true, overwrite: true });
     },
 
-    async cancelSignIn(ctx) {
-      const found = await waiting(ctx);
-      if (!found) throw new InvalidRequestError(NOTHING_WAITING);
+    async cancelSignIn(ctx, expectedOf) {
+      const found = await waitingAs(ctx, expectedOf);
       // the host's page reports its own sign-in failures; the library reports the outcome
       const diagnostics = diagnosticsOf(ctx);
       if (diagnostics?.wants('consent.denied')) {

@@ -27,7 +27,7 @@ export type {
 // sign-in by the host, and the pages' look, languages and templates (README "Sign-in options", "Branding & languages")
 export type { HostSignIn, SignInRequest, SiteBranding } from './contracts.ts';
 export type { BrandOptions, HostSessionResolver, PagesOptions, SignInOptions } from './pages/options.ts';
-export type { InteractionsApi } from './pages/sign-in.ts';
+export type { ExpectedSignIn, InteractionsApi, PendingSignIn } from './pages/sign-in.ts';
 export { DEFAULT_TEMPLATES } from './pages/templates.ts';
 export type {
   ClientTrust, ClientTrustKind, ClientView, ConsentPageData, LoginPageData, NoticePageData, PageTemplate, PageTemplates, SiteView, TemplateKit,

@@ -22,13 +22,16 @@ import { Router } from '@koa/router';
 import type { Context, Middleware } from 'koa';
 
 import { createNonce, html, page, setPageHeaders } from '../../lib/index.ts';
-import type { AccountStore, HostSessionResolver, PlatformAuth, SignInRequest } from '../../lib/index.ts';
+import type { AccountStore, HostSessionResolver, PendingSignIn, PlatformAuth } from '../../lib/index.ts';
 import { AdminSessions, SESSION_SECONDS } from './admin/session.ts';
 import type { AdminSession, SessionArea } from './admin/session.ts';
 import { checkPassword } from './password-check.ts';
 
 export const HOST_AREA: SessionArea = { cookie: 'demo_session', path: '/', label: 'host' };
 export const HOST_SIGN_IN_PATH = '/sign-in';
+
+/** The page was shown for another sign-in than the one waiting now (PendingSignIn.id). */
+const CHANGED = 'The app waiting for this sign-in changed since this page was shown. Check which app it is, then sign in again.';
 
 /** `options.signIn.session`: the account of the host session, signed in `SESSION_SECONDS` before it expires. */
 export function hostSession(sessions: AdminSessions): HostSessionResolver {
@@ -40,7 +43,7 @@ export function hostSession(sessions: AdminSessions): HostSessionResolver {
 
 interface FormView {
   readonly csrf: string;
-  readonly pending: SignInRequest | undefined;
+  readonly pending: PendingSignIn | undefined;
   readonly email?: string;
   readonly error?: string;
   readonly signedInAs?: string;
@@ -59,6 +62,7 @@ ${view.signedInAs && !pending ? html`<p>Signed in as <strong>${view.signedInAs}<
 ${view.error ? html`<div class="error" role="alert">${view.error}</div>` : ''}
 <form method="post" action="${HOST_SIGN_IN_PATH}">
 <input type="hidden" name="csrf" value="${view.csrf}">
+${pending ? html`<input type="hidden" name="sign_in" value="${pending.id}">` : ''}
 <label for="email">Email</label>
 <input id="email" name="email" type="email" required autocomplete="username" autofocus value="${view.email ?? pending?.loginHint ?? ''}">
 <label for="password">Password</label>
@@ -67,6 +71,7 @@ ${view.error ? html`<div class="error" role="alert">${view.error}</div>` : ''}
 </form>
 ${pending ? html`<form method="post" action="${HOST_SIGN_IN_PATH}/cancel">
 <input type="hidden" name="csrf" value="${view.csrf}">
+<input type="hidden" name="sign_in" value="${pending.id}">
 <button class="secondary" type="submit">Cancel</button>
 </form>` : ''}`);
 }
@@ -115,6 +120,10 @@ export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Mi
     const session = sessions.read(ctx);
     if (!sessions.verifyCsrf(session, form.get('csrf'))) return show(ctx, 403, { csrf: sessions.csrfToken(sessionOf(ctx)), pending: undefined, error: 'This form has expired. Try again.' });
     const pending = await auth.interactions.pendingSignIn(ctx);
+    // the sign-in this page was shown for: another one may have replaced it in this browser
+    // since (another tab, or a page of another site starting its own client's), and the
+    // password must not finish that one
+    if (pending && form.get('sign_in') !== pending.id) return show(ctx, 409, { csrf: sessions.csrfToken(session!), pending, error: CHANGED });
     const email = (form.get('email') ?? '').trim();
     const password = form.get('password') ?? '';
     const checked = await checkPassword(auth, accounts, ctx, email, password);
@@ -124,7 +133,7 @@ export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Mi
     // a new session (and sid) on sign-in, so a planted anonymous cookie cannot be ridden
     sessions.start(ctx, account.id);
     if (pending) {
-      await auth.interactions.finishSignIn(ctx, { accountId: account.id, amr: ['pwd'] });
+      await auth.interactions.finishSignIn(ctx, { accountId: account.id, amr: ['pwd'] }, { expected: pending.id });
       return;
     }
     ctx.status = 303;
@@ -133,8 +142,11 @@ export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Mi
 
   router.post(`${HOST_SIGN_IN_PATH}/cancel`, async function hostCancel(ctx) {
     const form = await readForm(ctx);
-    if (!sessions.verifyCsrf(sessions.read(ctx), form.get('csrf'))) ctx.throw(403, 'This form has expired.');
-    await auth.interactions.cancelSignIn(ctx);
+    const session = sessions.read(ctx);
+    if (!sessions.verifyCsrf(session, form.get('csrf'))) ctx.throw(403, 'This form has expired.');
+    const pending = await auth.interactions.pendingSignIn(ctx);
+    if (pending && form.get('sign_in') !== pending.id) return show(ctx, 409, { csrf: sessions.csrfToken(session!), pending, error: CHANGED });
+    await auth.interactions.cancelSignIn(ctx, { expected: form.get('sign_in') ?? undefined });
   });
 
   router.post('/sign-out', async function hostSignOut(ctx) {

@@ -19,7 +19,8 @@ import type { DemoOptions } from '../../examples/host/app.ts';
 import { CsrfTokens } from '../../lib/index.ts';
 import { Browser, isPage } from '../support/browser.ts';
 import type { PageResult } from '../support/browser.ts';
-import { ADMIN, MEMBER, STUDENT } from '../support/flows.ts';
+import { ADMIN, buildAuthorizeUrl, MEMBER, operator, STUDENT } from '../support/flows.ts';
+import { pkcePair } from '../support/pkce.ts';
 import { startApp as startDemo } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
 
@@ -183,7 +184,8 @@ describe('the host\'s sign-in page (signIn.loginUrl)', () => {
       if (ctx.path !== '/test/finish') return next();
       try {
         const authTime = ctx.query.authTime ? Number(ctx.query.authTime) : undefined;
-        await app.auth.interactions.finishSignIn(ctx, { accountId: String(ctx.query.account), ...(authTime ? { authTime } : {}) });
+        const expected = typeof ctx.query.expected === 'string' ? { expected: ctx.query.expected } : undefined;
+        await app.auth.interactions.finishSignIn(ctx, { accountId: String(ctx.query.account), ...(authTime ? { authTime } : {}) }, expected);
       } catch (err) {
         ctx.status = (err as { status?: number }).status ?? 500;
         ctx.body = (err as Error).message;
@@ -260,6 +262,40 @@ describe('the host\'s sign-in page (signIn.loginUrl)', () => {
     const finished = await victim.request('/test/finish?account=acc-student');
     expect(finished.status).toBe(303);
     expect(finished.headers.get('location')).toMatch(`/oauth/authorize/${uid}`);
+  });
+
+  it('finishSignIn with expected finishes only the sign-in the page was shown for (pendingSignIn\'s id)', async () => {
+    const browser = new Browser(app.baseUrl);
+    const first = page(await browser.navigate((await authorize(config)).url), 'the host sign-in page');
+    const firstId = new URL(new URL(first.url).searchParams.get('return_to')!).pathname.split('/').pop()!;
+    // another authorization in the same browser replaces the sign-in waiting there
+    const second = page(await browser.navigate((await authorize(config)).url), 'the host sign-in page');
+    const secondId = new URL(new URL(second.url).searchParams.get('return_to')!).pathname.split('/').pop()!;
+    expect(secondId).not.toBe(firstId);
+    const stale = await browser.request(`/test/finish?account=acc-student&expected=${firstId}`);
+    expect({ status: stale.status, body: await stale.text() }).toEqual({ status: 400, body: expect.stringMatching(/^the sign-in waiting in this browser is not the one the page was shown for/) });
+    const current = await browser.request(`/test/finish?account=acc-student&expected=${secondId}`);
+    expect(current.status).toBe(303);
+    expect(current.headers.get('location')).toMatch(`/oauth/authorize/${secondId}`);
+  });
+
+  it('the demo\'s page carries its sign-in: a password given on a page another authorization replaced finishes nothing', async () => {
+    const browser = new Browser(app.baseUrl);
+    const memberPage = page(await browser.navigate((await authorize(config)).url), 'the host sign-in page');
+    expect(memberPage.html).toContain('Demo Member App');
+    // a page of another site opens its own client's authorization in the same browser
+    const other = buildAuthorizeUrl(app.baseUrl, operator(app.baseUrl, app.operatorSecret), { scope: 'openid courses:read', challenge: pkcePair().challenge, state: 'x' });
+    const otherPage = page(await browser.navigate(other), 'the host sign-in page');
+    expect(otherPage.html).toContain('Demo Operator App');
+    for (const form of ['/sign-in', '/sign-in/cancel']) {
+      const stale = page(await browser.submit(memberPage, form, form === '/sign-in' ? ADMIN : {}), 'the host page again');
+      expect(stale.response.status).toBe(409);
+      expect(stale.html).toContain('The app waiting for this sign-in changed');
+      // the page now names the app that is waiting, for the person to check
+      expect(stale.html).toContain('Demo Operator App');
+    }
+    // the waiting sign-in is untouched: from its own page, it completes
+    expect(isConsent(page(await browser.submit(otherPage, '/sign-in', ADMIN), 'the consent page'))).toBe(true);
   });
 
   it('finishSignIn refuses a sign-in from before a prompt=login request, and an unknown account', async () => {

@@ -26,6 +26,8 @@ declare global {
   function readMySession(ctx: Koa.Context): { accountId: string; signedInAt: number } | undefined;
   function checkPasswordAndMfa(ctx: Koa.Context): Promise<{ id: string } | undefined>;
   function showLoginPage(ctx: Koa.Context, error: string): void;
+  /** a field of the host's parsed form (the sign-in page carries the pending sign-in's id) */
+  function formField(ctx: Koa.Context, name: string): string | undefined;
   function startMySession(ctx: Koa.Context, accountId: string): void;
   function endMySession(ctx: Koa.Context): void;
 }
