@@ -24,7 +24,7 @@ import type { ResolvedAccountApiOptions } from './options.ts';
 import { useQueryLimits } from './plugins/use-query-limits.ts';
 import { resolvers } from './resolvers.ts';
 import type { AccountApiContext } from './resolvers.ts';
-import { typeDefs } from './schema.ts';
+import { typeDefsFor } from './schema.ts';
 
 export interface EngineAnswer {
   readonly status: number;
@@ -51,7 +51,7 @@ function answer(status: number, result: ExecutionResult | { errors: readonly Gra
 export function createAccountApiEngine(options: ResolvedAccountApiOptions, logger: Logger): AccountApiEngine {
   const maskError = createMaskError();
   const yoga = createYoga({
-    schema: createSchema<AccountApiContext>({ typeDefs, resolvers }),
+    schema: createSchema<AccountApiContext>({ typeDefs: typeDefsFor(Math.min(DEFAULT_PAGE_SIZE, options.maxPageSize)), resolvers }),
     logging: false,
     maskedErrors: { maskError, isDev: false },
     parserAndValidationCache: true,
@@ -65,7 +65,7 @@ export function createAccountApiEngine(options: ResolvedAccountApiOptions, logge
       maxDepth: options.maxDepth,
       maxCost: options.maxCost,
       maxPageSize: options.maxPageSize,
-      defaultPageSize: DEFAULT_PAGE_SIZE,
+      defaultPageSize: Math.min(DEFAULT_PAGE_SIZE, options.maxPageSize),
       introspection: options.introspection,
     })],
   });
@@ -82,6 +82,11 @@ export function createAccountApiEngine(options: ResolvedAccountApiOptions, logge
       try {
         document = parse(params.query, parseOptions);
       } catch (error) {
+        // graphql-js parses by recursion: a document nested deeper than the stack (within
+        // maxTokens when it is raised) overflows it, a RangeError; the caller's input all the same
+        if (error instanceof RangeError) {
+          return answer(400, { errors: [new GraphQLError('The document is nested too deeply to parse.', { extensions: { code: 'GRAPHQL_PARSE_FAILED' } })] });
+        }
         if (!(error instanceof GraphQLError)) throw error;
         const syntax = new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { code: 'GRAPHQL_PARSE_FAILED' } });
         return answer(400, { errors: [syntax] });

@@ -44,11 +44,18 @@ export function logUnexpected(errors: readonly unknown[] | undefined, logger: Lo
 
 /** The `maskError` of yoga's masked-errors plugin. */
 export function createMaskError() {
+  /** what this function made: masked already, answered as it is if handed back */
+  const made = new WeakSet<Error>();
+  const mark = (error: GraphQLError): GraphQLError => {
+    made.add(error);
+    return error;
+  };
   return function maskError(error: unknown, message: string = UNEXPECTED_MESSAGE): Error {
+    if (error instanceof Error && made.has(error)) return error;
     const located = error instanceof GraphQLError ? error : undefined;
     const original = originalOf(error);
     if (original instanceof MemberDataInputError) {
-      return new GraphQLError(original.message, {
+      return mark(new GraphQLError(original.message, {
         nodes: located?.nodes, positions: located?.positions, path: located?.path,
         extensions: {
           code: 'BAD_USER_INPUT',
@@ -56,27 +63,29 @@ export function createMaskError() {
           argument: original.argument,
           ...(original.maximum === undefined ? {} : { maximum: original.maximum }),
         },
-      });
+      }));
     }
     // an outage, not a bug: the data source threw StorageUnavailableError or
     // TemporarilyUnavailableError, possibly as the cause of its own error. Not logged, as on
     // /mcp: the source that failed is the host's to monitor, and a line per request would
     // flood the log for as long as the outage lasts
     if (isStorageUnavailable(original)) {
-      return new GraphQLError(UNAVAILABLE_MESSAGE, {
+      return mark(new GraphQLError(UNAVAILABLE_MESSAGE, {
         nodes: located?.nodes, positions: located?.positions, path: located?.path,
         extensions: { code: UNAVAILABLE_CODE },
-      });
+      }));
     }
-    if (original instanceof GraphQLError) {
-      // graphql-js's own request errors (variables, operation name): the caller's input
+    // graphql-js's own request errors (variables, operation name): the caller's input. They
+    // have no field path; a GraphQLError raised under a field came from a resolver's source
+    // (a host's data source re-throwing an upstream GraphQL error): unexpected, masked below
+    if (original instanceof GraphQLError && !located?.path) {
       if (original.extensions.code === undefined) {
-        return new GraphQLError(original.message, {
+        return mark(new GraphQLError(original.message, {
           nodes: original.nodes, positions: original.positions, path: original.path,
           extensions: { ...original.extensions, code: 'BAD_USER_INPUT' },
-        });
+        }));
       }
-      return original;
+      return mark(original);
     }
     const where = located?.path ? ` at ${located.path.join('.')}` : '';
     const detail = original instanceof Error ? (original.stack ?? `${original.name}: ${original.message}`) : String(original);
@@ -85,7 +94,7 @@ export function createMaskError() {
       extensions: { code: 'INTERNAL_SERVER_ERROR' },
     });
     Object.defineProperty(masked, LOG_LINE, { value: (tag: string) => `platform-auth: the Account API failed${where}${tag}: ${detail}` });
-    return masked;
+    return mark(masked);
   };
 }
 

@@ -12,7 +12,7 @@ export type { AccountApiDeps } from './router.ts';
 export { createAccountApiEngine } from './engine.ts';
 export type { AccountApiEngine, EngineAnswer } from './engine.ts';
 export type { AccountApiContext } from './resolvers.ts';
-export { typeDefs as accountApiTypeDefs } from './schema.ts';
+export { typeDefs as accountApiTypeDefs, typeDefsFor as accountApiTypeDefsFor } from './schema.ts';
 export { ASSUMED_LIST_SIZE, createQueryLimitsRule, measureSelectionSet } from './rules/query-limits.ts';
 export type { Measure, QueryLimits } from './rules/query-limits.ts';
 export { NoIntrospectionRule } from './rules/no-introspection.ts';

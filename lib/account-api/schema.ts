@@ -4,8 +4,15 @@
  *
  * @module
  */
+import { DEFAULT_PAGE_SIZE } from '../member-data/pagination.ts';
 
-export const typeDefs = /* GraphQL */ `
+/**
+ * The schema with `defaultFirst` as the page size of a list that names none: the default page
+ * size, or the deployment's cap when lower (`maxPageSize`). A fixed default above the cap
+ * would make every list that leaves out `first` a PAGE_SIZE_TOO_LARGE error.
+ */
+export function typeDefsFor(defaultFirst: number): string {
+  return /* GraphQL */ `
 """
 A point in time: an ISO 8601 string in UTC, e.g. "2025-03-01T09:00:00.000Z".
 """
@@ -30,9 +37,9 @@ type Viewer {
   """
   Courses the member is enrolled in. first: 0 to the cap (100 by default).
   """
-  enrolledCourses(first: Int = 20, after: String): EnrolledCourseConnection
-  orders(first: Int = 20, after: String): OrderConnection
-  eventRegistrations(first: Int = 20, after: String): EventRegistrationConnection
+  enrolledCourses(first: Int = ${defaultFirst}, after: String): EnrolledCourseConnection
+  orders(first: Int = ${defaultFirst}, after: String): OrderConnection
+  eventRegistrations(first: Int = ${defaultFirst}, after: String): EventRegistrationConnection
 }
 
 type PageInfo {
@@ -150,3 +157,7 @@ type Event {
   startsAt: DateTime!
 }
 `;
+}
+
+/** The schema with the default page size (and the default cap). */
+export const typeDefs = typeDefsFor(DEFAULT_PAGE_SIZE);

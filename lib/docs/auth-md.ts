@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { accountApiTypeDefs } from '../account-api/index.ts';
+import { accountApiTypeDefsFor } from '../account-api/index.ts';
 import { CONFIDENTIAL_CLIENT_AUTH_METHOD, loopbackPortRule, PROTOCOL, PUBLIC_CLIENT_AUTH_METHOD, REFRESH_TOKEN_GRANT } from '../constants.ts';
 import type { ResolvedOptions } from '../config/options.ts';
 import { ENDPOINTS } from '../endpoints.ts';
@@ -146,7 +146,7 @@ function memberRecord(options: ResolvedOptions): string {
   if (!isServed('accountApi', options)) {
     return '### 2.4 Member record\n\nThis deployment does not serve the Account API.';
   }
-  const { rows, enums, scalars } = summariseSchema(accountApiTypeDefs);
+  const { rows, enums, scalars } = summariseSchema(accountApiTypeDefsFor(Math.min(DEFAULT_PAGE_SIZE, options.accountApi.maxPageSize)));
   return `### 2.4 Member record (Account API, field \`viewer\`)
 
 ${table(['Field', 'Type', 'Notes'], rows.map((r) => [code(r.path), code(r.type), r.notes]))}
