@@ -100,8 +100,12 @@ export function createFetchGuard(options: FetchGuardOptions): FetchGuard {
     if (remembered !== undefined) throw specialUseRefusal(remembered, new Error(`${hostname} ${remembered} (remembered)`));
     if (await documents.cached(clientId)) return;
 
-    if (budget) {
-      const address = ctx && clientAddress({
+    // Only a request names a caller to charge: a look-up outside one (the bearer check of an
+    // issued token, once the cached copy is old) is bound by the tokens issued, and charging
+    // the host for it would let anyone who spends a host's budget (with junk client_ids on
+    // it) refuse the tokens of that host's clients
+    if (budget && ctx) {
+      const address = clientAddress({
         socketAddress: ctx.req.socket.remoteAddress, forwardedFor: ctx.get('x-forwarded-for'), proxy, hops: proxyHops,
       });
       const verdict = await budget.spend(hostname.toLowerCase().replace(/\.+$/, ''), address ? addressKeyOf(address) : undefined);

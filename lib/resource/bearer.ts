@@ -6,6 +6,7 @@
  * @module
  */
 import type Provider from 'oidc-provider';
+import { errors } from 'oidc-provider';
 
 import { InsufficientScopeError, InvalidTokenError, TemporarilyUnavailableError } from '../errors.ts';
 import { noteRefusal } from '../events/refusals.ts';
@@ -81,6 +82,23 @@ function refusal(reason: RefusalDetail['reason'], at?: { clientId?: string; acco
   return { reason, clientId: at?.clientId, accountId: at?.accountId, site: typeof site === 'string' ? site : undefined };
 }
 
+/** A metadata-document client whose document was refused when fetched again. */
+const DOCUMENT_REFUSED = Symbol('document refused');
+
+/**
+ * The token's client. A metadata-document client is fetched again once its cached copy is
+ * old: a document now gone or invalid is {@link DOCUMENT_REFUSED} (a 401 for the token, not
+ * oidc-provider's 400 `invalid_client`, which names the caller's client), and a fetch that
+ * cannot be made now (the host unreachable) is a 503 to retry.
+ */
+function clientOf(Client: Provider['Client'], clientId: string) {
+  return Client.find(clientId).catch((error: unknown): typeof DOCUMENT_REFUSED => {
+    if (error instanceof errors.InvalidClient || error instanceof errors.InvalidClientMetadata) return DOCUMENT_REFUSED;
+    if (error instanceof errors.TemporarilyUnavailable) throw new TemporarilyUnavailableError(undefined, { cause: error });
+    throw error;
+  });
+}
+
 export class BearerVerifier {
   readonly #provider: Provider;
   readonly #resource: string;
@@ -96,7 +114,7 @@ export class BearerVerifier {
     let at, grant, client;
     try {
       at = await AccessToken.find(token);
-      if (at) [grant, client] = await Promise.all([Grant.find(at.grantId!), Client.find(at.clientId!)]);
+      if (at) [grant, client] = await Promise.all([Grant.find(at.grantId!), clientOf(Client, at.clientId!)]);
     } catch (cause) {
       // an outage is a 503; anything else (a corrupt record, a bug) stays an error
       if (!isStorageUnavailable(cause)) throw cause;
@@ -111,6 +129,11 @@ export class BearerVerifier {
     }
     if (!grant || grant.isExpired || grant.clientId !== at.clientId || grant.accountId !== at.accountId) {
       throw noteRefusal(new InvalidTokenError('the access token is invalid, expired or revoked'), refusal('revoked', at));
+    }
+    if (client === DOCUMENT_REFUSED) {
+      // its document is gone or no longer valid: the token speaks for a client that cannot be
+      // verified now (its grant stays: the document may be put right)
+      throw noteRefusal(new InvalidTokenError('the access token\'s client can no longer be verified (its client ID metadata document was refused)'), refusal('other', at));
     }
     if (!client) {
       // the client was deleted (lib/member-clients): its grant goes with it

@@ -1,0 +1,73 @@
+/**
+ * An access token of a metadata-document client, checked (UserInfo, the Account API) on an
+ * instance that must fetch the client's document again (its cached copies expired, or another
+ * instance loaded it): a document now refused makes the token a 401 `invalid_token` with its
+ * challenge, not oidc-provider's 400 `invalid_client` (which would name the caller's client);
+ * and the look-up spends no fetch budget, so nobody can refuse a host's tokens by spending
+ * that host's budget with junk client_ids.
+ */
+import { createMemoryAdapter } from '../../adapters/memory.ts';
+import { ADMIN, obtainTokens } from '../support/flows.ts';
+import { startDocumentServer } from '../support/metadata-documents.ts';
+import type { DocumentServer } from '../support/metadata-documents.ts';
+import { startApp } from '../support/start-app.ts';
+import type { RunningApp } from '../support/start-app.ts';
+
+let docs: DocumentServer;
+const apps: RunningApp[] = [];
+beforeAll(async () => { docs = await startDocumentServer(); });
+afterAll(async () => {
+  await Promise.all(apps.map((a) => a.stop()));
+  await docs.close();
+});
+
+const documentOf = (clientId: string) => ({
+  client_id: clientId, client_name: 'Agent', redirect_uris: ['http://127.0.0.1/callback'],
+  token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'],
+});
+
+/** Two instances of one issuer on shared storage; a token issued by the first, for a published document. */
+async function issued(path: string, fetchBudget?: object) {
+  const adapter = createMemoryAdapter();
+  const cimd = { allowedHosts: ['tools.example'], fetch: docs.fetch, ...(fetchBudget ? { fetchBudget } : {}) };
+  const first = await startApp({ auth: { adapter, proxy: true, clientIdMetadataDocuments: cimd } });
+  const second = await startApp({ baseUrl: first.baseUrl, auth: { adapter, proxy: true, clientIdMetadataDocuments: cimd } });
+  apps.push(first, second);
+  const clientId = docs.url('tools.example', path);
+  docs.serve(path, { body: documentOf(clientId) });
+  const tokens = await obtainTokens(first.baseUrl, { clientId, redirectUri: 'http://127.0.0.1:5555/callback' }, { scope: 'openid profile' }, ADMIN);
+  // the shared copy expires (its lifetime, at least 30 s); the second instance never loaded it
+  const expire = () => adapter('ClientMetadataDocument').destroy(clientId);
+  return { first, second, clientId, tokens, expire };
+}
+
+const userinfo = (app: RunningApp, token: string) => fetch(`http://127.0.0.1:${app.port}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${token}` } });
+
+it('while the document is served, the other instance accepts the token', async () => {
+  const { second, tokens, expire } = await issued('/tokens/served.json');
+  await expire();
+  expect((await userinfo(second, tokens.access_token)).status).toBe(200);
+});
+
+it('a document now gone: 401 invalid_token with the challenge, at UserInfo and the Account API', async () => {
+  const { second, tokens, expire } = await issued('/tokens/gone.json');
+  docs.serve('/tokens/gone.json', { status: 404, body: {} });
+  await expire();
+  const res = await userinfo(second, tokens.access_token);
+  expect({ status: res.status, challenge: res.headers.get('www-authenticate') }).toEqual({ status: 401, challenge: expect.stringMatching(/^Bearer error="invalid_token"/) });
+  const graphql = await fetch(`http://127.0.0.1:${second.port}/account/graphql`, {
+    method: 'POST', headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json' }, body: '{"query":"{ viewer { id } }"}',
+  });
+  expect(graphql.status).toBe(401);
+});
+
+it('a token check spends no fetch budget: a host whose budget is spent keeps its tokens working', async () => {
+  const { first, second, tokens, expire } = await issued('/tokens/budget.json', { perHost: 2, perCaller: 100, windowSeconds: 600 });
+  // anonymous junk client_ids on the same host spend its budget
+  for (let i = 0; i < 4; i += 1) {
+    await fetch(`${first.baseUrl}/oauth/authorize?response_type=code&client_id=${encodeURIComponent(docs.url('tools.example', `/junk?${i}`))}`, { redirect: 'manual' });
+  }
+  await expire();
+  expect((await userinfo(second, tokens.access_token)).status).toBe(200);
+  expect((await userinfo(first, tokens.access_token)).status).toBe(200);
+});
