@@ -118,6 +118,24 @@ function fetched(url: string): void {
   if (diagnostics?.wants('metadata_document.fetched')) diagnostics.emit({ name: 'metadata_document.fetched', clientId: url }, ctx);
 }
 
+/**
+ * The longest a document stays in the shared store, whatever its host asks (up to
+ * `cacheDuration.max`): the store is shared by every instance and written for anonymous
+ * requests, so what one caller can make it keep is bounded by this times the fetch budget.
+ * The answer still carries the host's lifetime for oidc-provider's own copy.
+ */
+export const SHARED_CACHE_MAX_SECONDS = 3600;
+
+/** Whether `text` is a JSON object naming `url` as its `client_id` (a metadata document of it). */
+function describes(text: string, url: string): boolean {
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) && (parsed as { client_id?: unknown }).client_id === url;
+  } catch {
+    return false;
+  }
+}
+
 /** The cache key of a refused host; never a URL's (those begin with `https://`). */
 const hostKey = (hostname: string) => `refused-host:${hostname.toLowerCase().replace(/\.+$/, '')}`;
 
@@ -178,7 +196,12 @@ export function createDocumentFetch(options: DocumentCacheOptions): DocumentFetc
     }
     const maxAge = cacheSeconds(response, options.cacheDuration);
     const text = body.toString('utf8');
-    await remember(url, { body: text, maxAge });
+    // Kept for the next request only when it is this URL's document: a body anyone may serve
+    // (the fetch budget bounds a rate, not what is kept) would otherwise stay in the shared
+    // store as long as its host asked. A refused body is remembered as a failure, briefly;
+    // oidc-provider refuses it this time with its own words
+    if (describes(text, url)) await remember(url, { body: text, maxAge: Math.min(maxAge, SHARED_CACHE_MAX_SECONDS) });
+    else await remember(url, { failure: 'not a metadata document for this client_id', reason: 'invalid_content', maxAge: failFor });
     fetched(url);
     return new Response(text, {
       status: 200,
