@@ -27,7 +27,8 @@ import type { AdapterFactory } from '../../adapters/types.ts';
 import { StorageUnavailableError } from '../../adapters/types.ts';
 import { MemberClientError } from '../errors.ts';
 import { CONFIDENTIAL_CLIENT_AUTH_METHOD, PROTOCOL, PUBLIC_CLIENT_AUTH_METHOD } from '../constants.ts';
-import { applicationTypeFor, isAcceptableRedirect } from '../policies/client-metadata.ts';
+import { applicationTypeFor, isAcceptableRedirect, NOT_IN_A_NAME } from '../policies/client-metadata.ts';
+import { REGISTRATION_LIMITS } from '../policies/registration-limits.ts';
 import { scopesForAudience } from '../scopes/catalogue.ts';
 import type { TraceEntry } from '../trace/entry.ts';
 import { ClientRecords } from './client-records.ts';
@@ -103,8 +104,9 @@ export interface MemberClientDeps {
 
 type Stored = Record<string, unknown>;
 
-const MAX_NAME = 100;
-const MAX_REDIRECTS = 10;
+// the same sizes as a registration's (one rule for what a client may store)
+const MAX_NAME = REGISTRATION_LIMITS.clientNameLength;
+const MAX_REDIRECTS = REGISTRATION_LIMITS.redirectUris;
 /** tries of a rotation whose client other instances keep changing between its read and write */
 const MAX_ROTATION_TRIES = 5;
 
@@ -115,14 +117,16 @@ function invalid(description: string): never {
 function checkInput(input: MemberClientInput): MemberClientInput {
   if (!input || typeof input !== 'object') invalid('pass { name, redirectUris, type, scopes }');
   const name = typeof input.name === 'string' ? input.name.trim() : '';
-  if (!name || name.length > MAX_NAME) invalid(`name must be 1 to ${MAX_NAME} characters`);
+  if (!name || [...name].length > MAX_NAME) invalid(`name must be 1 to ${MAX_NAME} characters`);
+  if (NOT_IN_A_NAME.test(name)) invalid('name must not contain control or text-direction characters');
   if (input.type !== 'public' && input.type !== 'confidential') invalid('type must be "public" or "confidential"');
   if (!Array.isArray(input.redirectUris) || input.redirectUris.length === 0 || input.redirectUris.length > MAX_REDIRECTS) {
     invalid(`redirectUris must list 1 to ${MAX_REDIRECTS} URIs`);
   }
   for (const uri of input.redirectUris) {
+    if (typeof uri === 'string' && [...uri].length > REGISTRATION_LIMITS.uriLength) invalid(`each redirect URI must be at most ${REGISTRATION_LIMITS.uriLength} characters`);
     if (!isAcceptableRedirect(uri)) {
-      invalid(`redirect URI ${JSON.stringify(uri)} must be https, or http on a loopback address, without a fragment`);
+      invalid(`redirect URI ${JSON.stringify(uri)} must be https, or http on a loopback address, without a fragment, a user or password, or whitespace`);
     }
   }
   const eligible = new Set(scopesForAudience('member'));

@@ -64,12 +64,25 @@ export function isAcceptableRedirectTarget(uri: string): boolean {
 const NOT_IN_A_URI = /[\s\p{Cc}]/u;
 
 /**
+ * Control and text-direction characters (bidi overrides, embeddings, isolates, marks): a
+ * client's name is shown on the consent page and must read as the characters it holds, not
+ * be turned around to look like another name.
+ */
+export const NOT_IN_A_NAME = /[\p{Cc}\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
+
+/** Whether `uri` names a user or password (`https://trusted.example@evil.example/`): a redirect URI never needs one. */
+function hasUserInfo(uri: string): boolean {
+  const url = URL.parse(uri);
+  return url !== null && (url.username !== '' || url.password !== '');
+}
+
+/**
  * The redirect rule of member and registered clients: an acceptable target
  * ({@link isAcceptableRedirectTarget}) without a fragment (RFC 6749 §3.1.2), whitespace or
  * control characters.
  */
 export function isAcceptableRedirect(uri: unknown): uri is string {
-  if (typeof uri !== 'string' || NOT_IN_A_URI.test(uri)) return false;
+  if (typeof uri !== 'string' || NOT_IN_A_URI.test(uri) || hasUserInfo(uri)) return false;
   const url = URL.parse(uri);
   return url !== null && !url.hash && isAcceptableRedirectTarget(uri);
 }
@@ -87,6 +100,7 @@ function checkDynamicRedirects(metadata: Metadata, origin: 'registration' | 'met
   const documentHost = origin === 'metadata-document' ? URL.parse(String(metadata.client_id))?.hostname : undefined;
   for (const uri of redirectUris(metadata)) {
     if (NOT_IN_A_URI.test(uri)) throw new errors.InvalidClientMetadata('redirect_uris must not contain whitespace or control characters');
+    if (hasUserInfo(uri)) throw new errors.InvalidClientMetadata('redirect_uris must not name a user or password');
     if (isLoopbackUri(uri)) continue;
     if (origin === 'registration') {
       // The target only: a fragment is refused by oidc-provider itself, after this validator.
@@ -121,6 +135,9 @@ function checkAudience(ctx: KoaContextWithOIDC | undefined, metadata: Metadata):
   // would fetch it from any host, past the metadata documents' allowlist and budgets
   if (metadata.sector_identifier_uri !== undefined) {
     throw new errors.InvalidClientMetadata('sector_identifier_uri is not supported: subject identifiers are public, never pairwise');
+  }
+  if (typeof metadata.client_name === 'string' && NOT_IN_A_NAME.test(metadata.client_name)) {
+    throw new errors.InvalidClientMetadata('client_name must not contain control or text-direction characters');
   }
   const who = origin === 'registration' ? 'registration creates operator clients only' : 'a client ID metadata document describes an operator client';
   if (audience !== undefined && audience !== 'operator') {

@@ -99,6 +99,10 @@ describe('with the demo\'s beta (demo-school only)', () => {
     ['no scopes', { scopes: [] }, /scopes must pick at least one of openid, profile, email, account:read, account:write/],
     ['an empty name', { name: '   ' }, /name must be 1 to 100 characters/],
     ['a name over 100 characters', { name: 'x'.repeat(101) }, /name must be 1 to 100 characters/],
+    ['a name with a control character', { name: 'Study\u0000buddy' }, /must not contain control or text-direction characters/],
+    ['a name turned around by a bidi override', { name: 'Study buddy\u202Epp.lanigiro' }, /must not contain control or text-direction characters/],
+    ['a redirect URI over 2000 characters', { redirectUris: [`https://buddy.example/${'x'.repeat(2000)}`] }, /at most 2000 characters/],
+    ['a redirect URI naming a user', { redirectUris: ['https://trusted.example@buddy.example/cb'] }, /without a fragment, a user or password/],
     ['an unknown type', { type: 'native' as never }, /type must be "public" or "confidential"/],
   ])('refuses %s with invalid_client_metadata (400)', async (_label, over, message) => {
     const before = (await app.auth.memberClients.list(SITE)).length;
@@ -112,7 +116,7 @@ describe('with the demo\'s beta (demo-school only)', () => {
     const uris = [
       'https://buddy.example/cb', 'http://[::1]:9000/cb', 'http://localhost/cb', 'http://buddy.example/cb',
       'http://127.0.0.2/cb', 'https://buddy.example/cb#x', 'com.buddy.app:/cb', 'buddy.example/cb',
-      'https://buddy.example/cb\r\nx', 'http://127.0.0.1/cb\tx',
+      'https://buddy.example/cb\r\nx', 'http://127.0.0.1/cb\tx', 'https://user:pw@buddy.example/cb',
     ];
     // a line break or tab parses (the URL parser drops it), but no URI holds one
     expect(isAcceptableRedirect('https://buddy.example/cb\r\nx')).toBe(false);

@@ -134,6 +134,16 @@ describe('registration', () => {
     },
   );
 
+  it.each(['https://trusted.example@app.example/cb', 'http://user:pw@127.0.0.1/cb'])('refuses the redirect %s (a user or password)', (uri) => {
+    const err = refusal(registration, { ...PUBLIC, redirect_uris: [uri] });
+    expect(err.error).toBe('invalid_redirect_uri');
+    expect(err.error_description).toMatch(/must not name a user or password/);
+  });
+
+  it.each(['Desk\u0000Agent', 'Desk Agent\u202Etxt.exe', 'Desk\u2066Agent\u2069'])('refuses the client_name %j (control or text-direction characters)', (name) => {
+    expect(refusal(registration, { ...PUBLIC, client_name: name }).error_description).toMatch(/client_name must not contain control or text-direction characters/);
+  });
+
   it.each(['com.example.app:/cb', 'not a url', 'http://127.0.0.2/cb', 'ftp://app.example/cb'])('refuses the redirect %s', (uri) => {
     expect(refusal(registration, { ...PUBLIC, redirect_uris: [uri] }).error).toBe('invalid_redirect_uri');
   });
