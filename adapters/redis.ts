@@ -185,7 +185,7 @@ if not ok then
   -- lua-cjson refuses an unpaired surrogate escape (\\ud800), which JSON.stringify writes for a
   -- lone surrogate in a host's value. Only consumed and grantId are read here: a copy with such
   -- escapes replaced is decoded for them, and the record is marked as stored
-  ok, payload = pcall(cjson.decode, (string.gsub(raw, '\\[uU][dD][89a-fA-F]%x%x', '\\ufffd')))
+  ok, payload = pcall(cjson.decode, (string.gsub(raw, '\\\\[uU][dD][89a-fA-F]%x%x', '\\\\ufffd')))
   if not ok or type(payload) ~= 'table' then return redis.error_reply('stored record is not valid JSON') end
 end
 local consumed = payload.consumed
@@ -437,10 +437,10 @@ function replyText(message: string): string {
 // ioredis' own refusal of a command whose keys are in different slots: CROSSSLOT, a bug
 const CROSS_SLOT_MESSAGE = /^All the keys in a pipeline command should belong to the same slot/;
 
-/** A failure to reach Redis as StorageUnavailableError; any other error as it is. */
 /** A frame of ioredis' auto-pipelining module in a stack (see toStorageError). */
 const AUTO_PIPELINING_FRAME = /[\\/]ioredis[\\/]built[\\/]autoPipelining\.js/;
 
+/** A failure to reach Redis as StorageUnavailableError; any other error as it is. */
 function toStorageError(error: unknown): unknown {
   if (!(error instanceof Error) || error instanceof errors.OIDCProviderError) return error;
   if (error.name === 'ReplyError') {
@@ -456,7 +456,7 @@ function toStorageError(error: unknown): unknown {
   // check (`client.slots[slot].join(',')`): a slot no node serves (unassigned while a lost
   // master is replaced, with cluster-require-full-coverage no) is a TypeError there, where
   // the same command without auto-pipelining is answered CLUSTERDOWN
-  if (error instanceof TypeError && AUTO_PIPELINING_FRAME.test(error.stack ?? '')) {
+  if (error instanceof TypeError && /^Cannot read propert(?:y|ies) of undefined/.test(error.message) && AUTO_PIPELINING_FRAME.test(error.stack ?? '')) {
     return new StorageUnavailableError('redis: slot not served', { cause: error });
   }
   // programming errors are not outages

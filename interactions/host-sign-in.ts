@@ -270,10 +270,12 @@ export function createSignInFlow({ provider, options, ownPageSignIns, pages, tru
       if (hostThen !== undefined && made?.accountId === held.accountId && (hostNow ?? null) === hostThen) return false;
       // The browser's session is read (for the time of its sign-in) only when the host names
       // nobody, by its uid: its id changes at every resume, also of another tab's authorization
-      const ownPage = () => (ownPageSignIns && held.uid
-        ? ownPageSignIns.madeByLoading(held.uid, provider.Session.findByUid(held.uid) as Promise<SignedInSession | undefined>)
-        : Promise.resolve(false));
-      return endedWithHost(hostNow, held.accountId, ownPage);
+      const ownPage = held.uid
+        ? () => ownPageSignIns!.madeByLoading(held.uid!, provider.Session.findByUid(held.uid!) as Promise<SignedInSession | undefined>)
+        : () => Promise.resolve(false);
+      // without the notes (never with signIn.session: createPlatformAuth makes them), a host
+      // naming nobody ends nothing, as in the authorization's check
+      return endedWithHost(hostNow, held.accountId, ownPageSignIns ? ownPage : undefined);
     },
 
     hostAccount,

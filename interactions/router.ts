@@ -327,7 +327,9 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
         // compares it with the host's answer then (interactions/host-sign-in.ts, signInEnded)
         const [result, hostAccount] = await Promise.all([
           loginResult(provider, state.interaction, { accountId: account.id }),
-          signIn.hostAccount(ctx, state.interaction, state.client),
+          // a host session store that fails here leaves the sign-in standing: recorded as naming
+          // nobody, it fails closed at the consent check (which asks the host again)
+          signIn.hostAccount(ctx, state.interaction, state.client).catch(() => undefined),
         ]);
         await finish(ctx, ownPageLogin(result, hostAccount));
       })(),

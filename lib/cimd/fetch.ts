@@ -107,8 +107,10 @@ async function readLimited(response: Response, limit: number): Promise<Buffer> {
 /** The error of a failure answered from the cache: the fetch's reason, its status in the message. */
 function cachedFailure(cached: CachedDocument): Error {
   const error = new Error(`cached failure: ${cached.failure ?? 'fetch failed'}`);
-  // "status 404" is read from the message, with its number; the other reasons are said outright
-  return cached.reason === undefined || cached.reason === 'status' ? error : Object.assign(error, { reason: cached.reason });
+  // "status 404" is read from the message, with its number; the other reasons are said
+  // outright, and a document refused for its content keeps the words it was refused with
+  if (cached.reason === undefined || cached.reason === 'status') return error;
+  return Object.assign(error, { reason: cached.reason, ...(cached.reason === 'invalid_content' && cached.failure ? { description: cached.failure } : {}) });
 }
 
 /** Reports a document fetched from its host, for the request that needed it. */
@@ -126,14 +128,21 @@ function fetched(url: string): void {
  */
 export const SHARED_CACHE_MAX_SECONDS = 3600;
 
-/** Whether `text` is a JSON object naming `url` as its `client_id` (a metadata document of it). */
-function describes(text: string, url: string): boolean {
+/**
+ * Why `text` is no metadata document of `url` (in oidc-provider's words, which the trace
+ * repeats when the failure is answered from the cache), or `undefined` when it is one: a JSON
+ * object naming `url` as its `client_id`.
+ */
+function notADocumentOf(text: string, url: string): string | undefined {
+  let parsed: unknown;
   try {
-    const parsed = JSON.parse(text) as unknown;
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) && (parsed as { client_id?: unknown }).client_id === url;
+    parsed = JSON.parse(text);
   } catch {
-    return false;
+    return 'client_id metadata document is not valid JSON';
   }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return 'client_id metadata document is not a JSON object';
+  if ((parsed as { client_id?: unknown }).client_id !== url) return 'client_id metadata document client_id does not match the expected value';
+  return undefined;
 }
 
 /** The cache key of a refused host; never a URL's (those begin with `https://`). */
@@ -200,8 +209,9 @@ export function createDocumentFetch(options: DocumentCacheOptions): DocumentFetc
     // (the fetch budget bounds a rate, not what is kept) would otherwise stay in the shared
     // store as long as its host asked. A refused body is remembered as a failure, briefly;
     // oidc-provider refuses it this time with its own words
-    if (describes(text, url)) await remember(url, { body: text, maxAge: Math.min(maxAge, SHARED_CACHE_MAX_SECONDS) });
-    else await remember(url, { failure: 'not a metadata document for this client_id', reason: 'invalid_content', maxAge: failFor });
+    const refused = notADocumentOf(text, url);
+    if (refused === undefined) await remember(url, { body: text, maxAge: Math.min(maxAge, SHARED_CACHE_MAX_SECONDS) });
+    else await remember(url, { failure: refused, reason: 'invalid_content', maxAge: failFor });
     fetched(url);
     return new Response(text, {
       status: 200,

@@ -45,6 +45,7 @@ interface ErrorLike {
   readonly error?: unknown;
   readonly error_description?: unknown;
   readonly error_detail?: unknown;
+  readonly description?: unknown;
 }
 
 function* chain(error: unknown): Generator<ErrorLike> {
@@ -66,7 +67,11 @@ const fixed = (reason: MetadataDocumentFailure, status?: number): Failure => ({
  */
 export function fetchFailureOf(error: unknown): Failure {
   for (const e of chain(error)) {
-    if (typeof e.reason === 'string' && REASONS.has(e.reason)) return fixed(e.reason as MetadataDocumentFailure);
+    if (typeof e.reason === 'string' && REASONS.has(e.reason)) {
+      // a document refused for its content, answered from the cache (lib/cimd/fetch.ts): the words it was refused with
+      if (e.reason === 'invalid_content' && typeof e.description === 'string') return { reason: 'invalid_content', description: e.description };
+      return fixed(e.reason as MetadataDocumentFailure);
+    }
     const message = typeof e.message === 'string' ? e.message : '';
     const code = typeof e.code === 'string' ? e.code : '';
     if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME' || /getaddrinfo/.test(message)) return fixed('dns');
@@ -78,6 +83,21 @@ export function fetchFailureOf(error: unknown): Failure {
     if (e.name === 'SyntaxError') return fixed('invalid_content');
   }
   return fixed('network');
+}
+
+/** The failures of a fetch that the same fetch may get past later (the document itself is not refused). */
+const PASSING: ReadonlySet<MetadataDocumentFailure> = new Set(['dns', 'timeout', 'network']);
+
+/**
+ * Whether `error` is a metadata-document fetch that may work if tried later: the host did not
+ * answer, or answered 5xx, 429 or 408. A document that is gone (404, 410), refused for its
+ * content or its host, is not.
+ */
+export function documentMayWorkLater(error: unknown): boolean {
+  const failure = metadataDocumentFailure(error);
+  if (!failure) return false;
+  if (failure.reason === 'status') return failure.status !== undefined && (failure.status >= 500 || failure.status === 429 || failure.status === 408);
+  return PASSING.has(failure.reason);
 }
 
 /** The failure of a metadata document, or `undefined` when `error` is about something else. */

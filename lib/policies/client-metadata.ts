@@ -68,7 +68,7 @@ const NOT_IN_A_URI = /[\s\p{Cc}]/u;
  * client's name is shown on the consent page and must read as the characters it holds, not
  * be turned around to look like another name.
  */
-export const NOT_IN_A_NAME = /[\p{Cc}\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
+export const NOT_IN_A_NAME = /[\p{Cc}\p{Bidi_Control}]/u;
 
 /** Whether `uri` names a user or password (`https://trusted.example@evil.example/`): a redirect URI never needs one. */
 function hasUserInfo(uri: string): boolean {

@@ -9,6 +9,7 @@ import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 
 import { InsufficientScopeError, InvalidTokenError, TemporarilyUnavailableError } from '../errors.ts';
+import { documentMayWorkLater } from '../events/metadata-document-failure.ts';
 import { noteRefusal } from '../events/refusals.ts';
 import type { RefusalDetail } from '../events/refusals.ts';
 import { clientAudience } from '../policies/audience.ts';
@@ -88,13 +89,17 @@ const DOCUMENT_REFUSED = Symbol('document refused');
 /**
  * The token's client. A metadata-document client is fetched again once its cached copy is
  * old: a document now gone or invalid is {@link DOCUMENT_REFUSED} (a 401 for the token, not
- * oidc-provider's 400 `invalid_client`, which names the caller's client), and a fetch that
- * cannot be made now (the host unreachable) is a 503 to retry.
+ * oidc-provider's 400 `invalid_client`, which names the caller's client), and a fetch that may
+ * work later (its host unreachable, timing out, answering 5xx; oidc-provider says
+ * `invalid_client` for these too) is a 503 to retry: a client told its token is invalid
+ * drops it.
  */
 function clientOf(Client: Provider['Client'], clientId: string) {
   return Client.find(clientId).catch((error: unknown): typeof DOCUMENT_REFUSED => {
+    if (error instanceof errors.TemporarilyUnavailable || documentMayWorkLater(error)) {
+      throw new TemporarilyUnavailableError(undefined, { cause: error });
+    }
     if (error instanceof errors.InvalidClient || error instanceof errors.InvalidClientMetadata) return DOCUMENT_REFUSED;
-    if (error instanceof errors.TemporarilyUnavailable) throw new TemporarilyUnavailableError(undefined, { cause: error });
     throw error;
   });
 }

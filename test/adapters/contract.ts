@@ -295,6 +295,20 @@ export function describeAdapterContract(name: string, setup: () => Promise<Contr
       await expect(adapter.consume(id)).rejects.toMatchObject({ error: 'invalid_grant' });
     });
 
+    test('a replay of such a record revokes its own grant, also when the grant id reads like an escape (uD9ab)', async () => {
+      // nanoid ids can hold text like "uD9ab": only real \\ud800 escapes may be read around
+      const grantId = `g-uD9ab-${uid()}`;
+      const codeId = uid();
+      const tokenId = uid();
+      await factory('Grant').upsert(grantId, { jti: grantId }, TTL);
+      await factory('AuthorizationCode').upsert(codeId, samplePayload({ grantId, accountId: 'acc-\ud800' }), TTL);
+      await factory('AccessToken').upsert(tokenId, samplePayload({ grantId }), TTL);
+      await factory('AuthorizationCode').consume(codeId);
+      await expect(factory('AuthorizationCode').consume(codeId)).rejects.toMatchObject({ error: 'invalid_grant' });
+      expect(await factory('AccessToken').find(tokenId)).toBeUndefined();
+      expect(await factory('Grant').find(grantId)).toBeUndefined();
+    });
+
     test('concurrent consume: exactly one wins, the others get invalid_grant, the grant dies', async () => {
       const grantId = uid();
       const codeId = uid();

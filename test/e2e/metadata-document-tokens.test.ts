@@ -61,6 +61,15 @@ it('a document now gone: 401 invalid_token with the challenge, at UserInfo and t
   expect(graphql.status).toBe(401);
 });
 
+it('a document host answering 503 for now: 503 to retry, not a 401 that would make the client drop its token', async () => {
+  const { second, tokens, expire } = await issued('/tokens/down.json');
+  docs.serve('/tokens/down.json', { status: 503, body: {} });
+  await expire();
+  const res = await userinfo(second, tokens.access_token);
+  expect({ status: res.status, body: (await res.json() as { error?: string }).error }).toEqual({ status: 503, body: 'temporarily_unavailable' });
+  expect(res.headers.get('retry-after')).toEqual(expect.any(String));
+});
+
 it('a token check spends no fetch budget: a host whose budget is spent keeps its tokens working', async () => {
   const { first, second, tokens, expire } = await issued('/tokens/budget.json', { perHost: 2, perCaller: 100, windowSeconds: 600 });
   // anonymous junk client_ids on the same host spend its budget

@@ -210,6 +210,29 @@ describe('a consent page left open while the host\'s session ended', () => {
     expect(codeOf(await browser.submit(first, '/confirm'))).toEqual(expect.any(String));
   });
 
+  it('a host session lookup failing during a sign-in on the library\'s page does not fail the sign-in', async () => {
+    const flaky = await startApp({
+      auth: {
+        signIn: {
+          session: (ctx) => {
+            if (ctx.method === 'POST' && ctx.path.endsWith('/login')) throw new Error('the host session store is down');
+            return undefined;
+          },
+        },
+      },
+    });
+    try {
+      const browser = new Browser(flaky.baseUrl);
+      const authorize = buildAuthorizeUrl(flaky.baseUrl, operator(flaky.baseUrl, flaky.operatorSecret), { scope: 'openid courses:read', challenge: pkcePair().challenge, state: 'st' });
+      const signInPage = await browser.navigate(authorize);
+      const consent = await browser.submit(signInPage as PageResult, '/login', ADMIN);
+      expect(isPage(consent) && consent.html.includes('/confirm"')).toBe(true);
+      expect(codeOf(await browser.submit(consent as PageResult, '/confirm'))).toEqual(expect.any(String));
+    } finally {
+      await flaky.stop();
+    }
+  });
+
   it('a consent page of a sign-in made on the library\'s page stays valid without a host session', async () => {
     const browser = new Browser(app.baseUrl);
     const signInPage = await browser.navigate(url());

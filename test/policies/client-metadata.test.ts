@@ -140,7 +140,7 @@ describe('registration', () => {
     expect(err.error_description).toMatch(/must not name a user or password/);
   });
 
-  it.each(['Desk\u0000Agent', 'Desk Agent\u202Etxt.exe', 'Desk\u2066Agent\u2069'])('refuses the client_name %j (control or text-direction characters)', (name) => {
+  it.each(['Desk\u0000Agent', 'Desk Agent\u202Etxt.exe', 'Desk\u2066Agent\u2069', 'Desk\u061CAgent'])('refuses the client_name %j (control or text-direction characters)', (name) => {
     expect(refusal(registration, { ...PUBLIC, client_name: name }).error_description).toMatch(/client_name must not contain control or text-direction characters/);
   });
 
