@@ -25,7 +25,7 @@
  * @module
  */
 import {
-  classifyInboundRequest, createMcpHandler, isJsonContentType, isLegacyRequest, UnsupportedProtocolVersionError, WebStandardStreamableHTTPServerTransport,
+  classifyInboundRequest, createMcpHandler, isJsonContentType, isLegacyRequest, WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { AuthInfo, McpHandlerRequestOptions, McpServer } from '@modelcontextprotocol/server';
 import type { Context, Middleware, Next } from 'koa';
@@ -82,23 +82,6 @@ export interface McpDeps {
  * classification's rejections, modern-only ones included: a posted response, a batch).
  */
 const CLIENT_MISTAKE = /^(?:Rejected (?:inbound|2025-era) request|Unsupported protocol version)/;
-
-/** The revisions this endpoint serves, newest first: what an unsupported one is told. */
-const SERVED_REVISIONS: readonly string[] = Object.freeze([MCP_REVISIONS.current, ...MCP_REVISIONS.legacy]);
-
-/** The bound of a requested revision echoed in a refusal. */
-const MAX_ECHOED_REVISION = 64;
-
-/**
- * The refusal of an `MCP-Protocol-Version` this endpoint does not serve: 400 with the
- * 2026-07-28 `UnsupportedProtocolVersionError` (-32022) naming the revisions it does, whatever
- * the value (the SDK would take any value sorting after 2026-07-28 for a modern one, and a
- * 2024 one for the SDK's own list).
- */
-function unsupportedRevision(requested: string): JsonRpcProblem {
-  const error = new UnsupportedProtocolVersionError({ supported: [...SERVED_REVISIONS], requested: requested.slice(0, MAX_ECHOED_REVISION) });
-  return { status: 400, code: error.code, message: error.message, data: error.data };
-}
 
 /**
  * The SDK's own verdict on a 2026-07-28 request's headers against its body (`Mcp-Method`,
@@ -209,15 +192,6 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
     return true;
   }
 
-  /** A revision named in `MCP-Protocol-Version` that is not served: refused before anything else is read. */
-  function checkRevision(ctx: Context): boolean {
-    // surrounding whitespace is no part of the value (RFC 9110 §5.5), as the SDK reads it
-    const named = ctx.get('mcp-protocol-version').trim();
-    if (named === '' || SERVED_REVISIONS.includes(named)) return true;
-    writeJsonRpcProblem(ctx, unsupportedRevision(named));
-    return false;
-  }
-
   async function readMessages(ctx: Context): Promise<{ readonly value: unknown } | undefined> {
     const contentType = ctx.get('content-type') || null;
     if (!isJsonContentType(contentType)) {
@@ -322,7 +296,6 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
     if (ctx.path !== path) return next();
     if (!checkOrigin(ctx)) return;
     if (!preflight(ctx)) return;
-    if (!checkRevision(ctx)) return;
     const identity = await authenticate(ctx, { optional: true });
     if (!identity) return;
     const messages = await readMessages(ctx);
