@@ -28,7 +28,7 @@ import { StorageUnavailableError } from '../../adapters/types.ts';
 import { MemberClientError } from '../errors.ts';
 import { CONFIDENTIAL_CLIENT_AUTH_METHOD, PROTOCOL, PUBLIC_CLIENT_AUTH_METHOD } from '../constants.ts';
 import { applicationTypeFor, isAcceptableRedirect, NOT_IN_A_NAME } from '../policies/client-metadata.ts';
-import { REGISTRATION_LIMITS } from '../policies/registration-limits.ts';
+import { characters, REGISTRATION_LIMITS } from '../policies/registration-limits.ts';
 import { scopesForAudience } from '../scopes/catalogue.ts';
 import type { TraceEntry } from '../trace/entry.ts';
 import { ClientRecords } from './client-records.ts';
@@ -117,14 +117,14 @@ function invalid(description: string): never {
 function checkInput(input: MemberClientInput): MemberClientInput {
   if (!input || typeof input !== 'object') invalid('pass { name, redirectUris, type, scopes }');
   const name = typeof input.name === 'string' ? input.name.trim() : '';
-  if (!name || [...name].length > MAX_NAME) invalid(`name must be 1 to ${MAX_NAME} characters`);
+  if (!name || characters(name) > MAX_NAME) invalid(`name must be 1 to ${MAX_NAME} characters`);
   if (NOT_IN_A_NAME.test(name)) invalid('name must not contain control or text-direction characters');
   if (input.type !== 'public' && input.type !== 'confidential') invalid('type must be "public" or "confidential"');
   if (!Array.isArray(input.redirectUris) || input.redirectUris.length === 0 || input.redirectUris.length > MAX_REDIRECTS) {
     invalid(`redirectUris must list 1 to ${MAX_REDIRECTS} URIs`);
   }
   for (const uri of input.redirectUris) {
-    if (typeof uri === 'string' && [...uri].length > REGISTRATION_LIMITS.uriLength) invalid(`each redirect URI must be at most ${REGISTRATION_LIMITS.uriLength} characters`);
+    if (typeof uri === 'string' && characters(uri) > REGISTRATION_LIMITS.uriLength) invalid(`each redirect URI must be at most ${REGISTRATION_LIMITS.uriLength} characters`);
     if (!isAcceptableRedirect(uri)) {
       invalid(`redirect URI ${JSON.stringify(uri)} must be https, or http on a loopback address, without a fragment, a user or password, or whitespace`);
     }

@@ -65,7 +65,8 @@ function refuse(description: string): never {
   throw new errors.InvalidClientMetadata(description);
 }
 
-const characters = (text: string) => [...text].length;
+/** Characters of `text` as a person counts them (code points, not UTF-16 units): how every size limit here counts. */
+export const characters = (text: string) => [...text].length;
 
 /**
  * The size and scheme rules on a registration's metadata; throws oidc-provider's
