@@ -43,7 +43,9 @@ Options (keys and rotate):
                            (mode 0600, whatever the umask). Refuses a file that exists, except
                            the file rotate reads: "rotate F --out F" replaces F in one step (a
                            new file renamed over it), and keeps F as it was if anything fails.
-  --force                  With --out: replace an existing file (also in one step, mode 0600).
+                           A replaced file keeps its owner, group and the group's access
+                           (root:app 0640 stays so), never others' (0644 becomes 0640).
+  --force                  With --out: replace an existing file (also in one step, as above).
 
 Options (rotate):
   --keep <n>               Keep at most n current keys after the new one (default: all).
@@ -79,8 +81,11 @@ export interface CliIo {
   identify(path: string): Promise<FileIdentity | undefined>;
   /** what standard output is, `undefined` when that cannot be told */
   identifyStdout(): FileIdentity | undefined;
-  /** writes a file of mode 0600: `create` only a new one, `replace` atomically (see secret-file.ts) */
-  writeSecretFile(path: string, text: string, how: 'create' | 'replace'): Promise<void>;
+  /**
+   * writes a file of mode 0600: `create` only a new one, `replace` atomically, keeping the
+   * replaced file's owner and group access (see secret-file.ts); returns notes for stderr
+   */
+  writeSecretFile(path: string, text: string, how: 'create' | 'replace'): Promise<readonly string[] | void>;
 }
 
 /** The real process. */
@@ -174,14 +179,16 @@ async function emit(io: CliIo, to: Destination, value: unknown): Promise<void> {
     io.stdout.write(text);
     return;
   }
+  let notes: readonly string[] | void;
   try {
-    await io.writeSecretFile(to.path, text, to.how);
+    notes = await io.writeSecretFile(to.path, text, to.how);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST' && to.how === 'create') {
       throw new UsageError(`--out ${to.path} already exists (it was created meanwhile) and platform-auth does not overwrite secrets: pass a new path, or add --force to replace it`, false);
     }
     throw new Error(`cannot write ${to.path}: ${reasonOf(err)}${to.how === 'replace' ? `; ${to.path} is unchanged` : ''}`);
   }
+  for (const note of notes ?? []) io.stderr.write(`platform-auth: note: ${note}\n`);
 }
 
 /**

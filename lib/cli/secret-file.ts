@@ -4,10 +4,18 @@
  * temporary file in the same directory, written, flushed and renamed over it) so that a
  * failure leaves the old secrets as they were.
  *
+ * A replaced file keeps who could read it: its owner and group, and its group's access
+ * (`root:app 0640`, where the app reads its secrets as a member of `app`, stays so after
+ * `sudo platform-auth rotate F --out F`; a new `root:root 0600` file would stop the app at
+ * its next start). Never others' access: secrets readable by every user lose that, with a
+ * note. When the owner or group cannot be kept (an unprivileged user replacing another's
+ * file), the new file is the runner's, 0600, with a note saying what to run.
+ *
  * @module
  */
 import { randomBytes } from 'node:crypto';
 import { fstatSync } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { lstat, open, realpath, rename, stat, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -59,9 +67,41 @@ export function identifyStdout(): FileIdentity | undefined {
   }
 }
 
-async function writeAll(handle: FileHandle, text: string): Promise<void> {
+const octal = (mode: number) => (mode & 0o777).toString(8).padStart(4, '0');
+
+/**
+ * Gives the new file (still the temporary one) the owner and group of the file it replaces,
+ * as far as this process may, and the group's read and write bits when the group was kept.
+ * Returns what could not be kept, in words for stderr (file names and modes, no secret).
+ */
+async function keepAccess(handle: FileHandle, previous: Stats, path: string): Promise<string[]> {
+  const notes: string[] = [];
+  // root may give any owner; another user only its own uid, and a group it belongs to
+  for (const [uid, gid] of [[previous.uid, previous.gid], [-1, previous.gid]] as const) {
+    try {
+      await handle.chown(uid, gid);
+      break;
+    } catch (err) {
+      if (!['EPERM', 'EINVAL'].includes((err as NodeJS.ErrnoException).code ?? '')) throw err;
+    }
+  }
+  const now = await handle.stat();
+  // group access only for the group that had it: never for the runner's own group instead
+  const groupBits = now.gid === previous.gid ? previous.mode & 0o060 : 0;
+  await handle.chmod(SECRET_FILE_MODE | groupBits);
+  if (now.uid !== previous.uid || now.gid !== previous.gid) {
+    notes.push(`${path} belonged to ${previous.uid}:${previous.gid} (mode ${octal(previous.mode)}), and this user may not give the new file that owner: it belongs to ${now.uid}:${now.gid}, mode ${octal(SECRET_FILE_MODE | groupBits)}; if another user reads it, run as root: chown ${previous.uid}:${previous.gid} ${path}${groupBits ? '' : ` && chmod ${octal(SECRET_FILE_MODE | (previous.mode & 0o060))} ${path}`}`);
+  }
+  if ((previous.mode & 0o007) !== 0) {
+    notes.push(`${path} was readable by others (mode ${octal(previous.mode)}); the new file is not (mode ${octal(SECRET_FILE_MODE | groupBits)})`);
+  }
+  return notes;
+}
+
+async function writeAll(handle: FileHandle, text: string, previous: Stats | undefined, path: string): Promise<string[]> {
   // the umask only takes permissions away, and may have taken the owner's: set them exactly
   await handle.chmod(SECRET_FILE_MODE);
+  const notes = previous ? await keepAccess(handle, previous, path) : [];
   await handle.writeFile(text, 'utf8');
   try {
     await handle.sync();
@@ -69,6 +109,7 @@ async function writeAll(handle: FileHandle, text: string): Promise<void> {
     // some file systems cannot fsync; the rename below is still atomic
     if (!['EINVAL', 'ENOTSUP', 'EOPNOTSUPP'].includes((err as NodeJS.ErrnoException).code ?? '')) throw err;
   }
+  return notes;
 }
 
 /** flushes the directory entry of a rename, where the platform allows it */
@@ -85,21 +126,25 @@ async function syncDirectory(dir: string): Promise<void> {
 }
 
 /**
- * Writes `text` to `path` with mode 0600.
+ * Writes `text` to `path` with mode 0600, and returns notes for stderr (what a replaced
+ * file's access could not keep; see the module header).
  *
  * - `create`: only if nothing is at `path` (O_EXCL: a file created meanwhile is not
  *   overwritten; the error then has code `EEXIST`). A failed write removes what it created.
- * - `replace`: writes a temporary file (mode 0600) beside `path`, flushes it and renames it
- *   over `path`, so `path` holds either its old content or all of `text`, never a part.
- *   A symbolic link at `path` is kept: the file it points to is replaced.
+ * - `replace`: writes a temporary file (mode 0600) beside `path`, gives it the owner, group
+ *   and group access of the file at `path`, flushes it and renames it over `path`, so `path`
+ *   holds either its old content or all of `text`, never a part. A symbolic link at `path`
+ *   is kept: the file it points to is replaced.
  */
-export async function writeSecretFile(given: string, text: string, how: 'create' | 'replace'): Promise<void> {
+export async function writeSecretFile(given: string, text: string, how: 'create' | 'replace'): Promise<string[]> {
   const path = how === 'create' ? given : await realpath(given).catch(() => given);
   const target = how === 'create' ? path : join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  const previous = how === 'replace' ? await stat(path).catch(() => undefined) : undefined;
   const handle = await open(target, 'wx', SECRET_FILE_MODE);
+  let notes: string[];
   try {
     try {
-      await writeAll(handle, text);
+      notes = await writeAll(handle, text, previous, given);
     } finally {
       await handle.close();
     }
@@ -109,4 +154,5 @@ export async function writeSecretFile(given: string, text: string, how: 'create'
     throw err;
   }
   await syncDirectory(dirname(path));
+  return notes;
 }

@@ -6,7 +6,7 @@
  * shell has emptied F already, is refused with what happened and what to run instead.
  */
 import { spawn } from 'node:child_process';
-import { chmod, lstat, mkdtemp, readFile, readdir, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, chown, lstat, mkdtemp, readFile, readdir, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,10 +26,11 @@ interface CliResult {
  * runs `sh -c '<setup>; exec node main.ts "$@" <redirect>'` in `cwd`: `setup` sets the umask or
  * a limit, `redirect` sends stdout to a file the way a user would (`> F`, `>> F`)
  */
-function sh(cwd: string, args: string[], { setup = 'umask 022', redirect = '' }: { setup?: string; redirect?: string } = {}): Promise<CliResult> {
+function sh(cwd: string, args: string[], { setup = 'umask 022', redirect = '', user }: { setup?: string; redirect?: string; user?: number } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const script = `${setup}; exec "$0" "$@" ${redirect}`;
-    const child = spawn('sh', ['-c', script, process.execPath, CLI, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const as = user === undefined ? {} : { uid: user, gid: user };
+    const child = spawn('sh', ['-c', script, process.execPath, CLI, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], ...as });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });
@@ -107,12 +108,12 @@ describe('--out never overwrites by accident', () => {
     }
   });
 
-  it('--force replaces an existing file with mode 0600', async () => {
+  it('--force replaces an existing file, keeping its group\'s access and never others\'', async () => {
     const { path, doc } = await secretsFile();
     await chmod(path, 0o644);
     const result = await sh(dir, ['keys', '--out', path, '--force']);
-    expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
-    expect((await modeOf(path)).toString(8)).toBe('600');
+    expect(result).toEqual({ code: 0, stdout: '', stderr: `platform-auth: note: ${path} was readable by others (mode 0644); the new file is not (mode 0640)\n` });
+    expect((await modeOf(path)).toString(8)).toBe('640');
     expect((await readJson(path)).cookieKeys[0]).not.toBe(doc.cookieKeys[0]);
     expect(await readdir(dir)).toEqual(['secrets.json']);
   });
@@ -127,7 +128,6 @@ describe('--out never overwrites by accident', () => {
 describe('rotate F --out F replaces F in one step', () => {
   it('puts the new key first and keeps the current JWK and cookie key after it, mode 0600, no file left beside it', async () => {
     const { path, doc } = await secretsFile();
-    await chmod(path, 0o644);
     const result = await sh(dir, ['rotate', 'secrets.json', '--cookie-keys', 'secrets.json', '--out', 'secrets.json']);
     expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
     expect((await modeOf(path)).toString(8)).toBe('600');
@@ -156,6 +156,60 @@ describe('rotate F --out F replaces F in one step', () => {
     expect(await readlink(join(dir, 'current.json'))).toBe('secrets.json');
     expect((await readJson(path)).jwks.keys[1]).toEqual(doc.jwks.keys[0]);
     expect((await modeOf(path)).toString(8)).toBe('600');
+  });
+
+  it('keeps F\'s group access and drops others\' (0664 becomes 0660), saying so on stderr', async () => {
+    const { path } = await secretsFile();
+    await chmod(path, 0o664);
+    const result = await sh(dir, ['rotate', 'secrets.json', '--out', 'secrets.json']);
+    expect(result).toEqual({ code: 0, stdout: '', stderr: 'platform-auth: note: secrets.json was readable by others (mode 0664); the new file is not (mode 0660)\n' });
+    expect((await modeOf(path)).toString(8)).toBe('660');
+    expect(await readdir(dir)).toEqual(['secrets.json']);
+  });
+
+  // These give files to other users: the suite runs as root in CI (it installs packages)
+  describe('the owner and group of F (run by root)', () => {
+    const APP = 4_321; // the application's user and group, which read the secrets
+    const OPERATOR = 1_234; // an unprivileged user running the CLI
+
+    beforeEach(() => {
+      expect(process.getuid?.()).toBe(0); // this block needs root: run the suite as root, as CI does
+    });
+
+    it('root rotating an app\'s root:app 0640 file keeps root:app 0640: the app still reads it', async () => {
+      const { path, doc } = await secretsFile();
+      await chown(path, 0, APP);
+      await chmod(path, 0o640);
+      const result = await sh(dir, ['rotate', 'secrets.json', '--out', 'secrets.json']);
+      expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
+      const after = await stat(path);
+      expect({ uid: after.uid, gid: after.gid, mode: (after.mode & 0o777).toString(8) }).toEqual({ uid: 0, gid: APP, mode: '640' });
+      expect((await readJson(path)).jwks.keys[1]).toEqual(doc.jwks.keys[0]);
+    });
+
+    it('root replacing another user\'s file with --force gives it back to that user', async () => {
+      const { path } = await secretsFile();
+      await chown(path, APP, APP);
+      await chmod(path, 0o600);
+      const result = await sh(dir, ['keys', '--out', 'secrets.json', '--force']);
+      expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
+      const after = await stat(path);
+      expect({ uid: after.uid, gid: after.gid, mode: (after.mode & 0o777).toString(8) }).toEqual({ uid: APP, gid: APP, mode: '600' });
+    });
+
+    it('a user who may not keep the owner gets a file of its own, 0600 (no group access for its own group), and the chown to run', async () => {
+      const { path } = await secretsFile();
+      await chown(path, APP, APP);
+      await chmod(path, 0o644); // readable by the operator, as others
+      await chmod(dir, 0o777); // the operator may write the directory
+      const result = await sh(dir, ['rotate', 'secrets.json', '--out', 'secrets.json'], { user: OPERATOR });
+      expect(result.code).toBe(0);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(`platform-auth: note: secrets.json belonged to ${APP}:${APP} (mode 0644), and this user may not give the new file that owner: it belongs to ${OPERATOR}:${OPERATOR}, mode 0600; if another user reads it, run as root: chown ${APP}:${APP} secrets.json && chmod 0640 secrets.json\n`
+        + 'platform-auth: note: secrets.json was readable by others (mode 0644); the new file is not (mode 0600)\n');
+      const after = await stat(path);
+      expect({ uid: after.uid, gid: after.gid, mode: (after.mode & 0o777).toString(8) }).toEqual({ uid: OPERATOR, gid: OPERATOR, mode: '600' });
+    });
   });
 
   it('keeps F as it was when the write fails (a file size limit), exit 1, no temporary file left', async () => {
