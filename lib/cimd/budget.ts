@@ -90,14 +90,16 @@ export class FetchBudget {
 
   /**
    * Counts one fetch from `host` triggered by `caller` (the client's address key, or
-   * `undefined` outside a request), or refuses it when either is over budget.
+   * `undefined` when no address is known), or refuses it when either is over budget.
+   * `host` `undefined`: the host is not charged (a known document, lib/cimd/guard.ts).
    */
-  async spend(host: string, caller: string | undefined): Promise<BudgetVerdict> {
+  async spend(host: string | undefined, caller: string | undefined): Promise<BudgetVerdict> {
     const { perHost, perCaller } = this.#settings;
     if (caller !== undefined) {
       const retryAfter = await this.#spend(hashed('caller', caller), perCaller);
       if (retryAfter !== undefined) return { allowed: false, retryAfter, exhausted: 'caller' };
     }
+    if (host === undefined) return { allowed: true };
     const retryAfter = await this.#spend(hashed('host', host), perHost);
     return retryAfter === undefined ? { allowed: true } : { allowed: false, retryAfter, exhausted: 'host' };
   }

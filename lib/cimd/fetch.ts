@@ -10,7 +10,9 @@
  * say within the provider's bounds; failures (network errors, non-200 answers, oversized
  * bodies) are cached for `failureSeconds` so a broken or hostile host is not fetched on every
  * request, and a host refused for its address is remembered as refused for as long, whatever
- * document on it is asked for next.
+ * document on it is asked for next. A URL that served a valid document is remembered as known
+ * for as long as its client's tokens may be used, so that the fetch budget tells a client
+ * coming back from junk client_ids on its host (lib/cimd/guard.ts).
  *
  * Events: a document fetched from its host (not one answered from the cache) is
  * `metadata_document.fetched`, for the request whose client lookup fetched it (oidc-provider's
@@ -25,6 +27,7 @@ import Provider from 'oidc-provider';
 
 import type { Adapter, AdapterFactory } from '../../adapters/types.ts';
 import type { MetadataDocumentFetch } from '../config/options.ts';
+import { DEFAULT_TTL } from '../constants.ts';
 import { diagnosticsOf } from '../events/diagnostics.ts';
 import { fetchFailureOf } from '../events/metadata-document-failure.ts';
 import type { MetadataDocumentFailure } from '../events/types.ts';
@@ -45,12 +48,27 @@ export interface DocumentCacheOptions {
   readonly cacheDuration: { readonly min: number; readonly max: number };
   /** seconds a failure, or a host refused for its address, is remembered; by default `cacheDuration.min` */
   readonly failureSeconds?: number | undefined;
+  /**
+   * Seconds a URL stays known (see {@link DocumentFetch.known}) after its document was last
+   * fetched and valid: as long as a token of its client may still be used (the grant's and
+   * the refresh token's lifetimes); by default {@link DEFAULT_KNOWN_SECONDS}
+   */
+  readonly knownSeconds?: number | undefined;
 }
+
+/** The library's default grant and refresh-token lifetimes (lib/constants.ts). */
+export const DEFAULT_KNOWN_SECONDS = Math.max(DEFAULT_TTL.grant, DEFAULT_TTL.refreshToken);
 
 /** The document fetch, and what the fetch guard (lib/cimd/guard.ts) asks of its cache. */
 export interface DocumentFetch extends MetadataDocumentFetch {
   /** Whether the cache answers for `url` (a document, or a remembered failure): no fetch would happen. */
   cached(url: string): Promise<boolean>;
+  /**
+   * Whether `url` served a valid document of its own within `knownSeconds`: the document of a
+   * client that may hold tokens, fetched again once its cached copy is old. Junk client_ids
+   * never become known (nothing valid was ever served for them).
+   */
+  known(url: string): Promise<boolean>;
   /** What was wrong with `hostname` when it was refused for its address lately, if it was. */
   refusedHost(hostname: string): Promise<string | undefined>;
   /**
@@ -147,12 +165,15 @@ function notADocumentOf(text: string, url: string): string | undefined {
 
 /** The cache key of a refused host; never a URL's (those begin with `https://`). */
 const hostKey = (hostname: string) => `refused-host:${hostname.toLowerCase().replace(/\.+$/, '')}`;
+/** The key that says `url` served a valid document lately; never a URL's either. */
+const knownKey = (url: string) => `known:${url}`;
 
 export function createDocumentFetch(options: DocumentCacheOptions): DocumentFetch {
   const store: Adapter = options.adapter('ClientMetadataDocument');
   const resolve = options.fetch ? undefined : rememberingResolver(options.resolve ?? systemResolver);
   const request: MetadataDocumentFetch = options.fetch ?? createPinnedRequest({ resolve });
   const failFor = options.failureSeconds ?? options.cacheDuration.min;
+  const knownFor = options.knownSeconds ?? DEFAULT_KNOWN_SECONDS;
 
   async function find(key: string): Promise<CachedDocument | undefined> {
     try {
@@ -167,6 +188,14 @@ export function createDocumentFetch(options: DocumentCacheOptions): DocumentFetc
       await store.upsert(url, { ...entry, storedAt: Date.now() }, entry.maxAge);
     } catch {
       // the cache is an optimisation; storage trouble shows up where storage is required
+    }
+  }
+
+  async function markKnown(url: string): Promise<void> {
+    try {
+      await store.upsert(knownKey(url), { at: Date.now() }, knownFor);
+    } catch {
+      // as for the cache: a lost mark makes the next fetch of this URL spend its host's budget
     }
   }
 
@@ -210,8 +239,11 @@ export function createDocumentFetch(options: DocumentCacheOptions): DocumentFetc
     // store as long as its host asked. A refused body is remembered as a failure, briefly;
     // oidc-provider refuses it this time with its own words
     const refused = notADocumentOf(text, url);
-    if (refused === undefined) await remember(url, { body: text, maxAge: Math.min(maxAge, SHARED_CACHE_MAX_SECONDS) });
-    else await remember(url, { failure: refused, reason: 'invalid_content', maxAge: failFor });
+    if (refused === undefined) {
+      await Promise.all([remember(url, { body: text, maxAge: Math.min(maxAge, SHARED_CACHE_MAX_SECONDS) }), markKnown(url)]);
+    } else {
+      await remember(url, { failure: refused, reason: 'invalid_content', maxAge: failFor });
+    }
     fetched(url);
     return new Response(text, {
       status: 200,
@@ -231,6 +263,7 @@ export function createDocumentFetch(options: DocumentCacheOptions): DocumentFetc
 
   return Object.assign(fetchMetadataDocument, {
     cached: async (url: string) => (await find(url)) !== undefined,
+    known: async (url: string) => (await find(knownKey(url))) !== undefined,
     refusedHost: async (hostname: string) => (await find(hostKey(hostname)))?.failure,
     checkHost,
   });

@@ -10,6 +10,11 @@
  * 3. A document the shared cache answers for (fetched, or a remembered failure) costs nothing.
  * 4. Otherwise the fetch spends the caller's and the host's budget (lib/cimd/budget.ts);
  *    over budget, the request is answered 429 `temporarily_unavailable` with `Retry-After`.
+ *    A document fetched (valid) before, within its client's token lifetimes, spends only the
+ *    caller's: junk client_ids on a host spend that host's budget, and a host's own clients
+ *    coming back for a refresh or a new sign-in once their cached copy is old must not pay
+ *    for them. Each such URL is fetched at most once per cache period (its copy, or its
+ *    failure, answers the rest), so this bounds itself.
  * 5. The host is resolved, and refused with `invalid_client` when any address it resolves
  *    to is special-use. The answer is kept for the fetch that follows, which connects to the
  *    address checked here without asking DNS again (lib/cimd/pinned-request.ts).
@@ -47,7 +52,7 @@ export interface FetchGuardOptions {
   /** `false`: no budget */
   readonly budget: FetchBudgetSettings | false;
   /** the document fetch, for its cache */
-  readonly documents: Pick<DocumentFetch, 'cached' | 'refusedHost' | 'checkHost'>;
+  readonly documents: Pick<DocumentFetch, 'cached' | 'known' | 'refusedHost' | 'checkHost'>;
   /** `options.proxy` and `options.proxyHops`: how the client's address is read */
   readonly proxy: boolean;
   readonly proxyHops: number;
@@ -108,7 +113,8 @@ export function createFetchGuard(options: FetchGuardOptions): FetchGuard {
       const address = clientAddress({
         socketAddress: ctx.req.socket.remoteAddress, forwardedFor: ctx.get('x-forwarded-for'), proxy, hops: proxyHops,
       });
-      const verdict = await budget.spend(hostname.toLowerCase().replace(/\.+$/, ''), address ? addressKeyOf(address) : undefined);
+      const host = (await documents.known(clientId)) ? undefined : hostname.toLowerCase().replace(/\.+$/, '');
+      const verdict = await budget.spend(host, address ? addressKeyOf(address) : undefined);
       if (!verdict.allowed) {
         ctx?.set('Retry-After', String(verdict.retryAfter));
         throw overBudget(verdict.exhausted, verdict.retryAfter);

@@ -58,7 +58,7 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
   const introspection = { introspectionClients: options.introspectionClients, findClient: deps.findClient, provider: deps.provider };
   const documents = createDocumentFetch({
     adapter: options.adapter, fetch: cimd.fetch, bodyLimit: DOCUMENT_BODY_LIMIT, cacheDuration: DOCUMENT_CACHE_SECONDS,
-    failureSeconds: cimd.failureCacheSeconds,
+    failureSeconds: cimd.failureCacheSeconds, knownSeconds: Math.max(ttl.grant, ttl.refreshToken),
   });
   const guardFetch = createFetchGuard({
     adapter: options.adapter, budget: cimd.fetchBudget, documents, proxy: options.proxy, proxyHops: options.proxyHops,

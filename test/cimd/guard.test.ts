@@ -166,6 +166,58 @@ describe('budgets', () => {
     }
   });
 
+  it('a document fetched valid before spends only the caller\'s budget: junk on its host cannot refuse it', async () => {
+    const adapter = createMemoryAdapter();
+    const documents = createDocumentFetch({ adapter, fetch: serveAny, bodyLimit: BODY_LIMIT, cacheDuration: CACHE });
+    const guard = createFetchGuard({ adapter, budget: { perHost: 1, perCaller: 3, windowSeconds: 60 }, documents, proxy: false, proxyHops: 1 });
+    const client = 'https://tools.example/client.json';
+    await guard(requestFrom('198.51.100.1'), client);
+    await documents(client, { method: 'GET' });
+    expect(await documents.known(client)).toBe(true);
+    // junk on the same host: its budget is spent
+    const junk = await refusal(guard(requestFrom('198.51.100.2'), 'https://tools.example/junk.json'));
+    expect(junk.error_description).toMatch(/fetches from this host/);
+    // the client's cached copy is old: fetched again, charged to its caller only
+    await adapter('ClientMetadataDocument').destroy(client);
+    await expect(guard(requestFrom('198.51.100.1'), client)).resolves.toBeUndefined();
+    await expect(guard(requestFrom('198.51.100.1'), client)).resolves.toBeUndefined();
+    const caller = await refusal(guard(requestFrom('198.51.100.1'), client));
+    expect(caller.error_description).toMatch(/fetches for this client address/);
+  });
+
+  it('only a valid document of its own URL makes a URL known, for the token lifetimes given', async () => {
+    const memory = createMemoryAdapter();
+    const writes: [string, number | undefined][] = [];
+    // the memory adapter, with the cache's writes noted (id and lifetime)
+    const adapter = Object.assign((model: string) => {
+      const store = memory(model);
+      const upsert: typeof store.upsert = (id, payload, expiresIn) => {
+        writes.push([id, expiresIn]);
+        return store.upsert(id, payload, expiresIn);
+      };
+      return model !== 'ClientMetadataDocument' ? store : new Proxy(store, {
+        get: (target, name) => (name === 'upsert' ? upsert : (Reflect.get(target, name) as (...args: never[]) => unknown).bind(target)),
+      });
+    }, memory) as typeof memory;
+    const answers: Record<string, Response | (() => Response)> = {};
+    const fetch: MetadataDocumentFetch = async (url) => {
+      const answer = answers[url]!;
+      return typeof answer === 'function' ? answer() : answer;
+    };
+    const documents = createDocumentFetch({ adapter, fetch, bodyLimit: BODY_LIMIT, cacheDuration: CACHE, knownSeconds: 1234 });
+    const valid = 'https://tools.example/valid.json';
+    answers[valid] = () => new Response(JSON.stringify({ client_id: valid }), { status: 200 });
+    answers['https://tools.example/other.json'] = new Response(JSON.stringify({ client_id: valid }), { status: 200 });
+    answers['https://tools.example/gone.json'] = new Response('{}', { status: 404 });
+    answers['https://tools.example/text.json'] = new Response('hello', { status: 200 });
+    for (const url of Object.keys(answers)) await documents(url, { method: 'GET' }).catch(() => undefined);
+    const known = Object.fromEntries(await Promise.all(Object.keys(answers).map(async (url) => [url, await documents.known(url)])));
+    expect(known).toEqual({
+      [valid]: true, 'https://tools.example/other.json': false, 'https://tools.example/gone.json': false, 'https://tools.example/text.json': false,
+    });
+    expect(writes.filter(([id]) => id.startsWith('known:'))).toEqual([[`known:${valid}`, 1234]]);
+  });
+
   it('charges nothing for a fetch outside a request (a token check): only requests spend budgets', async () => {
     const { guard } = setup({ fetch: serveAny });
     for (let i = 1; i <= 6; i += 1) await guard(undefined, `https://tools.example/${i}.json`);

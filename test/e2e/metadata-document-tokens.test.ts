@@ -4,7 +4,8 @@
  * instance loaded it): a document now refused makes the token a 401 `invalid_token` with its
  * challenge, not oidc-provider's 400 `invalid_client` (which would name the caller's client);
  * and the look-up spends no fetch budget, so nobody can refuse a host's tokens by spending
- * that host's budget with junk client_ids.
+ * that host's budget with junk client_ids. Nor its refreshes and sign-ins: a document fetched
+ * valid before spends only its caller's budget, not its host's.
  */
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import { ADMIN, obtainTokens } from '../support/flows.ts';
@@ -79,4 +80,46 @@ it('a token check spends no fetch budget: a host whose budget is spent keeps its
   await expire();
   expect((await userinfo(second, tokens.access_token)).status).toBe(200);
   expect((await userinfo(first, tokens.access_token)).status).toBe(200);
+});
+
+describe('a host whose budget junk client_ids spent', () => {
+  const BUDGET = { perHost: 2, perCaller: 100, windowSeconds: 600 };
+  const refresh = (app: RunningApp, clientId: string, refreshToken: string) => fetch(`http://127.0.0.1:${app.port}/api/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }),
+  });
+  const authorize = (app: RunningApp, clientId: string) => fetch(`http://127.0.0.1:${app.port}/oauth/authorize?${new URLSearchParams({
+    response_type: 'code', client_id: clientId, redirect_uri: 'http://127.0.0.1:5555/callback', scope: 'openid',
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256',
+  })}`, { redirect: 'manual' });
+
+  async function spent(first: RunningApp) {
+    for (let i = 0; i < 4; i += 1) await authorize(first, docs.url('tools.example', `/junk?${i}`));
+    // a new document on that host is refused for now: the budget is spent
+    const fresh = docs.url('tools.example', '/tokens/new.json');
+    docs.serve('/tokens/new.json', { body: documentOf(fresh) });
+    const refused = await authorize(first, fresh);
+    expect({ status: refused.status, page: /too many client_id metadata document fetches from this host/.test(await refused.text()) }).toEqual({ status: 429, page: true });
+  }
+
+  it('still refreshes its clients\' tokens once their cached copy is old', async () => {
+    const { first, second, clientId, tokens, expire } = await issued('/tokens/refresh.json', BUDGET);
+    await spent(first);
+    await expire();
+    const res = await refresh(second, clientId, tokens.refresh_token);
+    const body = await res.json() as { access_token?: string; error?: string };
+    expect({ status: res.status, error: body.error }).toEqual({ status: 200, error: undefined });
+    expect(body.access_token).toEqual(expect.any(String));
+    expect(docs.hits('/tokens/refresh.json')).toBe(2);
+  });
+
+  it('still lets its clients start a sign-in once their cached copy is old', async () => {
+    const { first, second, clientId, expire } = await issued('/tokens/sign-in.json', BUDGET);
+    await spent(first);
+    await expire();
+    const res = await authorize(second, clientId);
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toMatch(/\/oauth\/interaction\//);
+  });
 });
