@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { SECRET_FILE_MODE, identify, identifyStdout, sameFile, writeSecretFile } from './secret-file.ts';
 import type { FileIdentity } from './secret-file.ts';
 import {
-  SecretsInputError, createSecrets, parseCookieKeys, parseSecretsDocument, rotateCookieKeys, rotateJwks,
+  SecretsInputError, checkProductionCookieKeys, createSecrets, parseCookieKeys, parseSecretsDocument, rotateCookieKeys, rotateJwks,
 } from '../keys/secrets.ts';
 import type { SigningJwks } from '../keys/secrets.ts';
 
@@ -192,6 +192,22 @@ async function emit(io: CliIo, to: Destination, value: unknown): Promise<void> {
 }
 
 /**
+ * The cookie keys printed are what production will be given: a kept key that production
+ * refuses (a repeated string, few distinct characters, a duplicate) would stop the next
+ * deploy, so it is said now, with how to drop it. A warning, not a refusal: the rotation
+ * that puts a good key first is the way out of a weak one.
+ */
+function warnOfWeakCookieKeys(io: CliIo, cookieKeys: readonly string[]): void {
+  try {
+    checkProductionCookieKeys(cookieKeys, 'cookieKeys');
+  } catch (err) {
+    if (!(err instanceof SecretsInputError)) throw err;
+    io.stderr.write(`platform-auth: warning: production will refuse these cookie keys: ${err.message}. `
+      + 'To drop the old keys after the new one, rotate with --keep-cookie-keys <n> (n: how many to keep; sign-in sessions signed by a dropped key end)\n');
+  }
+}
+
+/**
  * `rotate F > F`: the shell truncated (or, with `>>`, appends to) F before this process ran.
  * Refuses before reading, and says what became of F.
  */
@@ -273,6 +289,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<void> {
       const cookieInput = cookieKeysPath === jwksPath ? input : await readSource(io, cookieKeysPath, 'cookie keys');
       cookieKeys = rotateCookieKeys(parseCookieKeys(cookieInput.text, cookieInput.source), { keep: keepCookieKeys });
     }
+    if (cookieKeys !== undefined) warnOfWeakCookieKeys(io, cookieKeys);
     const jwks: SigningJwks = await rotateJwks(current.jwks, { keep });
     await emit(io, to, cookieKeys === undefined ? { jwks } : { jwks, cookieKeys });
     return;

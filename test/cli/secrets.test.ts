@@ -270,6 +270,22 @@ describe('bad input', () => {
     expectRefusal(await runMain(['rotate', 'ok.json', '--cookie-keys', 'cookies.json'], { files }), /cookies\.json must be a non-empty array of secrets of at least 32 characters.*cookies\.json\[0\] is too short/);
   });
 
+  it('warns, without quoting it, of a kept cookie key production would refuse, and says how to drop it', async () => {
+    const weak = 'changeme'.repeat(4);
+    const files = { 's.json': JSON.stringify({ jwks: { keys: [valid] }, cookieKeys: [weak] }) };
+    const kept = await runMain(['rotate', 's.json', '--cookie-keys', 's.json'], { files });
+    expect(kept.code).toBe(0);
+    expect((JSON.parse(kept.stdout) as { cookieKeys: string[] }).cookieKeys).toEqual([expect.any(String), weak]);
+    expect(kept.stderr).toMatch(/^platform-auth: warning: production will refuse these cookie keys: cookieKeys\[1\] is a shorter string repeated, not a random secret; .* rotate with --keep-cookie-keys <n> \(n: how many to keep; sign-in sessions signed by a dropped key end\)\n$/);
+    expect(kept.stderr).not.toContain(weak);
+    // passed through unchanged (no --cookie-keys): the same warning
+    expect((await runMain(['rotate', 's.json'], { files })).stderr).toMatch(/production will refuse these cookie keys: cookieKeys\[0\]/);
+    // dropped: nothing to say
+    const dropped = await runMain(['rotate', 's.json', '--cookie-keys', 's.json', '--keep-cookie-keys', '0'], { files });
+    expect({ code: dropped.code, stderr: dropped.stderr }).toEqual({ code: 0, stderr: '' });
+    expect((JSON.parse(dropped.stdout) as { cookieKeys: string[] }).cookieKeys).toHaveLength(1);
+  });
+
   it('never quotes a cookie key given as a string instead of an array, through the CLI or the options check', async () => {
     const key = 'hunter2-hunter2';
     const files = { 'c.json': JSON.stringify(key), 'ok.json': JSON.stringify({ keys: [valid] }) };
