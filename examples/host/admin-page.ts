@@ -22,10 +22,12 @@ export interface AdminPageDeps {
   readonly sites: SiteStore;
   /** signs the admin session cookie */
   readonly secret: string;
+  /** `Secure` cookies: the host's baseUrl is https */
+  readonly secureCookies: boolean;
 }
 
-export function adminPage({ auth, accounts, sites, secret }: AdminPageDeps): Middleware {
-  const sessions = new AdminSessions(secret);
+export function adminPage({ auth, accounts, sites, secret, secureCookies }: AdminPageDeps): Middleware {
+  const sessions = new AdminSessions(secret, undefined, { secure: secureCookies });
   const dispatch = createAdminRouter({ auth, accounts, sites, sessions }).routes() as Middleware;
 
   return async function adminArea(ctx, next) {

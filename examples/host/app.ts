@@ -52,7 +52,9 @@ export async function buildApp(options: DemoOptions = {}): Promise<DemoApp> {
   const accounts = createAccountStore();
   const sites = withDemoBranding(createSiteStore());
   // the host's own sign-in session (host-sign-in.ts), read by the library through signIn.session
-  const hostSessions = createHostSessions(options.adminSecret ?? randomBytes(32).toString('base64url'));
+  // Secure cookies as baseUrl says, not as the connection does (a proxy may end TLS before it)
+  const secureCookies = new URL(baseUrl).protocol === 'https:';
+  const hostSessions = createHostSessions(options.adminSecret ?? randomBytes(32).toString('base64url'), { secure: secureCookies });
   const auth = await createPlatformAuth({
     baseUrl,
     accounts,
@@ -71,8 +73,8 @@ export async function buildApp(options: DemoOptions = {}): Promise<DemoApp> {
   app.use(hostSignInPage({ auth, accounts, sessions: hostSessions }));
   app.use(adminApi(auth));
   const pageSecret = options.adminSecret ?? randomBytes(32).toString('base64url');
-  app.use(adminPage({ auth, accounts, sites, secret: pageSecret }));
-  app.use(connectedAppsPage({ auth, accounts, secret: pageSecret }));
+  app.use(adminPage({ auth, accounts, sites, secret: pageSecret, secureCookies }));
+  app.use(connectedAppsPage({ auth, accounts, secret: pageSecret, secureCookies }));
   app.use(async function demoPages(ctx, next) {
     if (ctx.method !== 'GET') return next();
     if (ctx.path === '/') {

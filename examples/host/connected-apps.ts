@@ -38,6 +38,8 @@ export interface ConnectedAppsPageDeps {
   readonly accounts: AccountStore;
   /** signs the session cookie (a key of its own is derived from it) */
   readonly secret: string;
+  /** `Secure` cookies: the host's baseUrl is https */
+  readonly secureCookies: boolean;
 }
 
 interface Member {
@@ -59,7 +61,7 @@ function seeOther(ctx: Context, path: string): void {
   ctx.redirect(path);
 }
 
-function createRouter({ auth, accounts, sessions }: Omit<ConnectedAppsPageDeps, 'secret'> & { sessions: AdminSessions }): Router {
+function createRouter({ auth, accounts, sessions }: Omit<ConnectedAppsPageDeps, 'secret' | 'secureCookies'> & { sessions: AdminSessions }): Router {
   const router = new Router();
   const nonceOf = (ctx: Context) => ctx.state.pageNonce as string;
 
@@ -128,8 +130,8 @@ function createRouter({ auth, accounts, sessions }: Omit<ConnectedAppsPageDeps, 
   return router;
 }
 
-export function connectedAppsPage({ auth, accounts, secret }: ConnectedAppsPageDeps): Middleware {
-  const sessions = new AdminSessions(secret, MEMBER_AREA);
+export function connectedAppsPage({ auth, accounts, secret, secureCookies }: ConnectedAppsPageDeps): Middleware {
+  const sessions = new AdminSessions(secret, MEMBER_AREA, { secure: secureCookies });
   const dispatch = createRouter({ auth, accounts, sessions }).routes() as Middleware;
 
   return async function connectedApps(ctx, next) {

@@ -31,6 +31,7 @@ export const HOST_AREA: SessionArea = { cookie: 'demo_session', path: '/', label
 export const HOST_SIGN_IN_PATH = '/sign-in';
 
 /** The page was shown for another sign-in than the one waiting now (PendingSignIn.id). */
+const EXPIRED = 'This form has expired. Try again.';
 const CHANGED = 'The app waiting for this sign-in changed since this page was shown. Check which app it is, then sign in again.';
 
 /** `options.signIn.session`: the account of the host session, signed in `SESSION_SECONDS` before it expires. */
@@ -118,7 +119,7 @@ export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Mi
   router.post(HOST_SIGN_IN_PATH, async function hostSignIn(ctx) {
     const form = await readForm(ctx);
     const session = sessions.read(ctx);
-    if (!sessions.verifyCsrf(session, form.get('csrf'))) return show(ctx, 403, { csrf: sessions.csrfToken(sessionOf(ctx)), pending: undefined, error: 'This form has expired. Try again.' });
+    if (!sessions.verifyCsrf(session, form.get('csrf'))) return show(ctx, 403, { csrf: sessions.csrfToken(sessionOf(ctx)), pending: undefined, error: EXPIRED });
     const pending = await auth.interactions.pendingSignIn(ctx);
     // the sign-in this page was shown for: another one may have replaced it in this browser
     // since (another tab, or a page of another site starting its own client's), and the
@@ -143,8 +144,9 @@ export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Mi
   router.post(`${HOST_SIGN_IN_PATH}/cancel`, async function hostCancel(ctx) {
     const form = await readForm(ctx);
     const session = sessions.read(ctx);
-    if (!sessions.verifyCsrf(session, form.get('csrf'))) ctx.throw(403, 'This form has expired.');
     const pending = await auth.interactions.pendingSignIn(ctx);
+    // the page again, with a fresh form, never a bare 403: the person can still cancel
+    if (!sessions.verifyCsrf(session, form.get('csrf'))) return show(ctx, 403, { csrf: sessions.csrfToken(sessionOf(ctx)), pending, error: EXPIRED });
     if (pending && form.get('sign_in') !== pending.id) return show(ctx, 409, { csrf: sessions.csrfToken(session!), pending, error: CHANGED });
     await auth.interactions.cancelSignIn(ctx, { expected: form.get('sign_in') ?? undefined });
   });
@@ -152,7 +154,12 @@ export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Mi
   router.post('/sign-out', async function hostSignOut(ctx) {
     const form = await readForm(ctx);
     const session = sessions.read(ctx);
-    if (!session || !sessions.verifyCsrf(session, form.get('csrf'))) return ctx.throw(403, 'This form has expired.');
+    if (!session || !sessions.verifyCsrf(session, form.get('csrf'))) {
+      const pending = await auth.interactions.pendingSignIn(ctx);
+      const current = sessionOf(ctx);
+      const account = current.accountId ? await accounts.findById(current.accountId) : undefined;
+      return show(ctx, 403, { csrf: sessions.csrfToken(current), pending, ...(account ? { signedInAs: account.email } : {}), error: EXPIRED });
+    }
     // the library's sign-in first: if storage fails, the host session (and its sign-out form)
     // is still there to try again
     await auth.interactions.signOut(ctx);
@@ -164,6 +171,7 @@ export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Mi
   return router.routes() as Middleware;
 }
 
-export function createHostSessions(secret: string): AdminSessions {
-  return new AdminSessions(secret, HOST_AREA);
+/** `secure`: `Secure` cookies, when the host's baseUrl is https (see AdminSessions). */
+export function createHostSessions(secret: string, { secure }: { secure: boolean }): AdminSessions {
+  return new AdminSessions(secret, HOST_AREA, { secure });
 }

@@ -166,7 +166,7 @@ describe('the staff view', () => {
 
     beforeAll(async () => {
       const host = new Koa();
-      host.use(adminPage({ auth: app.auth, accounts, sites: createSiteStore(), secret: 'another-admin-secret-0123456789abcdef' }));
+      host.use(adminPage({ auth: app.auth, accounts, sites: createSiteStore(), secret: 'another-admin-secret-0123456789abcdef', secureCookies: false }));
       server = createServer(host.callback());
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -298,6 +298,21 @@ describe('the host\'s sign-in page (signIn.loginUrl)', () => {
     expect(isConsent(page(await browser.submit(otherPage, '/sign-in', ADMIN), 'the consent page'))).toBe(true);
   });
 
+  it('the demo answers a cancel or sign-out without its form\'s CSRF token with its page again (403, a fresh form), not plain text', async () => {
+    const start = await fetch(`${app.baseUrl}/sign-in`);
+    const cookie = start.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    for (const path of ['/sign-in/cancel', '/sign-out']) {
+      const res = await fetch(`${app.baseUrl}${path}`, {
+        method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie }, body: 'csrf=forged',
+      });
+      const html = await res.text();
+      expect({ path, status: res.status, type: res.headers.get('content-type') }).toEqual({ path, status: 403, type: 'text/html; charset=utf-8' });
+      expect(html).toContain('This form has expired. Try again.');
+      expect(html).toMatch(/<input type="hidden" name="csrf" value="[^"]+">/);
+      expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+    }
+  });
+
   it('finishSignIn refuses a sign-in from before a prompt=login request, and an unknown account', async () => {
     const browser = new Browser(app.baseUrl);
     const flow = await authorize(config, { prompt: 'login' });

@@ -45,12 +45,19 @@ function derive(secret: string, label: string, purpose: string): Buffer {
 
 export class AdminSessions {
   readonly #area: SessionArea;
+  readonly #secure: boolean;
   readonly #key: Buffer;
   readonly #csrf: CsrfTokens;
   /** sid → exp of sessions signed out early: the signed cookie alone would stay valid until exp */
   readonly #ended = new Map<string, number>();
 
-  constructor(secret: string, area: SessionArea = ADMIN_AREA) {
+  /**
+   * `secure`: whether the cookie is `Secure`, from the host's `baseUrl` (https), not from the
+   * connection: behind a proxy that ends TLS the demo sees plain HTTP, and a cookie the
+   * connection decided would then travel over plain HTTP too.
+   */
+  constructor(secret: string, area: SessionArea = ADMIN_AREA, { secure = false }: { secure?: boolean } = {}) {
+    this.#secure = secure;
     this.#area = area;
     this.#key = derive(secret, area.label, 'session');
     this.#csrf = new CsrfTokens(derive(secret, area.label, 'csrf').toString('base64url'));
@@ -85,23 +92,24 @@ export class AdminSessions {
   start(ctx: Context, accountId?: string): AdminSession {
     const session: AdminSession = { sid: randomBytes(16).toString('base64url'), exp: now() + SESSION_SECONDS, ...(accountId ? { accountId } : {}) };
     const payload = Buffer.from(JSON.stringify({ sid: session.sid, acc: session.accountId, exp: session.exp })).toString('base64url');
-    ctx.cookies.set(this.#area.cookie, `${payload}.${this.#sign(payload)}`, {
-      path: this.#area.path,
-      httpOnly: true,
-      sameSite: 'lax',
-      secure: ctx.secure,
-      signed: false,
-      overwrite: true,
-      maxAge: SESSION_SECONDS * 1000,
-    });
+    this.#setCookie(ctx, `${payload}.${this.#sign(payload)}`, SESSION_SECONDS * 1000);
     return session;
+  }
+
+  #setCookie(ctx: Context, value: string, maxAge: number): void {
+    // the cookies module refuses a Secure cookie on a connection it thinks plain: it is told
+    // what baseUrl says (the connection is the proxy's, TLS ended there)
+    if (this.#secure) ctx.cookies.secure = true;
+    ctx.cookies.set(this.#area.cookie, value, {
+      path: this.#area.path, httpOnly: true, sameSite: 'lax', secure: this.#secure, signed: false, overwrite: true, maxAge,
+    });
   }
 
   end(ctx: Context, session: AdminSession): void {
     const t = now();
     for (const [sid, exp] of this.#ended) if (exp <= t) this.#ended.delete(sid);
     this.#ended.set(session.sid, session.exp);
-    ctx.cookies.set(this.#area.cookie, '', { path: this.#area.path, httpOnly: true, sameSite: 'lax', secure: ctx.secure, signed: false, overwrite: true, maxAge: 0 });
+    this.#setCookie(ctx, '', 0);
   }
 
   csrfToken(session: AdminSession): string {
