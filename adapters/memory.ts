@@ -225,10 +225,19 @@ class MemoryStore {
     return { grantId: use!.grantId, generation: use!.generation };
   }
 
-  /** Forgets the uses of the grant of `id`: a use deleted is no longer known, and neither are the later ones. */
+  /**
+   * Forgets the use `id`, as Redis deletes its one record. Only the grant's highest generation
+   * is kept, so only deleting that one changes an answer: the highest becomes the one below.
+   * A lower generation deleted stays answered as used, as every generation below the highest
+   * is (adapters/types.ts), and the later ones, which the grace reads, stay known: forgetting
+   * them would let a rotated token's reuse pass as a use within the grace.
+   */
   #dropUse(id: string): void {
     const use = splitUseId(id);
-    if (use) this.generations.delete(use.grantId);
+    const kept = use && this.generations.get(use.grantId);
+    if (!kept || kept.generation !== use!.generation) return;
+    if (kept.generation === 0) this.generations.delete(use!.grantId);
+    else kept.generation -= 1;
   }
 
   /** Removes every record of the grant and the grant itself, except `keep` (see consume). */
@@ -349,8 +358,9 @@ export function createMemoryAdapter(options: MemoryAdapterOptions = {}): Closabl
      */
     putRecords(writes: readonly RecordWrite[]): Promise<void> {
       for (const { model, id, payload, expiresIn } of writes) {
-        // already expired: a deletion, as the Redis adapter writes it
-        if (typeof expiresIn === 'number' && expiresIn < 1) store.remove(model, id);
+        // already expired: a deletion, as the Redis adapter writes it (a fraction of a second
+        // is a lifetime there, rounded up to 1 s; here it is kept to the millisecond, as upsert keeps it)
+        if (typeof expiresIn === 'number' && expiresIn <= 0) store.remove(model, id);
         else store.write(model, id, payload, expiresIn);
       }
       return Promise.resolve();

@@ -383,6 +383,38 @@ export function describeAdapterContract(name: string, setup: () => Promise<Contr
       expect(await factory('AccessToken').find(again)).toBeUndefined();
     });
 
+    test('putRecords keeps a record whose lifetime is under a second (only 0 or less is a deletion)', async () => {
+      const { putRecords } = factory as ClosableAdapterFactory & Partial<PutRecords>;
+      const id = uid();
+      const grantId = uid();
+      const uses = factory('RefreshTokenUse');
+      for (const generation of [0, 1]) await uses.upsert(`${grantId}:${generation}`, { grantId, generation }, TTL);
+      await putRecords!.call(factory, [
+        { model: 'RevokedAccessToken', id, payload: { clientId: 'c' }, expiresIn: 0.5 },
+        { model: 'RefreshTokenUse', id: `${grantId}:2`, payload: { grantId, generation: 2 }, expiresIn: 0.5 },
+      ]);
+      expect(await factory('RevokedAccessToken').find(id)).toEqual({ clientId: 'c' });
+      // and the grant's earlier generations stay known
+      const known = async () => Promise.all([0, 1, 2].map(async (generation) => (await uses.find(`${grantId}:${generation}`)) !== undefined));
+      expect(await known()).toEqual([true, true, true]);
+      await sleep(1_200);
+      expect(await factory('RevokedAccessToken').find(id)).toBeUndefined();
+    });
+
+    test('destroy of one refresh-token use leaves the generations after it known (the grace reads them)', async () => {
+      const { putRecords } = factory as ClosableAdapterFactory & Partial<PutRecords>;
+      const grantId = uid();
+      const uses = factory('RefreshTokenUse');
+      await putRecords!.call(factory, [0, 1, 2, 3].map((generation) => (
+        { model: 'RefreshTokenUse', id: `${grantId}:${generation}`, payload: { grantId, generation }, expiresIn: TTL })));
+      const known = async (generation: number) => (await uses.find(`${grantId}:${generation}`)) !== undefined;
+      await uses.destroy(`${grantId}:1`);
+      // generation 1 itself may still be answered as used (storage may keep only the highest, adapters/types.ts)
+      expect([await known(0), await known(2), await known(3)]).toEqual([true, true, true]);
+      await uses.destroy(`${grantId}:3`);
+      expect([await known(2), await known(3)]).toEqual([true, false]);
+    });
+
     test('a record kept by consumeAndKeep stays in its grant\'s index past its first lifetime', async () => {
       const grantId = uid();
       const codeId = uid();
