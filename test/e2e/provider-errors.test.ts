@@ -1,10 +1,13 @@
 /**
  * An unexpected failure inside oidc-provider (answered 500 server_error with no detail) is
  * written to the library's logger with the route and the proxy's request id, never with the
- * request's code, verifier or any secret: a host can see why a connector failed.
+ * request's code, verifier or any secret (nor a resume's uid, the interaction cookies' value):
+ * a host can see why a connector failed.
  */
 import { createAccountStore } from '../../examples/host/seed.ts';
-import { MEMBER, STUDENT, obtainCode, postForm } from '../support/flows.ts';
+import { Browser, findForm, isPage } from '../support/browser.ts';
+import { MEMBER, STUDENT, buildAuthorizeUrl, obtainCode, postForm } from '../support/flows.ts';
+import { pkcePair } from '../support/pkce.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
 
@@ -43,4 +46,30 @@ it('logs a provider server_error once, with route and request id, and no secret 
   ]);
   expect(lines[0]).not.toContain(code);
   expect(lines[0]).not.toContain(verifier);
+});
+
+it('logs a failed resume by its route, never its uid (the value of the interaction cookies)', async () => {
+  const browser = new Browser(app.baseUrl);
+  const authorize = await browser.request(buildAuthorizeUrl(app.baseUrl, MEMBER, { scope: 'openid', challenge: pkcePair().challenge, state: 's' }));
+  const signIn = await browser.navigate(authorize.headers.get('location')!);
+  if (!isPage(signIn)) throw new Error('expected the sign-in page');
+  const cookies = authorize.headers.getSetCookie().filter((c) => c.startsWith('_interaction')).map((c) => c.split(';')[0]!.split('=')[1]!);
+  expect(cookies.length).toBeGreaterThan(0);
+  // the sign-in's POST, not followed: it answers the redirect to the resume
+  const form = findForm(signIn.html, '/login');
+  const login = await browser.request(form.action, {
+    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ ...form.hidden, email: STUDENT.email, password: STUDENT.password }).toString(),
+  });
+  const resume = new URL(login.headers.get('location')!, app.baseUrl).href;
+  expect(new URL(resume).pathname).toMatch(/^\/oauth\/authorize\/[\w-]+$/);
+  const uid = resume.split('/').pop()!;
+  broken = true;
+  const before = app.warnings.length;
+  const res = await browser.request(resume);
+  broken = false;
+  expect(res.status).toBe(500);
+  const lines = app.warnings.slice(before).filter((w) => w.includes('server_error'));
+  expect(lines).toEqual([expect.stringMatching(/^platform-auth: oidc-provider answered server_error to GET \/oauth\/authorize\/:uid \(resume\) \[request [^\]]+\]: Error: the account directory is misconfigured$/)]);
+  for (const secret of [uid, ...cookies]) expect(lines[0]).not.toContain(secret);
 });
