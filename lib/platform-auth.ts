@@ -39,6 +39,7 @@ import { afterProviderAnswer } from './provider/after-answer.ts';
 import { applyAnswerRules } from './provider/answer-rules.ts';
 import { logProviderErrors } from './provider/error-log.ts';
 import { skipWithheldIdTokens } from './provider/id-token-issuance.ts';
+import { writeRotatedSessionsFirst } from './provider/session-rotation.ts';
 import { registrationRefusalCode } from './policies/client-metadata.ts';
 import { OPEN_CORS, openCors } from './policies/cors.ts';
 import { createDiscoveryCache } from './policies/discovery-cache.ts';
@@ -146,6 +147,8 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   provider.proxy = true;
   logProviderErrors(provider, options.logger);
   skipWithheldIdTokens(provider, withholdsIdToken(options.idTokens));
+  // a rotated session id: the new record first, so a storage fault signs nobody out
+  writeRotatedSessionsFirst(provider);
   diagnostics.attach(provider);
   const discovery = createDiscoveryCache(options.baseUrl);
   // outermost: a storage failure anywhere below, the steps on the answer included, is a 503

@@ -51,6 +51,11 @@ export class Browser {
     }
   }
 
+  /** The value of the cookie `name` this browser holds (on any path), if any. */
+  cookie(name: string): string | undefined {
+    return [...this.#cookies.values()].find((c) => c.name === name)?.value;
+  }
+
   /** Forgets the cookie `name` on every path, as when it expires (e.g. a host session's). */
   dropCookie(name: string): void {
     for (const [key, cookie] of this.#cookies) if (cookie.name === name) this.#cookies.delete(key);

@@ -1,0 +1,103 @@
+/**
+ * No member signed out by a storage fault when the browser session's id is rotated: every
+ * resume of an authorization (here a member already signed in gives a new consent) writes the
+ * session under a new id and deletes the old record (lib/provider/session-rotation.ts). A
+ * fault at any point of it is a 503, and the browser is still signed in afterwards: the next
+ * authorization asks for no password, and the member's refresh token still works.
+ */
+import { jest } from '@jest/globals';
+
+import { Browser, findForm, isPage } from '../support/browser.ts';
+import type { PageResult } from '../support/browser.ts';
+import { MEMBER, STUDENT, buildAuthorizeUrl, exchangeCode, postForm } from '../support/flows.ts';
+import type { TokenSet } from '../support/flows.ts';
+import { pkcePair, randomState } from '../support/pkce.ts';
+import { startFaultRig } from '../support/storage-faults.ts';
+import type { Fault, FaultRig } from '../support/storage-faults.ts';
+
+jest.setTimeout(60_000);
+
+const SCOPE = 'openid profile email account:read';
+
+let rig: FaultRig;
+beforeAll(async () => { rig = await startFaultRig(); });
+afterAll(() => rig?.stop());
+afterEach(() => rig.recover());
+
+const base = () => rig.app.baseUrl;
+
+function authorize(extra: Record<string, string> = {}) {
+  const { challenge, verifier } = pkcePair();
+  return { url: buildAuthorizeUrl(base(), MEMBER, { scope: SCOPE, challenge, state: randomState(), extra }), verifier };
+}
+
+/** Signs the browser in on the library's page and returns the member's tokens. */
+async function signedInMember(browser: Browser): Promise<TokenSet> {
+  const { url, verifier } = authorize();
+  let result = await browser.navigate(url);
+  if (isPage(result) && result.html.includes('name="password"')) result = await browser.submit(result, '/login', { ...STUDENT });
+  if (isPage(result) && result.html.includes('/confirm"')) result = await browser.submit(result, '/confirm');
+  if (isPage(result)) throw new Error(`expected the client's redirect, got a page ${result.response.status}`);
+  const res = await exchangeCode(base(), MEMBER, new URL(result.redirect).searchParams.get('code')!, verifier);
+  expect(res.status).toBe(200);
+  return (await res.json()) as TokenSet;
+}
+
+/** What a new authorization of this browser meets: the consent page (signed in) or the password. */
+async function signInState(browser: Browser): Promise<string> {
+  const result = await browser.navigate(authorize({ prompt: 'consent' }).url);
+  if (isPage(result) && result.html.includes('name="password"')) return 'asked for the password again';
+  if (isPage(result) && result.html.includes('/confirm"')) return 'signed in';
+  return isPage(result) ? `a page ${result.response.status}` : 'sent to the client';
+}
+
+/** The consent of a later authorization, allowed: the answer is the redirect to its resume. */
+async function allowedConsent(browser: Browser): Promise<string> {
+  const consent = await browser.navigate(authorize({ prompt: 'consent' }).url, { headers: { accept: 'text/html' } });
+  if (!isPage(consent) || !consent.html.includes('/confirm"')) throw new Error('expected the consent page');
+  const form = findForm((consent as PageResult).html, '/confirm');
+  const allowed = await browser.request(form.action, {
+    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form.hidden).toString(),
+  });
+  const resume = allowed.headers.get('location');
+  if (!resume) throw new Error(`expected the redirect to the resume, got ${allowed.status}`);
+  return resume;
+}
+
+const refresh = (refreshToken: string) => postForm(`${base()}/api/oauth/token`, {
+  grant_type: 'refresh_token', refresh_token: refreshToken, client_id: MEMBER.clientId,
+});
+
+it('without a fault the resume still rotates the session id: the old record is gone (no session fixation)', async () => {
+  const browser = new Browser(base());
+  await signedInMember(browser);
+  const before = browser.cookie('_session');
+  const resume = await allowedConsent(browser);
+  const result = await browser.navigate(resume);
+  expect(isPage(result)).toBe(false);
+  const after = browser.cookie('_session');
+  expect(before).toEqual(expect.any(String));
+  expect(after).toEqual(expect.any(String));
+  expect(after).not.toBe(before);
+  const sessions = rig.app.auth.options.adapter('Session');
+  expect(await sessions.find(before!)).toBeUndefined();
+  expect(await sessions.find(after!)).toEqual(expect.objectContaining({ accountId: expect.any(String) }));
+});
+
+it.each<[string, Fault]>([
+  ['refused as the new record is written', { model: 'Session', method: 'upsert', when: 'before', action: 'kill' }],
+  ['refused once the new record is written', { model: 'Session', method: 'upsert', when: 'after', action: 'kill' }],
+  ['not answering while the code is written', { model: 'AuthorizationCode', method: 'upsert', when: 'before', action: 'pause' }],
+])('Redis %s at the resume: 503, and the member is still signed in', async (_name, fault) => {
+  const browser = new Browser(base());
+  const tokens = await signedInMember(browser);
+  expect(await signInState(browser)).toBe('signed in');
+  const resume = await allowedConsent(browser);
+  rig.arm(fault);
+  const res = await browser.request(resume, { headers: { accept: 'text/html' } });
+  expect({ status: res.status, retryAfter: res.headers.get('retry-after') }).toEqual({ status: 503, retryAfter: expect.any(String) });
+  expect(await res.text()).toContain('Temporarily unavailable');
+  await rig.recover();
+  expect(await signInState(browser)).toBe('signed in');
+  expect((await refresh(tokens.refresh_token)).status).toBe(200);
+});
