@@ -48,7 +48,11 @@
  * the client: a Redis or Cluster node that accepts connections but does not answer (paused,
  * overloaded, a network that drops packets) makes it reject with `StorageUnavailableError`
  * ('redis: timeout') after 3 s at most, so a request that needs storage is answered 503
- * within about 3 s. ioredis' own `commandTimeout` cannot promise this with auto-pipelining:
+ * within about 3 s: on a single Redis, once a call timed out, the calls after it fail at once
+ * until Redis answers again (a PING is sent every 100 ms meanwhile), so a request that makes
+ * several calls in a row waits 3 s once, not once per call. On a Cluster each call keeps its own
+ * 3 s (one node may be stuck while the others answer), until the Cluster fails that node
+ * over. ioredis' own `commandTimeout` cannot promise this with auto-pipelining:
  * commands issued while a pipeline is stuck wait for it unsent, and their timeout only
  * starts once they are written. ioredis still holds commands that timed out here: Redis may
  * run them once it answers again (a write that timed out may have been applied, as with any
@@ -131,6 +135,15 @@ const CALL_TIMEOUT_MS = 3_000;
  * CALL_TIMEOUT_MS all the same.
  */
 const DEADLINE_CHECK_MS = 100;
+/**
+ * Once a call timed out on a single Redis, the store is stalled: calls fail at once, and one
+ * PING at a time (this often while none is answered) asks whether Redis answers again. A
+ * request makes several storage calls in a row (a resume: the interaction, then the session
+ * saved twice), and without this each waited its own 3 s: 9 s, not the documented 3 s.
+ */
+const STALL_PROBE_INTERVAL_MS = 100;
+/** ioredis' message when a sent command got no reply within `commandTimeout` (built/Command.js). */
+const COMMAND_TIMED_OUT = 'Command timed out';
 
 const epoch = () => Math.floor(Date.now() / 1000);
 
@@ -543,6 +556,13 @@ class RedisStore {
   /** {@link RedisAdapterOptions.coalesceWrites}, on a single Redis */
   readonly #coalescing: boolean;
 
+  /**
+   * Whether a call timed out and Redis has not answered since (single Redis only; see
+   * STALL_PROBE_INTERVAL_MS). A Cluster's calls go to many nodes, one of which may be stuck
+   * while the others answer: each call there keeps its own bound.
+   */
+  #stalled = false;
+
   constructor(client: Redis | Cluster, owned: boolean, prefix: string, coalesceWrites: boolean) {
     client.defineCommand('platformAuthConsume', { numberOfKeys: 1, lua: CONSUME_LUA });
     client.defineCommand('platformAuthRevoke', { numberOfKeys: 2, lua: REVOKE_LUA });
@@ -564,6 +584,23 @@ class RedisStore {
     this.prefix = prefix;
     this.isCluster = client.isCluster;
     this.#coalescing = coalesceWrites && !client.isCluster;
+    // a connection made again answers: nothing of the stuck one is left to wait for
+    if (!client.isCluster) client.on('ready', () => { this.#stalled = false; });
+  }
+
+  /** A call timed out: calls fail at once until Redis answers a PING (or a call) again. */
+  #stall(): void {
+    if (this.#stalled || this.isCluster) return;
+    this.#stalled = true;
+    const probe = () => {
+      if (!this.#stalled || this.closing) return;
+      // the client's commandTimeout (ours: 3 s) bounds an unanswered PING
+      this.client.ping().then(
+        () => { this.#stalled = false; },
+        () => { setTimeout(probe, STALL_PROBE_INTERVAL_MS).unref(); },
+      );
+    };
+    probe();
   }
 
   recordKey(model: string, id: string): string {
@@ -637,14 +674,22 @@ class RedisStore {
     if (this.#reads.length > 0) this.#sendReads();
     if (this.#upserts.length > 0) this.#writeUpserts();
     this.#revoking.clear();
+    if (this.#stalled) {
+      reject(new StorageUnavailableError('redis: timeout'));
+      return;
+    }
     const call: PendingCall = { reject, expiresAt: performance.now() + CALL_TIMEOUT_MS - DEADLINE_CHECK_MS };
     this.#calls.add(call);
     this.#deadlineCheck ??= setInterval(() => this.#expireCalls(), DEADLINE_CHECK_MS).unref();
     // once timed out, what the command still does is ignored (#expireCalls removed the call)
     const settle = (value: T) => {
+      // an answer, even to a call that timed out: Redis answers again
+      this.#stalled = false;
       if (this.#calls.delete(call)) resolve(value);
     };
     const fail = (error: unknown) => {
+      // the client's own commandTimeout may come first: a timeout all the same
+      if (error instanceof Error && error.message === COMMAND_TIMED_OUT) this.#stall();
       if (this.#calls.delete(call)) reject(toStorageError(error));
     };
     // no await (a promise and a turn) on every call once connected
@@ -792,6 +837,7 @@ class RedisStore {
       if (call.expiresAt > now) return;
       this.#calls.delete(call);
       call.reject(new StorageUnavailableError('redis: timeout'));
+      this.#stall();
     }
     clearInterval(this.#deadlineCheck);
     this.#deadlineCheck = undefined;

@@ -445,6 +445,35 @@ describe('redis adapter when Redis goes away', () => {
     }
   });
 
+  test.each(pausedClients)('a request\'s calls in a row on a Redis that stopped answering (%s): the first waits the bound, the next fail at once; all work again once it answers', async (_name, open) => {
+    const { factory, client } = open();
+    try {
+      await eventually(() => factory('Session').upsert('s', { a: 1 }, 60));
+      dedicated.pause();
+      // as a resume does: the interaction, then the session saved twice, one after another
+      const started = Date.now();
+      const took: number[] = [];
+      for (const call of [() => factory('Interaction').find('i'), () => factory('Session').upsert('s', { a: 2 }, 60), () => factory('Session').upsert('s', { a: 3 }, 60)]) {
+        const at = Date.now();
+        await expect(call()).rejects.toBeInstanceOf(StorageUnavailableError);
+        took.push(Date.now() - at);
+      }
+      // the whole request within the bound (with slack for a loaded machine), not once per call
+      expect(Date.now() - started).toBeLessThan(BOUND_MS + 1_500);
+      expect(took[0]).toBeGreaterThanOrEqual(BOUND_MS - 200);
+      dedicated.resume();
+      // answered again at once: the store asks Redis while stalled, it does not wait for a call;
+      // and the writes refused at once were never sent (Redis did not apply them on resuming)
+      const back = Date.now();
+      expect(await eventually(() => factory('Session').find('s'))).toEqual({ a: 1 });
+      expect(Date.now() - back).toBeLessThan(1_500);
+    } finally {
+      dedicated.resume();
+      await factory.close();
+      client?.disconnect();
+    }
+  });
+
   test('"not now" replies (READONLY after a failover) are outages; other errors are not', async () => {
     const prefix = freshPrefix();
     const factory = createRedisAdapter({ url: dedicated.url, keyPrefix: prefix, logger: captureLogger() });

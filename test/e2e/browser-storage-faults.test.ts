@@ -1,9 +1,15 @@
 /**
- * No member signed out by a storage fault when the browser session's id is rotated: every
- * resume of an authorization (here a member already signed in gives a new consent) writes the
- * session under a new id and deletes the old record (lib/provider/session-rotation.ts). A
- * fault at any point of it is a 503, and the browser is still signed in afterwards: the next
- * authorization asks for no password, and the member's refresh token still works.
+ * Storage faults on a browser's way through sign-in and consent, on a real Redis made to fail
+ * at one precise call (test/support/storage-faults.ts):
+ *
+ * - No member signed out: every resume of an authorization (here a member already signed in
+ *   gives a new consent) writes the session under a new id and deletes the old record
+ *   (lib/provider/session-rotation.ts). A fault at any point of it is a 503, and the browser
+ *   is still signed in afterwards: the next authorization asks for no password, and the
+ *   member's refresh token still works.
+ * - One wait, not one per call: a Redis that stops answering makes a request 503 within the
+ *   adapter's 3 s bound, also a request that makes several storage calls in a row (the
+ *   resume) or queues behind another's (sign-ins of one account at once).
  */
 import { jest } from '@jest/globals';
 
@@ -100,4 +106,36 @@ it.each<[string, Fault]>([
   await rig.recover();
   expect(await signInState(browser)).toBe('signed in');
   expect((await refresh(tokens.refresh_token)).status).toBe(200);
+});
+
+/** The documented bound (adapters/redis.ts, README "When Redis is unreachable"), with slack for a loaded machine. */
+const WITHIN_MS = 3_000 + 1_500;
+
+it('Redis stops answering at the resume: 503 within the bound, not after one wait per storage call', async () => {
+  const browser = new Browser(base());
+  await signedInMember(browser);
+  const resume = await allowedConsent(browser);
+  rig.arm({ model: 'Interaction', method: 'find', when: 'before', action: 'pause' });
+  const started = Date.now();
+  const res = await browser.request(resume, { headers: { accept: 'text/html' } });
+  expect({ status: res.status, ms: Date.now() - started < WITHIN_MS }).toEqual({ status: 503, ms: true });
+});
+
+it('Redis stops answering while one account signs in from eight browsers at once: each 503 within the bound', async () => {
+  const forms = await Promise.all(Array.from({ length: 8 }, async () => {
+    const browser = new Browser(base());
+    const page = await browser.navigate(authorize().url);
+    if (!isPage(page) || !page.html.includes('name="password"')) throw new Error('expected the sign-in page');
+    return { browser, form: findForm(page.html, '/login') };
+  }));
+  rig.redis.pause();
+  const answers = await Promise.all(forms.map(async ({ browser, form }) => {
+    const started = Date.now();
+    const res = await browser.request(form.action, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+      body: new URLSearchParams({ ...form.hidden, email: STUDENT.email, password: STUDENT.password }).toString(),
+    });
+    return { status: res.status, inBound: Date.now() - started < WITHIN_MS };
+  }));
+  expect(answers).toEqual(Array.from({ length: 8 }, () => ({ status: 503, inBound: true })));
 });
