@@ -40,6 +40,7 @@ import { applyAnswerRules } from './provider/answer-rules.ts';
 import { logProviderErrors } from './provider/error-log.ts';
 import { skipWithheldIdTokens } from './provider/id-token-issuance.ts';
 import { writeRotatedSessionsFirst } from './provider/session-rotation.ts';
+import { createKnownDocuments, markKnownOnIssuance } from './cimd/known-documents.ts';
 import { registrationRefusalCode } from './policies/client-metadata.ts';
 import { OPEN_CORS, openCors } from './policies/cors.ts';
 import { createDiscoveryCache } from './policies/discovery-cache.ts';
@@ -137,7 +138,9 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   const providerOptions = { ...options, adapter: withGrantIndex(options.adapter, grantIndex) };
   // with the host's session as sign-in: the sign-ins made on the library's page, which do not end with it (lib/policies/host-session.ts)
   const ownPageSignIns = options.signIn.session ? new OwnPageSignIns(options.adapter, options.ttl.session) : undefined;
-  const provider = new Provider(options.issuer, buildConfiguration(providerOptions, { grantContexts, findClient, provider: current, ownPageSignIns }));
+  // document clients issued tokens within their lifetimes: their re-fetches spend no host budget
+  const knownDocuments = createKnownDocuments(options.adapter, Math.max(options.ttl.grant, options.ttl.refreshToken));
+  const provider = new Provider(options.issuer, buildConfiguration(providerOptions, { grantContexts, findClient, provider: current, ownPageSignIns, knownDocuments }));
   built.provider = provider;
   // static clients built now, not at their first sign-in: metadata the provider refuses fails start-up
   await checkStaticClients(provider, options.clients);
@@ -149,6 +152,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   skipWithheldIdTokens(provider, withholdsIdToken(options.idTokens));
   // a rotated session id: the new record first, so a storage fault signs nobody out
   writeRotatedSessionsFirst(provider);
+  markKnownOnIssuance(provider, knownDocuments);
   diagnostics.attach(provider);
   const discovery = createDiscoveryCache(options.baseUrl);
   // outermost: a storage failure anywhere below, the steps on the answer included, is a 503

@@ -9,10 +9,8 @@
  * the document's body after the same size limit, for as long as its `Cache-Control`/`Expires`
  * say within the provider's bounds; failures (network errors, non-200 answers, oversized
  * bodies) are cached for `failureSeconds` so a broken or hostile host is not fetched on every
- * request, and a host refused for its address is remembered as refused for as long, whatever
- * document on it is asked for next. A URL that served a valid document is remembered as known
- * for as long as its client's tokens may be used, so that the fetch budget tells a client
- * coming back from junk client_ids on its host (lib/cimd/guard.ts).
+ * request (and requests that ask for a URL while it is being fetched share that fetch), and a host refused for its address is remembered as refused for as long, whatever
+ * document on it is asked for next.
  *
  * Events: a document fetched from its host (not one answered from the cache) is
  * `metadata_document.fetched`, for the request whose client lookup fetched it (oidc-provider's
@@ -27,7 +25,6 @@ import Provider from 'oidc-provider';
 
 import type { Adapter, AdapterFactory } from '../../adapters/types.ts';
 import type { MetadataDocumentFetch } from '../config/options.ts';
-import { DEFAULT_TTL } from '../constants.ts';
 import { diagnosticsOf } from '../events/diagnostics.ts';
 import { fetchFailureOf } from '../events/metadata-document-failure.ts';
 import type { MetadataDocumentFailure } from '../events/types.ts';
@@ -48,27 +45,12 @@ export interface DocumentCacheOptions {
   readonly cacheDuration: { readonly min: number; readonly max: number };
   /** seconds a failure, or a host refused for its address, is remembered; by default `cacheDuration.min` */
   readonly failureSeconds?: number | undefined;
-  /**
-   * Seconds a URL stays known (see {@link DocumentFetch.known}) after its document was last
-   * fetched and valid: as long as a token of its client may still be used (the grant's and
-   * the refresh token's lifetimes); by default {@link DEFAULT_KNOWN_SECONDS}
-   */
-  readonly knownSeconds?: number | undefined;
 }
-
-/** The library's default grant and refresh-token lifetimes (lib/constants.ts). */
-export const DEFAULT_KNOWN_SECONDS = Math.max(DEFAULT_TTL.grant, DEFAULT_TTL.refreshToken);
 
 /** The document fetch, and what the fetch guard (lib/cimd/guard.ts) asks of its cache. */
 export interface DocumentFetch extends MetadataDocumentFetch {
   /** Whether the cache answers for `url` (a document, or a remembered failure): no fetch would happen. */
   cached(url: string): Promise<boolean>;
-  /**
-   * Whether `url` served a valid document of its own within `knownSeconds`: the document of a
-   * client that may hold tokens, fetched again once its cached copy is old. Junk client_ids
-   * never become known (nothing valid was ever served for them).
-   */
-  known(url: string): Promise<boolean>;
   /** What was wrong with `hostname` when it was refused for its address lately, if it was. */
   refusedHost(hostname: string): Promise<string | undefined>;
   /**
@@ -163,17 +145,25 @@ function notADocumentOf(text: string, url: string): string | undefined {
   return undefined;
 }
 
+/** The storage model of the shared cache. */
+export const DOCUMENT_CACHE_MODEL = 'ClientMetadataDocument';
+
+/** What one fetch of a document URL came to, shared by the requests that asked for it meanwhile. */
+type Fetched =
+  | { readonly body: string; readonly contentType: string; readonly maxAge: number }
+  | { readonly status: number }
+  | { readonly error: unknown };
+
 /** The cache key of a refused host; never a URL's (those begin with `https://`). */
 const hostKey = (hostname: string) => `refused-host:${hostname.toLowerCase().replace(/\.+$/, '')}`;
-/** The key that says `url` served a valid document lately; never a URL's either. */
-const knownKey = (url: string) => `known:${url}`;
 
 export function createDocumentFetch(options: DocumentCacheOptions): DocumentFetch {
-  const store: Adapter = options.adapter('ClientMetadataDocument');
+  const store: Adapter = options.adapter(DOCUMENT_CACHE_MODEL);
   const resolve = options.fetch ? undefined : rememberingResolver(options.resolve ?? systemResolver);
   const request: MetadataDocumentFetch = options.fetch ?? createPinnedRequest({ resolve });
   const failFor = options.failureSeconds ?? options.cacheDuration.min;
-  const knownFor = options.knownSeconds ?? DEFAULT_KNOWN_SECONDS;
+  /** the fetches under way in this instance, by URL */
+  const inFlight = new Map<string, Promise<Fetched>>();
 
   async function find(key: string): Promise<CachedDocument | undefined> {
     try {
@@ -191,14 +181,6 @@ export function createDocumentFetch(options: DocumentCacheOptions): DocumentFetc
     }
   }
 
-  async function markKnown(url: string): Promise<void> {
-    try {
-      await store.upsert(knownKey(url), { at: Date.now() }, knownFor);
-    } catch {
-      // as for the cache: a lost mark makes the next fetch of this URL spend its host's budget
-    }
-  }
-
   async function fetchMetadataDocument(url: string, init: Parameters<MetadataDocumentFetch>[1]): Promise<Response> {
     if ((init.method ?? 'GET') !== 'GET') return request(url, init);
 
@@ -212,25 +194,43 @@ export function createDocumentFetch(options: DocumentCacheOptions): DocumentFetc
       });
     }
 
+    // one fetch at a time per URL in this instance: the requests asking for it meanwhile
+    // (a client's tabs, a burst of junk) share its outcome, each with a Response of its own
+    let pending = inFlight.get(url);
+    if (!pending) {
+      pending = fetchOnce(url, init).finally(() => inFlight.delete(url));
+      inFlight.set(url, pending);
+    }
+    const outcome = await pending;
+    if ('error' in outcome) throw outcome.error;
+    if ('status' in outcome) return new Response(null, { status: outcome.status });
+    return new Response(outcome.body, {
+      status: 200,
+      headers: { 'content-type': outcome.contentType, 'cache-control': `max-age=${outcome.maxAge}` },
+    });
+  }
+
+  /** Fetches `url` from its host and remembers the outcome; never rejects (the error is the outcome). */
+  async function fetchOnce(url: string, init: Parameters<MetadataDocumentFetch>[1]): Promise<Fetched> {
     let response: Response;
     try {
       response = await request(url, init);
     } catch (err) {
       await remember(url, { failure: 'fetch failed', reason: fetchFailureOf(err).reason, maxAge: failFor });
       if (err instanceof SpecialUseAddressError) await remember(hostKey(err.hostname), { failure: err.summary, maxAge: failFor });
-      throw err;
+      return { error: err };
     }
     if (response.status !== 200) {
       await response.body?.cancel();
       await remember(url, { failure: `status ${response.status}`, reason: 'status', maxAge: failFor });
-      return new Response(null, { status: response.status });
+      return { status: response.status };
     }
     let body: Buffer;
     try {
       body = await readLimited(response, options.bodyLimit);
     } catch (err) {
       await remember(url, { failure: 'response too large or interrupted', reason: fetchFailureOf(err).reason, maxAge: failFor });
-      throw err;
+      return { error: err };
     }
     const maxAge = cacheSeconds(response, options.cacheDuration);
     const text = body.toString('utf8');
@@ -239,16 +239,10 @@ export function createDocumentFetch(options: DocumentCacheOptions): DocumentFetc
     // store as long as its host asked. A refused body is remembered as a failure, briefly;
     // oidc-provider refuses it this time with its own words
     const refused = notADocumentOf(text, url);
-    if (refused === undefined) {
-      await Promise.all([remember(url, { body: text, maxAge: Math.min(maxAge, SHARED_CACHE_MAX_SECONDS) }), markKnown(url)]);
-    } else {
-      await remember(url, { failure: refused, reason: 'invalid_content', maxAge: failFor });
-    }
+    if (refused === undefined) await remember(url, { body: text, maxAge: Math.min(maxAge, SHARED_CACHE_MAX_SECONDS) });
+    else await remember(url, { failure: refused, reason: 'invalid_content', maxAge: failFor });
     fetched(url);
-    return new Response(text, {
-      status: 200,
-      headers: { 'content-type': response.headers.get('content-type') ?? 'application/json', 'cache-control': `max-age=${maxAge}` },
-    });
+    return { body: text, contentType: response.headers.get('content-type') ?? 'application/json', maxAge };
   }
 
   async function checkHost(hostname: string, signal?: AbortSignal): Promise<void> {
@@ -263,7 +257,6 @@ export function createDocumentFetch(options: DocumentCacheOptions): DocumentFetc
 
   return Object.assign(fetchMetadataDocument, {
     cached: async (url: string) => (await find(url)) !== undefined,
-    known: async (url: string) => (await find(knownKey(url))) !== undefined,
     refusedHost: async (hostname: string) => (await find(hostKey(hostname)))?.failure,
     checkHost,
   });

@@ -10,11 +10,10 @@
  * 3. A document the shared cache answers for (fetched, or a remembered failure) costs nothing.
  * 4. Otherwise the fetch spends the caller's and the host's budget (lib/cimd/budget.ts);
  *    over budget, the request is answered 429 `temporarily_unavailable` with `Retry-After`.
- *    A document fetched (valid) before, within its client's token lifetimes, spends only the
- *    caller's: junk client_ids on a host spend that host's budget, and a host's own clients
- *    coming back for a refresh or a new sign-in once their cached copy is old must not pay
- *    for them. Each such URL is fetched at most once per cache period (its copy, or its
- *    failure, answers the rest), so this bounds itself.
+ *    The document of a client that was issued tokens within their lifetimes (./known-documents.ts)
+ *    spends only the caller's: junk client_ids on a host spend that host's budget, and a
+ *    host's own clients coming back for a refresh or a new sign-in once their cached copy is
+ *    old must not pay for them.
  * 5. The host is resolved, and refused with `invalid_client` when any address it resolves
  *    to is special-use. The answer is kept for the fetch that follows, which connects to the
  *    address checked here without asking DNS again (lib/cimd/pinned-request.ts).
@@ -37,6 +36,7 @@ import { specialUseHostOf } from '../policies/special-use-addresses.ts';
 import { FetchBudget } from './budget.ts';
 import type { FetchBudgetSettings } from './budget.ts';
 import type { DocumentFetch } from './fetch.ts';
+import type { KnownDocuments } from './known-documents.ts';
 import { SpecialUseAddressError } from './pinned-request.ts';
 import type { AdapterFactory } from '../../adapters/types.ts';
 
@@ -52,7 +52,9 @@ export interface FetchGuardOptions {
   /** `false`: no budget */
   readonly budget: FetchBudgetSettings | false;
   /** the document fetch, for its cache */
-  readonly documents: Pick<DocumentFetch, 'cached' | 'known' | 'refusedHost' | 'checkHost'>;
+  readonly documents: Pick<DocumentFetch, 'cached' | 'refusedHost' | 'checkHost'>;
+  /** the document URLs of clients holding tokens: their fetches spend no host budget */
+  readonly known?: Pick<KnownDocuments, 'known'> | undefined;
   /** `options.proxy` and `options.proxyHops`: how the client's address is read */
   readonly proxy: boolean;
   readonly proxyHops: number;
@@ -92,7 +94,7 @@ export function overBudget(exhausted: 'host' | 'caller', retryAfter: number): Er
 
 export function createFetchGuard(options: FetchGuardOptions): FetchGuard {
   const budget = options.budget === false ? undefined : new FetchBudget(options.adapter, options.budget, options.now);
-  const { documents, proxy, proxyHops } = options;
+  const { documents, known, proxy, proxyHops } = options;
 
   return async function guardDocumentFetch(ctx, clientId) {
     const { hostname } = new URL(clientId);
@@ -113,7 +115,7 @@ export function createFetchGuard(options: FetchGuardOptions): FetchGuard {
       const address = clientAddress({
         socketAddress: ctx.req.socket.remoteAddress, forwardedFor: ctx.get('x-forwarded-for'), proxy, hops: proxyHops,
       });
-      const host = (await documents.known(clientId)) ? undefined : hostname.toLowerCase().replace(/\.+$/, '');
+      const host = (await known?.known(clientId)) ? undefined : hostname.toLowerCase().replace(/\.+$/, '');
       const verdict = await budget.spend(host, address ? addressKeyOf(address) : undefined);
       if (!verdict.allowed) {
         ctx?.set('Retry-After', String(verdict.retryAfter));

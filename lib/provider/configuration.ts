@@ -12,6 +12,7 @@ import type { Client, Configuration } from 'oidc-provider';
 
 import { createDocumentFetch } from '../cimd/fetch.ts';
 import { createFetchGuard } from '../cimd/guard.ts';
+import type { KnownDocuments } from '../cimd/known-documents.ts';
 import { SCOPE_CLAIMS } from '../claims.ts';
 import type { ResolvedOptions } from '../config/options.ts';
 import { ENDPOINTS, providerRoutes } from '../endpoints.ts';
@@ -49,6 +50,8 @@ export interface ConfigurationDeps {
   readonly provider: () => Provider;
   /** with `options.signIn.session`: the sessions signed in on the library's own page */
   readonly ownPageSignIns?: OwnPageSignIns;
+  /** the document URLs of clients holding tokens (lib/cimd/known-documents.ts) */
+  readonly knownDocuments?: KnownDocuments;
 }
 
 export function buildConfiguration(options: ResolvedOptions, deps: ConfigurationDeps): Configuration {
@@ -58,10 +61,10 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
   const introspection = { introspectionClients: options.introspectionClients, findClient: deps.findClient, provider: deps.provider };
   const documents = createDocumentFetch({
     adapter: options.adapter, fetch: cimd.fetch, bodyLimit: DOCUMENT_BODY_LIMIT, cacheDuration: DOCUMENT_CACHE_SECONDS,
-    failureSeconds: cimd.failureCacheSeconds, knownSeconds: Math.max(ttl.grant, ttl.refreshToken),
+    failureSeconds: cimd.failureCacheSeconds,
   });
   const guardFetch = createFetchGuard({
-    adapter: options.adapter, budget: cimd.fetchBudget, documents, proxy: options.proxy, proxyHops: options.proxyHops,
+    adapter: options.adapter, budget: cimd.fetchBudget, documents, known: deps.knownDocuments, proxy: options.proxy, proxyHops: options.proxyHops,
   });
 
   return {

@@ -10,6 +10,7 @@ import type { FetchBudgetSettings } from '../../lib/cimd/budget.ts';
 import { createDocumentFetch } from '../../lib/cimd/fetch.ts';
 import type { DocumentFetch } from '../../lib/cimd/fetch.ts';
 import { createFetchGuard } from '../../lib/cimd/guard.ts';
+import { createKnownDocuments } from '../../lib/cimd/known-documents.ts';
 import type { FetchRequestContext } from '../../lib/cimd/guard.ts';
 import { SpecialUseAddressError } from '../../lib/cimd/pinned-request.ts';
 import type { ResolvedAddress, Resolver } from '../../lib/cimd/pinned-request.ts';
@@ -166,14 +167,18 @@ describe('budgets', () => {
     }
   });
 
-  it('a document fetched valid before spends only the caller\'s budget: junk on its host cannot refuse it', async () => {
+  it('the document of a client holding tokens spends only its caller\'s budget: junk on its host cannot refuse it', async () => {
     const adapter = createMemoryAdapter();
     const documents = createDocumentFetch({ adapter, fetch: serveAny, bodyLimit: BODY_LIMIT, cacheDuration: CACHE });
-    const guard = createFetchGuard({ adapter, budget: { perHost: 1, perCaller: 3, windowSeconds: 60 }, documents, proxy: false, proxyHops: 1 });
+    const known = createKnownDocuments(adapter, 1234);
+    const guard = createFetchGuard({ adapter, budget: { perHost: 1, perCaller: 3, windowSeconds: 60 }, documents, known, proxy: false, proxyHops: 1 });
     const client = 'https://tools.example/client.json';
     await guard(requestFrom('198.51.100.1'), client);
     await documents(client, { method: 'GET' });
-    expect(await documents.known(client)).toBe(true);
+    // fetched and valid is not enough: only tokens issued make it known
+    expect(await known.known(client)).toBe(false);
+    await known.mark(client);
+    expect(await known.known(client)).toBe(true);
     // junk on the same host: its budget is spent
     const junk = await refusal(guard(requestFrom('198.51.100.2'), 'https://tools.example/junk.json'));
     expect(junk.error_description).toMatch(/fetches from this host/);
@@ -185,37 +190,31 @@ describe('budgets', () => {
     expect(caller.error_description).toMatch(/fetches for this client address/);
   });
 
-  it('only a valid document of its own URL makes a URL known, for the token lifetimes given', async () => {
-    const memory = createMemoryAdapter();
-    const writes: [string, number | undefined][] = [];
-    // the memory adapter, with the cache's writes noted (id and lifetime)
-    const adapter = Object.assign((model: string) => {
-      const store = memory(model);
-      const upsert: typeof store.upsert = (id, payload, expiresIn) => {
-        writes.push([id, expiresIn]);
-        return store.upsert(id, payload, expiresIn);
-      };
-      return model !== 'ClientMetadataDocument' ? store : new Proxy(store, {
-        get: (target, name) => (name === 'upsert' ? upsert : (Reflect.get(target, name) as (...args: never[]) => unknown).bind(target)),
-      });
-    }, memory) as typeof memory;
-    const answers: Record<string, Response | (() => Response)> = {};
+  it('requests asking for one URL while it is fetched share that fetch, each with its own answer', async () => {
+    let requests = 0;
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => { release = resolve; });
     const fetch: MetadataDocumentFetch = async (url) => {
-      const answer = answers[url]!;
-      return typeof answer === 'function' ? answer() : answer;
+      requests += 1;
+      await held;
+      return new Response(JSON.stringify({ client_id: url }), { status: 200, headers: { 'cache-control': 'max-age=120' } });
     };
-    const documents = createDocumentFetch({ adapter, fetch, bodyLimit: BODY_LIMIT, cacheDuration: CACHE, knownSeconds: 1234 });
-    const valid = 'https://tools.example/valid.json';
-    answers[valid] = () => new Response(JSON.stringify({ client_id: valid }), { status: 200 });
-    answers['https://tools.example/other.json'] = new Response(JSON.stringify({ client_id: valid }), { status: 200 });
-    answers['https://tools.example/gone.json'] = new Response('{}', { status: 404 });
-    answers['https://tools.example/text.json'] = new Response('hello', { status: 200 });
-    for (const url of Object.keys(answers)) await documents(url, { method: 'GET' }).catch(() => undefined);
-    const known = Object.fromEntries(await Promise.all(Object.keys(answers).map(async (url) => [url, await documents.known(url)])));
-    expect(known).toEqual({
-      [valid]: true, 'https://tools.example/other.json': false, 'https://tools.example/gone.json': false, 'https://tools.example/text.json': false,
+    const documents = createDocumentFetch({ adapter: createMemoryAdapter(), fetch, bodyLimit: BODY_LIMIT, cacheDuration: CACHE });
+    const url = 'https://tools.example/burst.json';
+    const answers = Array.from({ length: 20 }, () => documents(url, { method: 'GET' }));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    release();
+    const bodies = await Promise.all((await Promise.all(answers)).map(async (res) => [res.status, await res.json(), res.headers.get('cache-control')]));
+    expect(requests).toBe(1);
+    expect(bodies).toEqual(Array.from({ length: 20 }, () => [200, { client_id: url }, 'max-age=120']));
+    // and a failure is shared the same way
+    const failing = createDocumentFetch({
+      adapter: createMemoryAdapter(), bodyLimit: BODY_LIMIT, cacheDuration: CACHE,
+      fetch: async () => { requests += 1; throw new Error('connect ECONNREFUSED'); },
     });
-    expect(writes.filter(([id]) => id.startsWith('known:'))).toEqual([[`known:${valid}`, 1234]]);
+    requests = 0;
+    const failures = await Promise.all(Array.from({ length: 5 }, () => failing(url, { method: 'GET' }).then(() => 'answered', (e: Error) => e.message)));
+    expect({ requests, failures }).toEqual({ requests: 1, failures: Array.from({ length: 5 }, () => 'connect ECONNREFUSED') });
   });
 
   it('charges nothing for a fetch outside a request (a token check): only requests spend budgets', async () => {

@@ -4,8 +4,9 @@
  * instance loaded it): a document now refused makes the token a 401 `invalid_token` with its
  * challenge, not oidc-provider's 400 `invalid_client` (which would name the caller's client);
  * and the look-up spends no fetch budget, so nobody can refuse a host's tokens by spending
- * that host's budget with junk client_ids. Nor its refreshes and sign-ins: a document fetched
- * valid before spends only its caller's budget, not its host's.
+ * that host's budget with junk client_ids. Nor its refreshes and sign-ins: the document of a
+ * client that was issued tokens spends only its caller's budget, not its host's; a document
+ * only fetched (no tokens issued) is not such a client.
  */
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import { ADMIN, obtainTokens } from '../support/flows.ts';
@@ -112,6 +113,19 @@ describe('a host whose budget junk client_ids spent', () => {
     expect({ status: res.status, error: body.error }).toEqual({ status: 200, error: undefined });
     expect(body.access_token).toEqual(expect.any(String));
     expect(docs.hits('/tokens/refresh.json')).toBe(2);
+  });
+
+  it('a document only fetched, its client never issued tokens, spends its host\'s budget as any other', async () => {
+    const { first, second, expire } = await issued('/tokens/issued.json', BUDGET);
+    const fetchedOnly = docs.url('tools.example', '/tokens/fetched-only.json');
+    docs.serve('/tokens/fetched-only.json', { body: documentOf(fetchedOnly) });
+    expect((await authorize(first, fetchedOnly)).status).toBe(303);
+    await spent(first);
+    await expire();
+    // its shared copy is old too; the second instance never loaded it
+    await first.auth.options.adapter('ClientMetadataDocument').destroy(fetchedOnly);
+    const res = await authorize(second, fetchedOnly);
+    expect({ status: res.status, page: /fetches from this host/.test(await res.text()) }).toEqual({ status: 429, page: true });
   });
 
   it('still lets its clients start a sign-in once their cached copy is old', async () => {
