@@ -197,13 +197,17 @@ async function emit(io: CliIo, to: Destination, value: unknown): Promise<void> {
  * deploy, so it is said now, with how to drop it. A warning, not a refusal: the rotation
  * that puts a good key first is the way out of a weak one.
  */
-function warnOfWeakCookieKeys(io: CliIo, cookieKeys: readonly string[]): void {
+function warnOfWeakCookieKeys(io: CliIo, cookieKeys: readonly string[], rotated: boolean): void {
   try {
     checkProductionCookieKeys(cookieKeys, 'cookieKeys');
   } catch (err) {
     if (!(err instanceof SecretsInputError)) throw err;
+    // without --cookie-keys they passed through: --keep-cookie-keys alone is refused
+    const how = rotated
+      ? 'To drop the old keys after the new one, rotate with --keep-cookie-keys <n>'
+      : 'To put a new key first and drop the old ones, rotate with --cookie-keys <file> --keep-cookie-keys <n>';
     io.stderr.write(`platform-auth: warning: production will refuse these cookie keys: ${err.message}. `
-      + 'To drop the old keys after the new one, rotate with --keep-cookie-keys <n> (n: how many to keep; sign-in sessions signed by a dropped key end)\n');
+      + `${how} (n: how many old keys to keep; sign-in sessions signed by a dropped key end)\n`);
   }
 }
 
@@ -289,7 +293,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<void> {
       const cookieInput = cookieKeysPath === jwksPath ? input : await readSource(io, cookieKeysPath, 'cookie keys');
       cookieKeys = rotateCookieKeys(parseCookieKeys(cookieInput.text, cookieInput.source), { keep: keepCookieKeys });
     }
-    if (cookieKeys !== undefined) warnOfWeakCookieKeys(io, cookieKeys);
+    if (cookieKeys !== undefined) warnOfWeakCookieKeys(io, cookieKeys, cookieKeysPath !== undefined);
     const jwks: SigningJwks = await rotateJwks(current.jwks, { keep });
     await emit(io, to, cookieKeys === undefined ? { jwks } : { jwks, cookieKeys });
     return;

@@ -9,10 +9,16 @@
  * `sudo platform-auth rotate F --out F`; a new `root:root 0600` file would stop the app at
  * its next start). Never others' access: secrets readable by every user lose that, with a
  * note. When the owner or group cannot be kept (an unprivileged user replacing another's
- * file), the new file is the runner's, 0600, with a note saying what to run.
+ * file), the new file is the runner's, 0600, with a note saying what to run. Nothing is kept,
+ * and the new file is the runner's, 0600, with a note, when the file's directory may be
+ * written by others or belongs to another user (a shared `/tmp`, a link into someone's
+ * home): whoever could put a file there would be given the new secrets; nor the group's
+ * access when the file has an access control list, whose mask the group bits then show
+ * (its readers get their access again with `setfacl`).
  *
  * @module
  */
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fstatSync } from 'node:fs';
 import type { Stats } from 'node:fs';
@@ -67,14 +73,41 @@ export function identifyStdout(): FileIdentity | undefined {
   }
 }
 
-const octal = (mode: number) => (mode & 0o777).toString(8).padStart(4, '0');
+// with the set-id and sticky bits: a directory's 1777 says what 0777 does not
+const octal = (mode: number) => (mode & 0o7777).toString(8).padStart(4, '0');
+
+/**
+ * Whether `path` has an access control list (`ls -l` marks it with `+` after the mode, on
+ * Linux and the BSDs); `undefined` when that cannot be told.
+ */
+function hasAccessControlList(path: string): boolean | undefined {
+  const listed = spawnSync('ls', ['-ld', '--', path], { encoding: 'utf8', timeout: 5_000 });
+  if (listed.status !== 0 || typeof listed.stdout !== 'string' || !/^[-dlcbps]/.test(listed.stdout)) return undefined;
+  return listed.stdout[10] === '+';
+}
+
+/**
+ * Whether the owner of the file being replaced may be given the new secrets: its directory
+ * is root's or this user's, and nobody else may write it. Otherwise whoever put the file
+ * there (or a link to it) would choose who reads the new secrets.
+ */
+function isTrustedDirectory(directory: Stats): boolean {
+  const self = process.getuid?.();
+  return (directory.uid === 0 || directory.uid === self) && (directory.mode & 0o022) === 0;
+}
 
 /**
  * Gives the new file (still the temporary one) the owner and group of the file it replaces,
  * as far as this process may, and the group's read and write bits when the group was kept.
  * Returns what could not be kept, in words for stderr (file names and modes, no secret).
  */
-async function keepAccess(handle: FileHandle, previous: Stats, path: string): Promise<string[]> {
+async function keepAccess(handle: FileHandle, previous: Stats, path: string, real: string): Promise<string[]> {
+  // Windows has no owner or mode bits to keep (files stat as 0666)
+  if (process.platform === 'win32') return [];
+  const directory = await stat(dirname(real));
+  if (!isTrustedDirectory(directory)) {
+    return [`${path} is in a directory that other users may write, or that belongs to another user (${directory.uid}:${directory.gid}, mode ${octal(directory.mode)}): the new file is this user's, mode ${octal(SECRET_FILE_MODE)}, not ${previous.uid}:${previous.gid} mode ${octal(previous.mode)} as the old one was; keep secrets in a directory only their owner may write`];
+  }
   const notes: string[] = [];
   // root may give any owner; another user only its own uid, and a group it belongs to
   for (const [uid, gid] of [[previous.uid, previous.gid], [-1, previous.gid]] as const) {
@@ -86,9 +119,14 @@ async function keepAccess(handle: FileHandle, previous: Stats, path: string): Pr
     }
   }
   const now = await handle.stat();
-  // group access only for the group that had it: never for the runner's own group instead
-  const groupBits = now.gid === previous.gid ? previous.mode & 0o060 : 0;
+  // group access only for the group that had it (never for the runner's own group instead),
+  // and not read from a file with an ACL, whose group bits are its mask
+  const acl = (previous.mode & 0o060) !== 0 ? hasAccessControlList(real) : false;
+  const groupBits = now.gid === previous.gid && acl === false ? previous.mode & 0o060 : 0;
   await handle.chmod(SECRET_FILE_MODE | groupBits);
+  if (acl !== false) {
+    notes.push(`${path} ${acl ? 'had an access control list' : 'may have had an access control list (ls could not tell)'}, which the new file does not carry: it is mode ${octal(SECRET_FILE_MODE)}; give its readers their access again (setfacl -m u:<user>:r ${path})`);
+  }
   if (now.uid !== previous.uid || now.gid !== previous.gid) {
     notes.push(`${path} belonged to ${previous.uid}:${previous.gid} (mode ${octal(previous.mode)}), and this user may not give the new file that owner: it belongs to ${now.uid}:${now.gid}, mode ${octal(SECRET_FILE_MODE | groupBits)}; if another user reads it, run as root: chown ${previous.uid}:${previous.gid} ${path}${groupBits ? '' : ` && chmod ${octal(SECRET_FILE_MODE | (previous.mode & 0o060))} ${path}`}`);
   }
@@ -98,10 +136,10 @@ async function keepAccess(handle: FileHandle, previous: Stats, path: string): Pr
   return notes;
 }
 
-async function writeAll(handle: FileHandle, text: string, previous: Stats | undefined, path: string): Promise<string[]> {
+async function writeAll(handle: FileHandle, text: string, previous: Stats | undefined, path: string, real: string): Promise<string[]> {
   // the umask only takes permissions away, and may have taken the owner's: set them exactly
   await handle.chmod(SECRET_FILE_MODE);
-  const notes = previous ? await keepAccess(handle, previous, path) : [];
+  const notes = previous ? await keepAccess(handle, previous, path, real) : [];
   await handle.writeFile(text, 'utf8');
   try {
     await handle.sync();
@@ -144,7 +182,7 @@ export async function writeSecretFile(given: string, text: string, how: 'create'
   let notes: string[];
   try {
     try {
-      notes = await writeAll(handle, text, previous, given);
+      notes = await writeAll(handle, text, previous, given, path);
     } finally {
       await handle.close();
     }

@@ -5,7 +5,7 @@
  * in one step (and leaves it as it was when the write fails), and `rotate F > F`, where the
  * shell has emptied F already, is refused with what happened and what to run instead.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmod, chown, lstat, mkdtemp, readFile, readdir, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -201,7 +201,7 @@ describe('rotate F --out F replaces F in one step', () => {
       const { path } = await secretsFile();
       await chown(path, APP, APP);
       await chmod(path, 0o644); // readable by the operator, as others
-      await chmod(dir, 0o777); // the operator may write the directory
+      await chown(dir, OPERATOR, OPERATOR); // the operator's own directory, which only it may write
       const result = await sh(dir, ['rotate', 'secrets.json', '--out', 'secrets.json'], { user: OPERATOR });
       expect(result.code).toBe(0);
       expect(result.stdout).toBe('');
@@ -209,6 +209,36 @@ describe('rotate F --out F replaces F in one step', () => {
         + 'platform-auth: note: secrets.json was readable by others (mode 0644); the new file is not (mode 0600)\n');
       const after = await stat(path);
       expect({ uid: after.uid, gid: after.gid, mode: (after.mode & 0o777).toString(8) }).toEqual({ uid: OPERATOR, gid: OPERATOR, mode: '600' });
+    });
+
+    const canRead = (file: string, uid: number, gid: number) => spawnSync('cat', [file], { uid, gid, stdio: 'ignore' }).status === 0;
+
+    it('in a directory others may write (a shared /tmp), root gives the new secrets to nobody else: its own, 0600, and a note', async () => {
+      await chmod(dir, 0o1777);
+      const path = join(dir, 'secrets.json');
+      // planted by another user before root's command
+      expect(spawnSync('sh', ['-c', `umask 027; echo '{}' > ${path}`], { uid: APP, gid: APP }).status).toBe(0);
+      const result = await sh(dir, ['keys', '--out', 'secrets.json', '--force']);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toBe(`platform-auth: note: secrets.json is in a directory that other users may write, or that belongs to another user (0:0, mode 1777): the new file is this user's, mode 0600, not ${APP}:${APP} mode 0640 as the old one was; keep secrets in a directory only their owner may write\n`);
+      const after = await stat(path);
+      expect({ uid: after.uid, gid: after.gid, mode: (after.mode & 0o777).toString(8), plantedReads: canRead(path, APP, APP) }).toEqual({ uid: 0, gid: 0, mode: '600', plantedReads: false });
+    });
+
+    it('a file with an access control list: the group bits are its mask, so the group is given nothing, with a note', async () => {
+      const STAFF = 5_555;
+      await chmod(dir, 0o755); // others may reach the file, as where an app reads it
+      const { path } = await secretsFile();
+      await chown(path, 0, STAFF);
+      // the app reads through a named entry; the owning group may not (group::---, mask r--)
+      expect(spawnSync('setfacl', ['-m', `u:${APP}:r,g::-`, path]).status).toBe(0); // setfacl: the acl package (.ci/run installs it)
+      expect(((await stat(path)).mode & 0o777).toString(8)).toBe('640');
+      expect({ app: canRead(path, APP, APP), staff: canRead(path, 1_000, STAFF) }).toEqual({ app: true, staff: false });
+      const result = await sh(dir, ['rotate', 'secrets.json', '--out', 'secrets.json']);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toBe('platform-auth: note: secrets.json had an access control list, which the new file does not carry: it is mode 0600; give its readers their access again (setfacl -m u:<user>:r secrets.json)\n');
+      const after = await stat(path);
+      expect({ uid: after.uid, gid: after.gid, mode: (after.mode & 0o777).toString(8), staff: canRead(path, 1_000, STAFF) }).toEqual({ uid: 0, gid: STAFF, mode: '600', staff: false });
     });
   });
 

@@ -276,10 +276,13 @@ describe('bad input', () => {
     const kept = await runMain(['rotate', 's.json', '--cookie-keys', 's.json'], { files });
     expect(kept.code).toBe(0);
     expect((JSON.parse(kept.stdout) as { cookieKeys: string[] }).cookieKeys).toEqual([expect.any(String), weak]);
-    expect(kept.stderr).toMatch(/^platform-auth: warning: production will refuse these cookie keys: cookieKeys\[1\] is a shorter string repeated, not a random secret; .* rotate with --keep-cookie-keys <n> \(n: how many to keep; sign-in sessions signed by a dropped key end\)\n$/);
+    expect(kept.stderr).toMatch(/^platform-auth: warning: production will refuse these cookie keys: cookieKeys\[1\] is a shorter string repeated, not a random secret; .* To drop the old keys after the new one, rotate with --keep-cookie-keys <n> \(n: how many old keys to keep; sign-in sessions signed by a dropped key end\)\n$/);
     expect(kept.stderr).not.toContain(weak);
-    // passed through unchanged (no --cookie-keys): the same warning
-    expect((await runMain(['rotate', 's.json'], { files })).stderr).toMatch(/production will refuse these cookie keys: cookieKeys\[0\]/);
+    // passed through unchanged (no --cookie-keys): the warning says the command that works
+    const passed = await runMain(['rotate', 's.json'], { files });
+    expect(passed.stderr).toMatch(/production will refuse these cookie keys: cookieKeys\[0\].* rotate with --cookie-keys <file> --keep-cookie-keys <n> /);
+    const advised = await runMain(['rotate', 's.json', '--cookie-keys', 's.json', '--keep-cookie-keys', '0'], { files });
+    expect(advised.code).toBe(0);
     // dropped: nothing to say
     const dropped = await runMain(['rotate', 's.json', '--cookie-keys', 's.json', '--keep-cookie-keys', '0'], { files });
     expect({ code: dropped.code, stderr: dropped.stderr }).toEqual({ code: 0, stderr: '' });
