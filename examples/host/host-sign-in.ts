@@ -109,6 +109,17 @@ export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Mi
     return sessions.read(ctx) ?? sessions.start(ctx);
   }
 
+  /**
+   * A form posted without this browser's session cookie: a post from another site (the
+   * cookie is SameSite=Lax) or an expired session. Sent to the page, never given a new
+   * session here: its cookie would replace the one the browser holds, and any site could
+   * sign the person out.
+   */
+  function withoutSession(ctx: Context): void {
+    ctx.status = 303;
+    ctx.redirect(HOST_SIGN_IN_PATH);
+  }
+
   router.get(HOST_SIGN_IN_PATH, async function hostSignInForm(ctx) {
     const session = sessionOf(ctx);
     const pending = await auth.interactions.pendingSignIn(ctx);
@@ -119,7 +130,8 @@ export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Mi
   router.post(HOST_SIGN_IN_PATH, async function hostSignIn(ctx) {
     const form = await readForm(ctx);
     const session = sessions.read(ctx);
-    if (!sessions.verifyCsrf(session, form.get('csrf'))) return show(ctx, 403, { csrf: sessions.csrfToken(sessionOf(ctx)), pending: undefined, error: EXPIRED });
+    if (!session) return withoutSession(ctx);
+    if (!sessions.verifyCsrf(session, form.get('csrf'))) return show(ctx, 403, { csrf: sessions.csrfToken(session), pending: undefined, error: EXPIRED });
     const pending = await auth.interactions.pendingSignIn(ctx);
     // the sign-in this page was shown for: another one may have replaced it in this browser
     // since (another tab, or a page of another site starting its own client's), and the
@@ -144,9 +156,10 @@ export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Mi
   router.post(`${HOST_SIGN_IN_PATH}/cancel`, async function hostCancel(ctx) {
     const form = await readForm(ctx);
     const session = sessions.read(ctx);
+    if (!session) return withoutSession(ctx);
     const pending = await auth.interactions.pendingSignIn(ctx);
     // the page again, with a fresh form, never a bare 403: the person can still cancel
-    if (!sessions.verifyCsrf(session, form.get('csrf'))) return show(ctx, 403, { csrf: sessions.csrfToken(sessionOf(ctx)), pending, error: EXPIRED });
+    if (!sessions.verifyCsrf(session, form.get('csrf'))) return show(ctx, 403, { csrf: sessions.csrfToken(session), pending, error: EXPIRED });
     if (pending && form.get('sign_in') !== pending.id) return show(ctx, 409, { csrf: sessions.csrfToken(session!), pending, error: CHANGED });
     await auth.interactions.cancelSignIn(ctx, { expected: form.get('sign_in') ?? undefined });
   });
@@ -154,11 +167,11 @@ export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Mi
   router.post('/sign-out', async function hostSignOut(ctx) {
     const form = await readForm(ctx);
     const session = sessions.read(ctx);
-    if (!session || !sessions.verifyCsrf(session, form.get('csrf'))) {
+    if (!session) return withoutSession(ctx);
+    if (!sessions.verifyCsrf(session, form.get('csrf'))) {
       const pending = await auth.interactions.pendingSignIn(ctx);
-      const current = sessionOf(ctx);
-      const account = current.accountId ? await accounts.findById(current.accountId) : undefined;
-      return show(ctx, 403, { csrf: sessions.csrfToken(current), pending, ...(account ? { signedInAs: account.email } : {}), error: EXPIRED });
+      const account = session.accountId ? await accounts.findById(session.accountId) : undefined;
+      return show(ctx, 403, { csrf: sessions.csrfToken(session), pending, ...(account ? { signedInAs: account.email } : {}), error: EXPIRED });
     }
     // the library's sign-in first: if storage fails, the host session (and its sign-out form)
     // is still there to try again

@@ -310,6 +310,19 @@ describe('the host\'s sign-in page (signIn.loginUrl)', () => {
       expect(html).toContain('This form has expired. Try again.');
       expect(html).toMatch(/<input type="hidden" name="csrf" value="[^"]+">/);
       expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+      // the browser's own session is kept: no new cookie replaces it
+      expect(res.headers.getSetCookie()).toEqual([]);
+    }
+  });
+
+  it('the demo answers a form posted without its session cookie (another site\'s post) with its page, and sets no cookie: no cross-site sign-out', async () => {
+    for (const path of ['/sign-in', '/sign-in/cancel', '/sign-out']) {
+      const res = await fetch(`${app.baseUrl}${path}`, {
+        method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://elsewhere.example' },
+        body: 'csrf=forged&email=x&password=y',
+      });
+      expect({ path, status: res.status, location: res.headers.get('location'), cookies: res.headers.getSetCookie() })
+        .toEqual({ path, status: 303, location: '/sign-in', cookies: [] });
     }
   });
 
