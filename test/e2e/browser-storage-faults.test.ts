@@ -10,12 +10,14 @@
  * - One wait, not one per call: a Redis that stops answering makes a request 503 within the
  *   adapter's 3 s bound, also a request that makes several storage calls in a row (the
  *   resume) or queues behind another's (sign-ins of one account at once).
+ * - The demo's "Create application": a secret issued is shown even when the list after it
+ *   cannot be read, and nothing invites a second create.
  */
 import { jest } from '@jest/globals';
 
 import { Browser, findForm, isPage } from '../support/browser.ts';
 import type { PageResult } from '../support/browser.ts';
-import { MEMBER, STUDENT, buildAuthorizeUrl, exchangeCode, postForm } from '../support/flows.ts';
+import { ADMIN, MEMBER, STUDENT, buildAuthorizeUrl, exchangeCode, postForm } from '../support/flows.ts';
 import type { TokenSet } from '../support/flows.ts';
 import { pkcePair, randomState } from '../support/pkce.ts';
 import { startFaultRig } from '../support/storage-faults.ts';
@@ -138,4 +140,33 @@ it('Redis stops answering while one account signs in from eight browsers at once
     return { status: res.status, inBound: Date.now() - started < WITHIN_MS };
   }));
   expect(answers).toEqual(Array.from({ length: 8 }, () => ({ status: 503, inBound: true })));
+});
+
+it('the demo\'s admin area: storage failing once an application was created still shows its one-time secret, and nothing asks for a second create', async () => {
+  const browser = new Browser(base());
+  const signIn = await browser.navigate(`${base()}/admin`);
+  if (!isPage(signIn)) throw new Error('expected the admin sign-in page');
+  const landing = await browser.submit(signIn, '/admin/sign-in', { email: ADMIN.email, password: ADMIN.password });
+  if (!isPage(landing)) throw new Error('expected the admin page');
+  const apps = await browser.navigate(`${base()}/admin/sites/demo-school/apps`);
+  if (!isPage(apps)) throw new Error('expected the applications page');
+  const name = `Buddy ${Date.now()}`;
+  // the library has written the application; the list read after it meets a refusing Redis
+  rig.arm({ model: 'Client', method: 'upsert', when: 'after', action: 'kill' });
+  const form = findForm(apps.html, '/admin/sites/demo-school/apps');
+  const res = await browser.request(form.action, {
+    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ ...form.hidden, name, redirect_uris: 'https://buddy.example/cb', type: 'confidential', scope: 'openid' }).toString(),
+  });
+  const html = await res.text();
+  expect(res.status).toBe(200);
+  expect(html).toContain('could not be loaded just now');
+  const secret = /<code[^>]*>([\w-]{32,})<\/code>/.exec(html)?.[1];
+  expect(secret).toEqual(expect.any(String));
+  await rig.recover();
+  // exactly the one application, and the secret shown is its own
+  const listed = (await rig.app.auth.memberClients.list('demo-school')).filter((c) => c.name === name);
+  expect(listed).toHaveLength(1);
+  const token = await postForm(`${base()}/api/oauth/introspect`, { token: 'x', client_id: listed[0]!.clientId, client_secret: secret! });
+  expect(token.status).toBe(200);
 });

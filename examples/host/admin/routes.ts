@@ -22,8 +22,8 @@ import { Router } from '@koa/router';
 import type { Context } from 'koa';
 
 import type { Account, AccountStore, PlatformAuth, SiteStore } from '../../../lib/index.ts';
-import { MemberClientError, findScope, scopesForAudience } from '../../../lib/index.ts';
-import type { IssuedMemberClient, TraceEntry } from '../../../lib/index.ts';
+import { MemberClientError, StorageUnavailableError, findScope, scopesForAudience } from '../../../lib/index.ts';
+import type { IssuedMemberClient, MemberClient, TraceEntry } from '../../../lib/index.ts';
 import { operatorSites } from '../../../lib/index.ts';
 import { checkPassword } from '../password-check.ts';
 import { field, readForm } from './form.ts';
@@ -104,13 +104,18 @@ export function createAdminRouter({ auth, accounts, sites, sessions }: AdminRout
     status?: number;
     issued?: IssuedMemberClient & { rotated: boolean };
   } = {}): Promise<void> {
-    const [clients, beta] = await Promise.all([auth.memberClients.list(site.id), auth.options.betaEnabled(site.id)]);
-    // one trace read per application (a school has a handful); one deleted meanwhile has none
-    const traces = await Promise.all(clients.map((c) => auth.memberClients.trace(site.id, c.clientId).catch((err: unknown) => {
-      if (err instanceof MemberClientError) return [] as TraceEntry[];
-      throw err;
-    })));
-    const latest = new Map(clients.flatMap((c, i) => (traces[i]![0] ? [[c.clientId, traces[i]![0]] as const] : [])));
+    let listed: { clients: MemberClient[]; beta: boolean; latest: Map<string, TraceEntry> };
+    try {
+      listed = await readApps(site);
+    } catch (err) {
+      // A secret just issued is shown once: storage failing on the list after it (the write
+      // went through) must not turn the answer into a 503, whose "try again" would make a
+      // second application and lose this secret. The list waits for a reload
+      if (!extra.issued || !(err instanceof StorageUnavailableError)) throw err;
+      listed = { clients: [], beta: true, latest: new Map() };
+      extra = { ...extra, notice: 'The list of applications could not be loaded just now (storage is unavailable); reload this page to see it. Copy the secret below first: it is not shown again.' };
+    }
+    const { clients, beta, latest } = listed;
     ctx.status = extra.status ?? 200;
     ctx.body = appsPage({
       site,
@@ -125,6 +130,18 @@ export function createAdminRouter({ auth, accounts, sites, sessions }: AdminRout
       ...(extra.notice ? { notice: extra.notice } : {}),
       ...(extra.issued ? { issued: extra.issued } : {}),
     }, nonceOf(ctx));
+  }
+
+  /** A site's applications, whether it has the beta, and each application's latest trace entry. */
+  async function readApps(site: SiteView): Promise<{ clients: MemberClient[]; beta: boolean; latest: Map<string, TraceEntry> }> {
+    const [clients, beta] = await Promise.all([auth.memberClients.list(site.id), auth.options.betaEnabled(site.id)]);
+    // one trace read per application (a school has a handful); one deleted meanwhile has none
+    const traces = await Promise.all(clients.map((c) => auth.memberClients.trace(site.id, c.clientId).catch((err: unknown) => {
+      if (err instanceof MemberClientError) return [] as TraceEntry[];
+      throw err;
+    })));
+    const latest = new Map(clients.flatMap((c, i) => (traces[i]![0] ? [[c.clientId, traces[i]![0]] as const] : [])));
+    return { clients: [...clients], beta, latest };
   }
 
   /** Runs a library call; its refusals (MemberClientError) become the apps page with the message, as a 4xx. */
