@@ -585,15 +585,19 @@ class RedisStore {
     this.isCluster = client.isCluster;
     this.#coalescing = coalesceWrites && !client.isCluster;
     // a connection made again answers: nothing of the stuck one is left to wait for
-    if (!client.isCluster) client.on('ready', () => { this.#stalled = false; });
+    if (!client.isCluster) client.on('ready', this.#connected);
   }
+
+  /** The client's `ready` listener (removed by close(): a client passed in outlives this store). */
+  readonly #connected = () => { this.#stalled = false; };
 
   /** A call timed out: calls fail at once until Redis answers a PING (or a call) again. */
   #stall(): void {
     if (this.#stalled || this.isCluster) return;
     this.#stalled = true;
     const probe = () => {
-      if (!this.#stalled || this.closing) return;
+      // a client ended (by its owner, for one passed in) answers nothing again
+      if (!this.#stalled || this.closing || this.client.status === 'end') return;
       // the client's commandTimeout (ours: 3 s) bounds an unanswered PING
       this.client.ping().then(
         () => { this.#stalled = false; },
@@ -985,6 +989,9 @@ class RedisStore {
   }
 
   async close(): Promise<void> {
+    // no more probes, and no listener left on a client that outlives this store
+    this.#stalled = false;
+    this.client.off('ready', this.#connected);
     if (!this.#owned) return;
     // commands asked for before close() go out before the connection's QUIT: queued record
     // reads and writes are sent, and calls under way get a turn to be written (QUIT would not wait)

@@ -1,18 +1,20 @@
 /**
  * A browser session whose id is rotated is written under its new id before its old record is
- * deleted. oidc-provider rotates the id on every resume of an authorization (a sign-in, a
+ * deleted, and that delete never fails the request. oidc-provider rotates the id on every resume of an authorization (a sign-in, a
  * consent, a new app for a member already signed in: `resetIdentifier()` in
  * actions/authorization/resume.js) and its `Session#save` deletes the old record first, then
  * writes the new one. A storage fault between the two (a refused write, a Redis that stops
  * answering with the delete already sent) left neither: the browser's cookie named a
- * deleted record, and a member already signed in had to sign in again.
+ * deleted record, and a member already signed in had to sign in again. Deleting second but
+ * failing the request when the delete failed was no better: the 503 carried no new cookie
+ * (a failed answer drops what was set, lib/storage/outage.ts), and a Redis that had stopped
+ * answering ran the queued delete once back, so the browser's old id was gone all the same.
  *
- * Written the other way round, a fault leaves the old record, which the browser's cookie
- * still names when the answer (a 503) set no new one, or the new record when it did. Safe
- * against session fixation as before: the old record holds what the session was before this
- * resume (what a planted id already had, nothing this sign-in added), and its deletion is
- * still part of the save, so a failed delete fails the request (503) and is tried again by
- * the next save of the request.
+ * So: the new record first; then the old one deleted, best effort, and the answer goes on
+ * with the new id's cookie. A failed delete leaves the old record until its lifetime ends: a
+ * record only this browser ever held, which its cookie no longer names. Safe against session
+ * fixation as before: the old record holds what the session was before this resume (what a
+ * planted id already had, nothing this sign-in added).
  *
  * The class is the provider instance's own (`provider.Session`, one per instance); its
  * `save` is replaced on its prototype.
@@ -38,14 +40,15 @@ export function writeRotatedSessionsFirst(provider: Provider): void {
     if (oldId === undefined) return save.call(this, ttl);
     // the provider's save without the old id: it only writes the record
     delete this.oldId;
+    let saved: unknown;
     try {
-      const saved = await save.call(this, ttl);
-      await this.adapter.destroy(oldId);
-      return saved;
+      saved = await save.call(this, ttl);
     } catch (error) {
       // the next save of this request tries again (the write is idempotent)
       this.oldId = oldId;
       throw error;
     }
+    await this.adapter.destroy(oldId).catch(() => undefined);
+    return saved;
   };
 }

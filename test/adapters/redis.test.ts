@@ -474,6 +474,47 @@ describe('redis adapter when Redis goes away', () => {
     }
   });
 
+  test('a client passed in: once the adapter is closed and its client ended, a stalled adapter stops asking Redis (no PING loop left)', async () => {
+    const client = new Redis(dedicated.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 500 });
+    client.on('error', () => {});
+    const factory = createRedisAdapter({ client, keyPrefix: freshPrefix() });
+    let pings = 0;
+    const ping = client.ping.bind(client);
+    Object.assign(client, { ping: (...args: []) => { pings += 1; return ping(...args); } });
+    try {
+      await eventually(() => factory('Session').upsert('s', { a: 1 }, 60));
+      dedicated.pause();
+      await expect(factory('Session').find('s')).rejects.toBeInstanceOf(StorageUnavailableError);
+      expect(pings).toBeGreaterThan(0); // stalled: it asks whether Redis answers again
+      await factory.close();
+      client.disconnect();
+      await sleep(300);
+      const before = pings;
+      await sleep(1_500);
+      expect(pings - before).toBe(0);
+    } finally {
+      dedicated.resume();
+      client.disconnect();
+    }
+  });
+
+  test('a client passed in and shared by several adapters: close() leaves none of their listeners on it', async () => {
+    const client = new Redis(dedicated.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 3_000 });
+    client.on('error', () => {});
+    try {
+      await eventually(() => client.ping());
+      const before = client.listenerCount('ready');
+      for (let i = 0; i < 12; i += 1) {
+        const factory = createRedisAdapter({ client, keyPrefix: freshPrefix() });
+        await factory('Session').find('x');
+        await factory.close();
+      }
+      expect(client.listenerCount('ready') - before).toBe(0);
+    } finally {
+      client.disconnect();
+    }
+  });
+
   test('"not now" replies (READONLY after a failover) are outages; other errors are not', async () => {
     const prefix = freshPrefix();
     const factory = createRedisAdapter({ url: dedicated.url, keyPrefix: prefix, logger: captureLogger() });

@@ -92,19 +92,27 @@ it('without a fault the resume still rotates the session id: the old record is g
   expect(await sessions.find(after!)).toEqual(expect.objectContaining({ accountId: expect.any(String) }));
 });
 
-it.each<[string, Fault]>([
-  ['refused as the new record is written', { model: 'Session', method: 'upsert', when: 'before', action: 'kill' }],
-  ['refused once the new record is written', { model: 'Session', method: 'upsert', when: 'after', action: 'kill' }],
-  ['not answering while the code is written', { model: 'AuthorizationCode', method: 'upsert', when: 'before', action: 'pause' }],
-])('Redis %s at the resume: 503, and the member is still signed in', async (_name, fault) => {
+it.each<[string, Fault, number[]]>([
+  ['refused as the new record is written', { model: 'Session', method: 'upsert', when: 'before', action: 'kill' }, [503]],
+  // the delete of the old record fails and is let go: the answer (its code written before) goes on
+  ['refused once the new record is written', { model: 'Session', method: 'upsert', when: 'after', action: 'kill' }, [303]],
+  ['not answering while the code is written', { model: 'AuthorizationCode', method: 'upsert', when: 'before', action: 'pause' }, [503]],
+  // the session is saved after the code failed: its new record written, the old one deleted
+  ['refusing only the code\'s write (the session saved after it)', { model: 'AuthorizationCode', method: 'upsert', when: 'before', action: 'refuse' }, [503]],
+  // the delete is best effort: the answer goes on, with the new cookie
+  ['not answering as the old record is deleted', { model: 'Session', method: 'destroy', when: 'before', action: 'pause' }, [303]],
+])('Redis %s at the resume: no 500, and the member is still signed in', async (_name, fault, statuses) => {
   const browser = new Browser(base());
   const tokens = await signedInMember(browser);
   expect(await signInState(browser)).toBe('signed in');
   const resume = await allowedConsent(browser);
   rig.arm(fault);
   const res = await browser.request(resume, { headers: { accept: 'text/html' } });
-  expect({ status: res.status, retryAfter: res.headers.get('retry-after') }).toEqual({ status: 503, retryAfter: expect.any(String) });
-  expect(await res.text()).toContain('Temporarily unavailable');
+  expect(statuses).toContain(res.status);
+  if (res.status === 503) {
+    expect(res.headers.get('retry-after')).toEqual(expect.any(String));
+    expect(await res.text()).toContain('Temporarily unavailable');
+  }
   await rig.recover();
   expect(await signInState(browser)).toBe('signed in');
   expect((await refresh(tokens.refresh_token)).status).toBe(200);

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { createRedisAdapter } from '../../adapters/redis.ts';
+import { StorageUnavailableError } from '../../adapters/types.ts';
 import type { Adapter, AdapterFactory, ClosableAdapterFactory } from '../../adapters/types.ts';
 import type { DemoOptions } from '../../examples/host/app.ts';
 import type { Logger } from '../../lib/index.ts';
@@ -23,8 +24,11 @@ export interface Fault {
   readonly method: string;
   /** `before`: the action runs, then the call (which meets the fault); `after`: once the call resolved */
   readonly when: 'before' | 'after';
-  /** what happens to Redis */
-  readonly action: 'pause' | 'kill';
+  /**
+   * what happens: Redis stops answering (`pause`) or is killed (`kill`), or only this one call
+   * fails as an outage would make it (`refuse`, Redis untouched: a transient failure)
+   */
+  readonly action: 'pause' | 'kill' | 'refuse';
 }
 
 export interface FaultRig {
@@ -66,6 +70,10 @@ export async function startFaultRig(options: DemoOptions = {}): Promise<FaultRig
         const i = armed.findIndex((f) => f.model === model && f.method === String(property));
         if (i < 0) return call(args);
         const [fault] = armed.splice(i, 1);
+        if (fault!.action === 'refuse') {
+          const refusal = new StorageUnavailableError('redis: injected');
+          return fault!.when === 'before' ? Promise.reject(refusal) : Promise.resolve(call(args)).then(() => { throw refusal; });
+        }
         if (fault!.when === 'before') return act(fault!).then(() => call(args));
         return Promise.resolve(call(args)).then(async (result) => {
           await act(fault!);
