@@ -498,6 +498,29 @@ describe('redis adapter when Redis goes away', () => {
     }
   });
 
+  test('a stall is ended by the store\'s own PING when no late reply comes (a client whose commandTimeout dropped the stuck command)', async () => {
+    const client = new Redis(dedicated.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 500 });
+    client.on('error', () => {});
+    const factory = createRedisAdapter({ client, keyPrefix: freshPrefix() });
+    try {
+      await eventually(() => factory('Session').upsert('s', { a: 1 }, 60));
+      dedicated.pause();
+      await expect(factory('Session').find('s')).rejects.toBeInstanceOf(StorageUnavailableError);
+      // stalled: refused at once, sent nowhere
+      const at = Date.now();
+      await expect(factory('Session').upsert('s', { a: 2 }, 60)).rejects.toBeInstanceOf(StorageUnavailableError);
+      expect(Date.now() - at).toBeLessThan(100);
+      dedicated.resume();
+      const back = Date.now();
+      expect(await eventually(() => factory('Session').find('s'), 3_000)).toEqual({ a: 1 });
+      expect(Date.now() - back).toBeLessThan(1_500);
+    } finally {
+      dedicated.resume();
+      await factory.close();
+      client.disconnect();
+    }
+  });
+
   test('a client passed in and shared by several adapters: close() leaves none of their listeners on it', async () => {
     const client = new Redis(dedicated.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 3_000 });
     client.on('error', () => {});
