@@ -11,11 +11,18 @@
  * its own, holding what the request asks for: the page lists every requested scope, whatever
  * the held grant has. The held grant keeps its site and its tokens.
  *
+ * A new grant's id is derived from the interaction ({@link newGrantIdFor}): an Allow answered
+ * 503 after its grant was stored (the interaction's write failed) and sent again rewrites
+ * that grant rather than adding a second one to the member's connected apps.
+ *
  * @module
  */
+import { createHash } from 'node:crypto';
+
 import type Provider from 'oidc-provider';
 
 type Grant = InstanceType<Provider['Grant']>;
+type GrantInit = ConstructorParameters<Provider['Grant']>[0];
 
 /** What oidc-provider's consent prompt says the held grant lacks (`interaction.prompt.details`). */
 export interface MissingGrants {
@@ -24,9 +31,19 @@ export interface MissingGrants {
   readonly missingResourceScopes?: Readonly<Record<string, readonly string[]>>;
 }
 
+/**
+ * The id of the grant a consent in interaction `uid` starts: the same for every Allow of that
+ * interaction, and nothing of the uid (the value of its cookies) readable from it.
+ */
+export function newGrantIdFor(uid: string): string {
+  return createHash('sha256').update(`platform-auth consent grant ${uid}`).digest('base64url');
+}
+
 export interface ConsentGrantInput {
   /** the grant the session holds for the client, if any */
   readonly held: Grant | undefined;
+  /** the interaction's uid: a new grant's id is derived from it */
+  readonly interactionUid: string;
   /** whether `held` may take this consent: no site of its own, or the site chosen now */
   readonly sameSite: boolean;
   readonly accountId: string;
@@ -44,7 +61,10 @@ export interface ConsentGrantInput {
  */
 export function consentGrant(provider: Provider, input: ConsentGrantInput): Grant {
   const { held, details } = input;
-  const grant = held && input.sameSite ? held : new provider.Grant({ accountId: input.accountId, clientId: input.clientId });
+  const grant = held && input.sameSite
+    ? held
+    // oidc-provider's models take their id as `jti` (models/base_model.js); its typings omit it
+    : new provider.Grant({ jti: newGrantIdFor(input.interactionUid), accountId: input.accountId, clientId: input.clientId } as GrantInit);
   const carried = held && !input.sameSite ? held : undefined;
   const requested = new Set(input.requested);
 

@@ -363,7 +363,7 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
     // an operator's grant acts at the site chosen for it: consent for another site is a grant of its own
     const sameSite = !held || !operator || (await grantContexts.find(held.jti))?.orgId === site;
     const grant = consentGrant(provider, {
-      held, sameSite, accountId: account.id, clientId: client.clientId,
+      held, sameSite, interactionUid: interaction.uid, accountId: account.id, clientId: client.clientId,
       requested: parseScope(String(interaction.params.scope ?? '')), details,
     });
     const grantId = await grant.save();

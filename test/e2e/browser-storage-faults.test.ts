@@ -178,3 +178,24 @@ it('the demo\'s admin area: storage failing once an application was created stil
   const token = await postForm(`${base()}/api/oauth/introspect`, { token: 'x', client_id: listed[0]!.clientId, client_secret: secret! });
   expect(token.status).toBe(200);
 });
+
+it('an Allow answered 503 after its grant was stored, sent again, connects the app once', async () => {
+  const browser = new Browser(base());
+  const { url } = authorize();
+  let page = await browser.navigate(url);
+  if (isPage(page) && page.html.includes('name="password"')) page = await browser.submit(page, '/login', { ...STUDENT });
+  if (!isPage(page) || !page.html.includes('/confirm"')) throw new Error('expected the consent page');
+  const form = findForm(page.html, '/confirm');
+  const allow = () => browser.request(form.action, {
+    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' }, body: new URLSearchParams(form.hidden).toString(),
+  });
+  const accountId = (await rig.app.auth.options.accounts.authenticate(STUDENT.email, STUDENT.password, {} as never))!.id;
+  const grantsBefore = (await rig.app.auth.connectedApps.list(accountId)).find((a) => a.clientId === MEMBER.clientId)?.grants.length ?? 0;
+  // the grant is stored; the interaction's result is not
+  rig.arm({ model: 'Interaction', method: 'upsert', when: 'before', action: 'refuse' });
+  expect((await allow()).status).toBe(503);
+  const again = await allow();
+  expect(again.status).toBe(303);
+  const grantsAfter = (await rig.app.auth.connectedApps.list(accountId)).find((a) => a.clientId === MEMBER.clientId)?.grants.length ?? 0;
+  expect(grantsAfter - grantsBefore).toBe(1);
+});
