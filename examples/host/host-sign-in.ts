@@ -120,11 +120,15 @@ export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Mi
     ctx.redirect(HOST_SIGN_IN_PATH);
   }
 
-  router.get(HOST_SIGN_IN_PATH, async function hostSignInForm(ctx) {
-    const session = sessionOf(ctx);
+  /** The page for `session`: the sign-in waiting, and whom the session is signed in as. */
+  async function showFor(ctx: Context, session: AdminSession, status: number, error?: string): Promise<void> {
     const pending = await auth.interactions.pendingSignIn(ctx);
     const account = session.accountId ? await accounts.findById(session.accountId) : undefined;
-    show(ctx, 200, { csrf: sessions.csrfToken(session), pending, ...(account ? { signedInAs: account.email } : {}) });
+    show(ctx, status, { csrf: sessions.csrfToken(session), pending, ...(account ? { signedInAs: account.email } : {}), ...(error ? { error } : {}) });
+  }
+
+  router.get(HOST_SIGN_IN_PATH, async function hostSignInForm(ctx) {
+    await showFor(ctx, sessionOf(ctx), 200);
   });
 
   router.post(HOST_SIGN_IN_PATH, async function hostSignIn(ctx) {
@@ -136,12 +140,12 @@ export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Mi
     // the sign-in this page was shown for: another one may have replaced it in this browser
     // since (another tab, or a page of another site starting its own client's), and the
     // password must not finish that one
-    if (pending && form.get('sign_in') !== pending.id) return show(ctx, 409, { csrf: sessions.csrfToken(session!), pending, error: CHANGED });
+    if (pending && form.get('sign_in') !== pending.id) return show(ctx, 409, { csrf: sessions.csrfToken(session), pending, error: CHANGED });
     const email = (form.get('email') ?? '').trim();
     const password = form.get('password') ?? '';
     const checked = await checkPassword(auth, accounts, ctx, email, password);
-    if (checked.outcome === 'throttled') return show(ctx, 429, { csrf: sessions.csrfToken(session!), pending, email, error: checked.message });
-    if (checked.outcome === 'incorrect') return show(ctx, 401, { csrf: sessions.csrfToken(session!), pending, email, error: 'The email or password is incorrect.' });
+    if (checked.outcome === 'throttled') return show(ctx, 429, { csrf: sessions.csrfToken(session), pending, email, error: checked.message });
+    if (checked.outcome === 'incorrect') return show(ctx, 401, { csrf: sessions.csrfToken(session), pending, email, error: 'The email or password is incorrect.' });
     const { account } = checked;
     // a new session (and sid) on sign-in, so a planted anonymous cookie cannot be ridden
     sessions.start(ctx, account.id);
@@ -160,7 +164,7 @@ export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Mi
     const pending = await auth.interactions.pendingSignIn(ctx);
     // the page again, with a fresh form, never a bare 403: the person can still cancel
     if (!sessions.verifyCsrf(session, form.get('csrf'))) return show(ctx, 403, { csrf: sessions.csrfToken(session), pending, error: EXPIRED });
-    if (pending && form.get('sign_in') !== pending.id) return show(ctx, 409, { csrf: sessions.csrfToken(session!), pending, error: CHANGED });
+    if (pending && form.get('sign_in') !== pending.id) return show(ctx, 409, { csrf: sessions.csrfToken(session), pending, error: CHANGED });
     await auth.interactions.cancelSignIn(ctx, { expected: form.get('sign_in') ?? undefined });
   });
 
@@ -168,11 +172,7 @@ export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Mi
     const form = await readForm(ctx);
     const session = sessions.read(ctx);
     if (!session) return withoutSession(ctx);
-    if (!sessions.verifyCsrf(session, form.get('csrf'))) {
-      const pending = await auth.interactions.pendingSignIn(ctx);
-      const account = session.accountId ? await accounts.findById(session.accountId) : undefined;
-      return show(ctx, 403, { csrf: sessions.csrfToken(session), pending, ...(account ? { signedInAs: account.email } : {}), error: EXPIRED });
-    }
+    if (!sessions.verifyCsrf(session, form.get('csrf'))) return showFor(ctx, session, 403, EXPIRED);
     // the library's sign-in first: if storage fails, the host session (and its sign-out form)
     // is still there to try again
     await auth.interactions.signOut(ctx);

@@ -9,8 +9,9 @@
  * the document's body after the same size limit, for as long as its `Cache-Control`/`Expires`
  * say within the provider's bounds; failures (network errors, non-200 answers, oversized
  * bodies) are cached for `failureSeconds` so a broken or hostile host is not fetched on every
- * request (and requests that ask for a URL while it is being fetched share that fetch), and a host refused for its address is remembered as refused for as long, whatever
- * document on it is asked for next.
+ * request, and a host refused for its address is remembered as refused for as long, whatever
+ * document on it is asked for next. Requests that ask for a URL while it is being fetched
+ * share that fetch.
  *
  * Events: a document fetched from its host (not one answered from the cache) is
  * `metadata_document.fetched`, for the request whose client lookup fetched it (oidc-provider's

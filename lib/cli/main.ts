@@ -44,7 +44,9 @@ Options (keys and rotate):
                            the file rotate reads: "rotate F --out F" replaces F in one step (a
                            new file renamed over it), and keeps F as it was if anything fails.
                            A replaced file keeps its owner, group and the group's access
-                           (root:app 0640 stays so), never others' (0644 becomes 0640).
+                           (root:app 0640 stays so), never others' (0644 becomes 0640); none
+                           of them in a directory others may write, nor group access from a
+                           file with an ACL (a note on stderr says so).
   --force                  With --out: replace an existing file (also in one step, as above).
 
 Options (rotate):

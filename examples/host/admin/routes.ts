@@ -104,7 +104,7 @@ export function createAdminRouter({ auth, accounts, sites, sessions }: AdminRout
     status?: number;
     issued?: IssuedMemberClient & { rotated: boolean };
   } = {}): Promise<void> {
-    let listed: { clients: MemberClient[]; beta: boolean; latest: Map<string, TraceEntry> };
+    let listed: { clients: readonly MemberClient[]; beta: boolean; latest: Map<string, TraceEntry> };
     try {
       listed = await readApps(site);
     } catch (err) {
@@ -133,7 +133,7 @@ export function createAdminRouter({ auth, accounts, sites, sessions }: AdminRout
   }
 
   /** A site's applications, whether it has the beta, and each application's latest trace entry. */
-  async function readApps(site: SiteView): Promise<{ clients: MemberClient[]; beta: boolean; latest: Map<string, TraceEntry> }> {
+  async function readApps(site: SiteView): Promise<{ clients: readonly MemberClient[]; beta: boolean; latest: Map<string, TraceEntry> }> {
     const [clients, beta] = await Promise.all([auth.memberClients.list(site.id), auth.options.betaEnabled(site.id)]);
     // one trace read per application (a school has a handful); one deleted meanwhile has none
     const traces = await Promise.all(clients.map((c) => auth.memberClients.trace(site.id, c.clientId).catch((err: unknown) => {
@@ -141,7 +141,7 @@ export function createAdminRouter({ auth, accounts, sites, sessions }: AdminRout
       throw err;
     })));
     const latest = new Map(clients.flatMap((c, i) => (traces[i]![0] ? [[c.clientId, traces[i]![0]] as const] : [])));
-    return { clients: [...clients], beta, latest };
+    return { clients, beta, latest };
   }
 
   /** Runs a library call; its refusals (MemberClientError) become the apps page with the message, as a 4xx. */
