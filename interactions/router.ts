@@ -27,6 +27,8 @@ import { errors } from 'oidc-provider';
 import type { ResolvedOptions } from '../lib/config/options.ts';
 import type { Account, Site } from '../lib/contracts.ts';
 import { ENDPOINTS } from '../lib/endpoints.ts';
+import { allowedMethods } from '../lib/http/allowed-methods.ts';
+import type { AllowedMethods } from '../lib/http/allowed-methods.ts';
 import { diagnosticsOf } from '../lib/events/diagnostics.ts';
 import type { ConsentDeniedEvent, SignInFailedEvent } from '../lib/events/types.ts';
 import type { GrantContextStore } from '../lib/grant-context.ts';
@@ -120,10 +122,28 @@ function waitWords(page: PageResponse, seconds: number): string {
     : page.translator.text('notice.throttled.minutes', { minutes: Math.ceil(seconds / 60) });
 }
 
+const PAGES_BASE = ENDPOINTS.interaction.path.replace('/:uid', '');
+/** the page of an interaction (`GET /:uid`) and the forms it posts (`POST /:uid/<action>`) */
+const PAGE_METHODS = allowedMethods({ methods: ['GET'] });
+const FORM_METHODS = allowedMethods({ methods: ['POST'] });
+const FORM_ACTIONS = new Set(['login', 'confirm', 'abort']);
+
+/**
+ * The methods a path of the pages answers (lib/http/allowed-methods.ts): the routes of
+ * {@link createInteractionRouter}, `undefined` for a path that is none of them.
+ */
+export function interactionMethods(path: string): AllowedMethods | undefined {
+  if (!path.startsWith(`${PAGES_BASE}/`)) return undefined;
+  const rest = path.slice(PAGES_BASE.length + 1);
+  const slash = rest.indexOf('/');
+  if (slash === -1) return rest ? PAGE_METHODS : undefined;
+  return slash > 0 && FORM_ACTIONS.has(rest.slice(slash + 1)) ? FORM_METHODS : undefined;
+}
+
 export function createInteractionRouter(deps: InteractionRouterDeps): Router {
   const { provider, options, grantContexts, signInThrottle, pages, signIn, trust } = deps;
   const redirectTrust = { configuredClients: trust.staticClients, isReviewed: (clientId: string) => trust.isReviewed(clientId) };
-  const base = ENDPOINTS.interaction.path.replace('/:uid', '');
+  const base = PAGES_BASE;
   const router = new Router({ ...ROUTER_MATCHING, prefix: base });
   const csrf = new CsrfTokens(options.cookieKeys[0]!);
   // forms only, small: the pages post a handful of fields

@@ -21,6 +21,11 @@ export interface EndpointDefinition {
   readonly methods: readonly HttpMethod[];
   readonly owner: EndpointOwner;
   readonly providerRoute?: string;
+  /**
+   * Answers cross-origin preflights (`OPTIONS` with `Access-Control-Request-Method`): pages of
+   * other origins may call it (lib/policies/cors.ts, or oidc-provider's own CORS)
+   */
+  readonly preflight?: true;
   readonly summary: string;
 }
 
@@ -29,19 +34,19 @@ function endpoint(def: EndpointDefinition): EndpointDefinition {
 }
 
 export const ENDPOINTS = Object.freeze({
-  protectedResourceMetadata: endpoint({ id: 'protectedResourceMetadata', path: '/.well-known/oauth-protected-resource', methods: ['GET'], owner: 'platform', summary: 'Protected-resource metadata (RFC 9728)' }),
-  authorizationServerMetadata: endpoint({ id: 'authorizationServerMetadata', path: '/.well-known/oauth-authorization-server', methods: ['GET'], owner: 'provider', providerRoute: 'discovery', summary: 'Authorization-server metadata (RFC 8414)' }),
-  openidConfiguration: endpoint({ id: 'openidConfiguration', path: '/.well-known/openid-configuration', methods: ['GET'], owner: 'provider', providerRoute: 'discovery', summary: 'OpenID Connect discovery document' }),
+  protectedResourceMetadata: endpoint({ id: 'protectedResourceMetadata', path: '/.well-known/oauth-protected-resource', methods: ['GET'], owner: 'platform', preflight: true, summary: 'Protected-resource metadata (RFC 9728)' }),
+  authorizationServerMetadata: endpoint({ id: 'authorizationServerMetadata', path: '/.well-known/oauth-authorization-server', methods: ['GET'], owner: 'provider', preflight: true, providerRoute: 'discovery', summary: 'Authorization-server metadata (RFC 8414)' }),
+  openidConfiguration: endpoint({ id: 'openidConfiguration', path: '/.well-known/openid-configuration', methods: ['GET'], owner: 'provider', preflight: true, providerRoute: 'discovery', summary: 'OpenID Connect discovery document' }),
   authorization: endpoint({ id: 'authorization', path: '/oauth/authorize', methods: ['GET'], owner: 'provider', providerRoute: 'authorization', summary: `Authorization endpoint (code flow with PKCE ${PROTOCOL.codeChallengeMethods.join(', ')})` }),
-  token: endpoint({ id: 'token', path: '/api/oauth/token', methods: ['POST'], owner: 'provider', providerRoute: 'token', summary: `Token endpoint (${PROTOCOL.grantTypes.join(', ')})` }),
-  userinfo: endpoint({ id: 'userinfo', path: '/api/oauth/userinfo', methods: ['GET', 'POST'], owner: 'platform', summary: 'UserInfo: sub, email, name, org_id, roles' }),
-  revocation: endpoint({ id: 'revocation', path: '/api/oauth/revoke', methods: ['POST'], owner: 'provider', providerRoute: 'revocation', summary: 'Token revocation (RFC 7009)' }),
-  introspection: endpoint({ id: 'introspection', path: '/api/oauth/introspect', methods: ['POST'], owner: 'provider', providerRoute: 'introspection', summary: 'Token introspection (RFC 7662)' }),
-  registration: endpoint({ id: 'registration', path: '/api/oauth/register', methods: ['POST'], owner: 'provider', providerRoute: 'registration', summary: 'Client registration' }),
-  jwks: endpoint({ id: 'jwks', path: '/api/oauth/jwks', methods: ['GET'], owner: 'provider', providerRoute: 'jwks', summary: 'JSON Web Key Set for ID-token signatures' }),
+  token: endpoint({ id: 'token', path: '/api/oauth/token', methods: ['POST'], owner: 'provider', preflight: true, providerRoute: 'token', summary: `Token endpoint (${PROTOCOL.grantTypes.join(', ')})` }),
+  userinfo: endpoint({ id: 'userinfo', path: '/api/oauth/userinfo', methods: ['GET', 'POST'], owner: 'platform', preflight: true, summary: 'UserInfo: sub, email, name, org_id, roles' }),
+  revocation: endpoint({ id: 'revocation', path: '/api/oauth/revoke', methods: ['POST'], owner: 'provider', preflight: true, providerRoute: 'revocation', summary: 'Token revocation (RFC 7009)' }),
+  introspection: endpoint({ id: 'introspection', path: '/api/oauth/introspect', methods: ['POST'], owner: 'provider', preflight: true, providerRoute: 'introspection', summary: 'Token introspection (RFC 7662)' }),
+  registration: endpoint({ id: 'registration', path: '/api/oauth/register', methods: ['POST'], owner: 'provider', preflight: true, providerRoute: 'registration', summary: 'Client registration' }),
+  jwks: endpoint({ id: 'jwks', path: '/api/oauth/jwks', methods: ['GET'], owner: 'provider', preflight: true, providerRoute: 'jwks', summary: 'JSON Web Key Set for ID-token signatures' }),
   interaction: endpoint({ id: 'interaction', path: '/oauth/interaction/:uid', methods: ['GET', 'POST'], owner: 'platform', summary: 'Sign-in and consent pages' }),
   accountApi: endpoint({ id: 'accountApi', path: '/account/graphql', methods: ['POST'], owner: 'platform', summary: 'Account API: GraphQL over the signed-in member\'s own data' }),
-  mcp: endpoint({ id: 'mcp', path: '/mcp', methods: ['POST'], owner: 'platform', summary: 'MCP endpoint (Streamable HTTP, stateless JSON): public tools anonymously, member and operator tools with a token' }),
+  mcp: endpoint({ id: 'mcp', path: '/mcp', methods: ['POST'], owner: 'platform', preflight: true, summary: 'MCP endpoint (Streamable HTTP, stateless JSON): public tools anonymously, member and operator tools with a token' }),
   openapi: endpoint({ id: 'openapi', path: '/openapi.json', methods: ['GET'], owner: 'platform', summary: 'OpenAPI 3.1 description of every endpoint' }),
   authMd: endpoint({ id: 'authMd', path: '/auth.md', methods: ['GET'], owner: 'platform', summary: 'This deployment\'s authorization interface, in markdown' }),
 });

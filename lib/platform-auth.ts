@@ -8,7 +8,7 @@ import type { Middleware } from 'koa';
 import Provider from 'oidc-provider';
 
 import { createSignInFlow } from '../interactions/host-sign-in.ts';
-import { createInteractionRouter } from '../interactions/router.ts';
+import { createInteractionRouter, interactionMethods } from '../interactions/router.ts';
 import { createAccountApi } from './account-api/index.ts';
 import { createConnectedApps } from './connected-apps/manager.ts';
 import type { ConnectedApps } from './connected-apps/manager.ts';
@@ -24,6 +24,7 @@ import { ENDPOINTS } from './endpoints.ts';
 import { createDiagnostics } from './events/index.ts';
 import type { PlatformAuthEvents, TraceEntry, TracedClient } from './events/index.ts';
 import { answeredBy, isServed, ownPathMatcher, ROUTER_MATCHING, servedEndpoints } from './served-endpoints.ts';
+import { allowedMethods, checkingMethods } from './http/allowed-methods.ts';
 import { bodyAlreadyRead, createMountOrderGuard } from './http/mount-order.ts';
 import { createSignInThrottle } from './http/sign-in-throttle.ts';
 import type { SignInThrottle } from './http/sign-in-throttle.ts';
@@ -197,6 +198,8 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   resourceRouter.post(ENDPOINTS.userinfo.path, ...userinfo);
   resourceRouter.options(ENDPOINTS.userinfo.path, userinfoCors);
 
+  const resourceMethods = new Map([ENDPOINTS.protectedResourceMetadata, ENDPOINTS.userinfo].map((e) => [e.path, allowedMethods(e)]));
+
   const memberClients = createMemberClientManager({
     provider,
     adapter: options.adapter,
@@ -241,8 +244,8 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
 
   // each piece gives a request its id and the diagnostics, also when mounted on its own
   const middleware = diagnostics.observeEach({
-    resource: resourceRouter.routes() as Middleware,
-    interactions: interactions.routes() as Middleware,
+    resource: checkingMethods((path) => resourceMethods.get(path), resourceRouter.routes() as Middleware),
+    interactions: checkingMethods(interactionMethods, interactions.routes() as Middleware),
     registration: answeredBy('registration', options) === 'platform'
       ? restrictedRegistration(provider, options.registration.vendors)
       : undefined,

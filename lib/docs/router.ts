@@ -11,8 +11,7 @@ import type { Context, Middleware, Next } from 'koa';
 
 import type { ResolvedOptions } from '../config/options.ts';
 import { ENDPOINTS } from '../endpoints.ts';
-import { InvalidRequestError } from '../errors.ts';
-import { writeError } from '../http/error-response.ts';
+import { allowedMethods, refuseUnservedMethod } from '../http/allowed-methods.ts';
 import { renderAuthMd } from './auth-md.ts';
 import { buildOpenApiDocument } from './openapi/document.ts';
 
@@ -61,14 +60,12 @@ function notModified(ifNoneMatch: string, etag: string): boolean {
 
 export function createDocsRouter(deps: DocsDeps): Middleware {
   const documents = renderDocuments(deps.options);
+  const methods = new Map([ENDPOINTS.openapi, ENDPOINTS.authMd].map((e) => [e.path, allowedMethods(e)]));
 
   return async function docs(ctx: Context, next: Next) {
     const document = documents.get(ctx.path);
     if (!document) return next();
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
-      writeError(ctx, new InvalidRequestError(`use GET ${ctx.path}`, { status: 405 }), { headers: { Allow: 'GET, HEAD' } });
-      return;
-    }
+    if (refuseUnservedMethod(ctx, methods.get(ctx.path)!)) return;
     ctx.set('Cache-Control', DOCS_CACHE_CONTROL);
     ctx.set('ETag', document.etag);
     ctx.set('Access-Control-Allow-Origin', '*');

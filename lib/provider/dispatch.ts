@@ -11,8 +11,7 @@ import type { Context, Middleware, Next } from 'koa';
 import type Provider from 'oidc-provider';
 
 import { ENDPOINTS } from '../endpoints.ts';
-import { InvalidRequestError } from '../errors.ts';
-import { writeError } from '../http/error-response.ts';
+import { allowedMethods, refuseUnservedMethod } from '../http/allowed-methods.ts';
 import { PROVIDER_PAGE_HEADERS } from '../pages/headers.ts';
 import { refuseBasicClientAuth, usesBasicClientAuth } from '../policies/client-auth.ts';
 import { OPEN_CORS, openCors } from '../policies/cors.ts';
@@ -44,11 +43,10 @@ export function dispatchToProvider(provider: Provider, facts: ServingFacts & Hos
   const pinHost = createHostPin(facts);
 
   const handles = (path: string) => paths.has(path) || path.startsWith(resumePrefix);
-  // token, revocation and introspection take POST only (RFC 6749 §3.2, RFC 7009 §2.1, RFC 7662
-  // §2.1). oidc-provider's router has no route for another method there and Koa answered a
-  // plain-text 404; OPTIONS stays the provider's (its CORS preflight)
-  const postOnly = new Set([ENDPOINTS.token.path, ENDPOINTS.revocation.path, ENDPOINTS.introspection.path]);
-  const refuseMethod = (ctx: Context) => writeError(ctx, new InvalidRequestError(`use POST ${ctx.path}`, { status: 405 }), { headers: { Allow: 'POST, OPTIONS' } });
+  // the methods each path answers (the endpoint table); any other is a 405 JSON with `Allow`,
+  // where the provider's router had no route for it and Koa answered a plain-text 404
+  const methods = new Map(providerEndpoints(facts).map((e) => [e.path, allowedMethods(e)]));
+  const resumeMethods = allowedMethods(ENDPOINTS.authorization);
 
   /**
    * The provider answers on the shared response (headers set on ctx before stay); the pin lasts
@@ -74,10 +72,7 @@ export function dispatchToProvider(provider: Provider, facts: ServingFacts & Hos
   return Object.assign(function providerRoutes(ctx: Context, next: Next): Promise<void> {
     const { path } = ctx;
     if (!handles(path)) return next();
-    if (ctx.method !== 'POST' && ctx.method !== 'OPTIONS' && postOnly.has(path)) {
-      refuseMethod(ctx);
-      return Promise.resolve();
-    }
+    if (refuseUnservedMethod(ctx, methods.get(path) ?? resumeMethods)) return Promise.resolve();
     if (usesBasicClientAuth(ctx)) {
       refuseBasicClientAuth(ctx);
       return Promise.resolve();

@@ -18,6 +18,7 @@ import type Provider from 'oidc-provider';
 import { ENDPOINTS } from '../endpoints.ts';
 import { InvalidClientMetadataError, InvalidRequestError } from '../errors.ts';
 import { diagnosticsOf } from '../events/diagnostics.ts';
+import { allowedMethods, refuseUnservedMethod } from '../http/allowed-methods.ts';
 import { writeError } from '../http/error-response.ts';
 import { OPEN_CORS, openCors } from '../policies/cors.ts';
 import { publicClientMetadata } from './public-metadata.ts';
@@ -35,16 +36,14 @@ function refuse(ctx: Context, description: string): void {
 
 export function restrictedRegistration(provider: Provider, vendors: ReadonlyMap<string, string>): Middleware {
   const path = ENDPOINTS.registration.path;
+  const methods = allowedMethods(ENDPOINTS.registration);
   const json = bodyParser({ enableTypes: ['json'], jsonLimit: '16kb', encoding: 'utf-8' });
 
   // browser clients register too: every answer is readable from any origin; OPTIONS is the preflight
   const cors = openCors(OPEN_CORS.registration);
 
   async function register(ctx: Context): Promise<void> {
-    if (ctx.method !== 'POST') {
-      writeError(ctx, new InvalidRequestError('use POST with a JSON body', { status: 405 }), { headers: { Allow: 'POST, OPTIONS' } });
-      return;
-    }
+    if (refuseUnservedMethod(ctx, methods)) return;
     if (!ctx.is('application/json')) {
       refuse(ctx, 'the request body must be a JSON object (Content-Type: application/json)');
       return;

@@ -143,7 +143,8 @@ describe('a self-registered client (Variant B) with an off-site redirect URI', (
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ response_type: 'code', client_id: registered.clientId, redirect_uri: EVIL, scope: 'openid', prompt: 'none' }),
     });
-    expect({ status: res.status, location: res.headers.get('location') }).toEqual({ status: 404, location: null });
+    // refused for its method (lib/http/allowed-methods.ts) before the provider reads it
+    expect({ status: res.status, location: res.headers.get('location'), allow: res.headers.get('allow') }).toEqual({ status: 405, location: null, allow: 'GET, HEAD' });
   });
 
   it('a signed-in user: prompt=none without consent is still an error page; an approved flow still redirects with its code', async () => {

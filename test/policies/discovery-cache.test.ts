@@ -100,9 +100,10 @@ it('leaves HEAD, the preflight and other methods to the provider', async () => {
   const preflight = await send(app, OIDC, { origin: 'https://app.example', 'access-control-request-method': 'GET' }, 'OPTIONS');
   expect(preflight.status).toBe(204);
   expect(entered).toBe(3);
-  // no discovery route takes POST: not the kept document either
+  // no discovery route takes POST: not the kept document either (lib/http/allowed-methods.ts)
   const post = await send(app, OIDC, {}, 'POST');
-  expect(post.status).toBe(404);
+  expect(post.status).toBe(405);
+  expect(entered).toBe(3);
   expect(post.body).not.toContain('issuer');
 });
 

@@ -48,8 +48,15 @@ describe.each(POST_ONLY)('%s', (path) => {
 });
 
 it('hands the provider the path it routed by: dot segments in an absolute-form target stay unresolved', async () => {
-  // a URL parser would resolve this to /api/oauth/introspect after the dispatcher had routed
-  // it as a resume path, past the refusal of HTTP Basic on the introspection endpoint
+  // a URL parser would resolve these to /.well-known/openid-configuration and
+  // /api/oauth/introspect after the dispatcher had routed them as resume paths
+  const resolved = await rawRequest({
+    port: app.port, method: 'GET', target: `http://evil.example${ENDPOINTS.authorization.path}/../..${ENDPOINTS.openidConfiguration.path}`,
+  });
+  expect(resolved.status).toBe(404);
+  expect(resolved.body).not.toContain('issuer');
+  // a POST there is refused for the resume path's methods before anything is handed over,
+  // so it never reaches introspection past its refusal of HTTP Basic
   const op = operator(app.baseUrl, app.operatorSecret);
   const basic = `Basic ${Buffer.from(`${op.clientId}:${op.clientSecret}`).toString('base64')}`;
   for (const path of [ENDPOINTS.introspection.path, ENDPOINTS.revocation.path]) {
@@ -57,7 +64,7 @@ it('hands the provider the path it routed by: dot segments in an absolute-form t
     const sneaked = await rawRequest({
       port: app.port, method: 'POST', target: `http://evil.example${ENDPOINTS.authorization.path}/../..${path}`, headers: form, body: 'token=abc',
     });
-    expect(sneaked.status).toBe(404);
+    expect(sneaked.status).toBe(405);
     expect(sneaked.body).not.toContain('active');
     // the endpoint itself refuses HTTP Basic
     const direct = await rawRequest({ port: app.port, method: 'POST', target: path, headers: form, body: 'token=abc' });
