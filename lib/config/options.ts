@@ -256,8 +256,8 @@ export interface SignInThrottleOptions {
    */
   ipFailures?: number;
   /**
-   * Seconds after its last failure at which an account or address is forgotten (or when its
-   * wait ends, if later).
+   * Seconds after its wait ends (its last failure, plus the wait that failure earned) at which
+   * an account or address is forgotten.
    * @default {@link OPTION_DEFAULTS}.signInThrottle.windowSeconds.default
    */
   windowSeconds?: number;

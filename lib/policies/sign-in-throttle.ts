@@ -7,8 +7,12 @@
  *   next attempt waits `2^(n − free)` seconds after the last one (1 s, 2 s, 4 s, …), at most
  *   `maxDelaySeconds`; an attempt during the wait is refused (429 with `Retry-After`) and does
  *   not reach the host's password check.
- * - The window slides: a key is forgotten `windowSeconds` after its last failure (or once its
- *   wait is over, when that is later), so an attacker who keeps going stays at the cap.
+ * - The window slides: a key is forgotten `windowSeconds` after its wait ends (its last
+ *   failure plus its delay), so an attacker who keeps going stays at the cap: after a wait
+ *   the key still holds its failures, and the one attempt the wait lets through waits the
+ *   cap again when it fails. (Forgotten when the wait ended, as before, a key at the cap came
+ *   back with its free failures every `maxDelaySeconds`: six times the guesses a day at the
+ *   defaults.)
  * - A successful sign-in forgets the account's failures. The client address counts failures
  *   only: a success gives its attempt back, so many people signing in through one address
  *   (a school network) use up nothing.
@@ -45,7 +49,7 @@ export interface SignInThrottleSettings {
   readonly accountFailures: number;
   /** failures per client address that cost nothing within the window */
   readonly ipFailures: number;
-  /** seconds after the last failure at which a key is forgotten */
+  /** seconds after its wait ends at which a key is forgotten */
   readonly windowSeconds: number;
   /** the longest wait, in seconds */
   readonly maxDelaySeconds: number;
@@ -71,9 +75,9 @@ export function delayAfter(failures: number, budget: ThrottleBudget): number {
   return Math.min(2 ** (failures - budget.free), budget.maxDelaySeconds);
 }
 
-/** How long the record is kept, in seconds: the window, or the wait when that is longer. */
+/** How long the record is kept after its last failure, in seconds: its wait, then the window. */
 export function lifetimeOf(record: ThrottleRecord, budget: ThrottleBudget): number {
-  return Math.max(budget.windowSeconds, delayAfter(record.failures, budget));
+  return delayAfter(record.failures, budget) + budget.windowSeconds;
 }
 
 /** The record as it stands at `now`: `undefined` once forgotten (storage that keeps records longer changes nothing). */

@@ -182,6 +182,25 @@ describe('sign-in throttling', () => {
     });
   });
 
+  it('an attacker who waits out the capped wait gets one guess per wait, not its free failures back', async () => {
+    // the defaults' shape, scaled down: the cap equals the window. A key forgotten when its
+    // wait ended came back with its free failures every cap (six times the guesses a day)
+    const { accounts, calls } = recordingAccounts();
+    await withApp({ accounts, signInThrottle: { accountFailures: 3, ipFailures: 1000, windowSeconds: 2, maxDelaySeconds: 2 } }, async (app) => {
+      const { browser, page } = await loginPage(app);
+      const statuses: number[] = [];
+      const guess = async () => statuses.push((await submitLogin(browser, page, STUDENT.email, `wrong-${statuses.length}`)).status);
+      for (let i = 0; i < 4; i += 1) await guess(); // 3 free failures, then the 1 s wait
+      await sleep(1_100);
+      await guess(); // the 4th failure: now the wait is the cap, 2 s
+      await sleep(2_100);
+      await guess(); // the one guess the capped wait lets through
+      await guess(); // and the wait again, not a fresh budget
+      expect(statuses).toEqual([401, 401, 401, 429, 401, 401, 429]);
+      expect(calls).toHaveLength(5);
+    });
+  });
+
   it('a success forgets the account: five more failures are free again', async () => {
     await withApp({}, async (app) => {
       for (let round = 0; round < 3; round += 1) {

@@ -37,7 +37,34 @@ describe('the back-off', () => {
     }
     expect(record).toEqual({ failures: 5, last: 1000 });
     expect(retryAfterOf(record, BUDGET, 1000)).toBe(1);
-    expect(reserve(record, BUDGET, 1000 + 900_000)).toEqual({ allowed: true, next: { failures: 1, last: 901_000 } });
+    // forgotten the window after its wait (1 s) ends
+    expect(reserve(record, BUDGET, 1000 + 900_999)).toEqual({ allowed: true, next: { failures: 6, last: 901_999 } });
+    expect(reserve(record, BUDGET, 1000 + 901_000)).toEqual({ allowed: true, next: { failures: 1, last: 902_000 } });
+  });
+
+  it('keeps a key at the cap through the window after its wait: the guess a wait lets through waits the cap again', () => {
+    const capped: ThrottleRecord = { failures: 20, last: 0 }; // waits the cap, 900 s
+    expect(reserve(capped, BUDGET, 899_000)).toEqual({ allowed: false, retryAfter: 1 });
+    expect(reserve(capped, BUDGET, 900_000)).toEqual({ allowed: true, next: { failures: 21, last: 900_000 } });
+    expect(reserve(capped, BUDGET, 1_799_999)).toEqual({ allowed: true, next: { failures: 21, last: 1_799_999 } });
+    expect(reserve(capped, BUDGET, 1_800_000)).toEqual({ allowed: true, next: { failures: 1, last: 1_800_000 } });
+  });
+
+  it('at the defaults, a day of guessing one account at the earliest moments allowed gets 109 guesses', async () => {
+    let now = 1_700_000_000_000;
+    const throttler = new SignInThrottler(createMemoryAdapter(), SETTINGS, () => now);
+    const end = now + 24 * 3600 * 1000;
+    let allowed = 0;
+    let address = 0;
+    while (now < end) {
+      // a new address per guess: the per-account limit is what this measures
+      const attempt = await throttler.attempt('victim@example.com', `198.51.100.${(address++ % 250) + 1}`);
+      if (attempt.allowed) allowed += 1;
+      else now += attempt.retryAfter * 1000;
+    }
+    // 5 free, 10 backed off (1 s … 512 s, 1,023 s in all), then one per 900 s for the rest of
+    // the day; forgotten when its wait ended, the key gave 675
+    expect(allowed).toBe(15 + Math.floor((24 * 3600 - 1023) / 900));
   });
 
   it('keeps a key at least until its wait ends, even when the window is shorter', () => {
