@@ -329,7 +329,9 @@ export interface PlatformAuthOptions {
    * Clients known at start-up (for example the demo clients): oidc-provider client metadata
    * plus `audience` (`operator` or `member`) and, for member clients, `org_id`. Each is built
    * at start-up: metadata oidc-provider refuses, or a property it would ignore, fails
-   * `createPlatformAuth`.
+   * `createPlatformAuth`. In production a `client_secret` must be a long random secret (at
+   * least 32 characters, not a shorter string repeated, at least 7 distinct characters):
+   * wrong client secrets are not throttled.
    * @default {@link OPTION_DEFAULTS}.clients
    */
   clients?: StaticClient[];
@@ -407,8 +409,8 @@ export interface PlatformAuthOptions {
    */
   signInThrottle?: SignInThrottleOptions | false;
   /**
-   * Production mode refuses generated keys and cookie secrets, an `http` `baseUrl`, GraphiQL
-   * and the test-only metadata-document `fetch`.
+   * Production mode refuses generated keys and cookie secrets, weak static client secrets, an
+   * `http` `baseUrl`, GraphiQL and the test-only metadata-document `fetch`.
    * @default process.env.NODE_ENV === 'production'
    */
   production?: boolean;

@@ -15,7 +15,8 @@ import { resolvePagesOptions, resolveSignInOptions } from '../pages/options.ts';
 import { normaliseClientName } from '../registration/vendor-names.ts';
 import { DEFAULT_TTL, PROTOCOL, isLoopbackHost } from '../constants.ts';
 import {
-  SecretsInputError, checkCookieKeys as checkCookieKeyList, checkProductionCookieKeys, checkSigningJwks, createCookieKey, createSigningKey,
+  MIN_COOKIE_KEY_LENGTH, SecretsInputError, checkCookieKeys as checkCookieKeyList, checkProductionCookieKeys, checkSigningJwks, createCookieKey,
+  createSigningKey, notRandom,
 } from '../keys/secrets.ts';
 import type { SigningJwk } from '../keys/secrets.ts';
 import { IDENTITY_SCOPES, isKnownScope, scopesForAudience } from '../scopes/catalogue.ts';
@@ -111,7 +112,29 @@ function checkExtraMetadataSpelling(path: string, client: object): void {
   }
 }
 
-function checkClients(value: unknown): StaticClient[] {
+/** The shortest `client_secret` production takes for a static client: as for cookie keys. */
+const MIN_CLIENT_SECRET_LENGTH = MIN_COOKIE_KEY_LENGTH;
+
+/**
+ * In production, a static client's `client_secret` must be a long random secret: wrong secrets
+ * are not throttled at the token, introspection and revocation endpoints (oidc-provider has no
+ * such limit; one address measured ~500 guesses a second), so the secret's length and
+ * randomness are all that keeps it from being guessed. The secrets the library makes itself
+ * (member clients', Variant B's) are 32 random bytes. Never quotes the secret.
+ */
+function checkProductionClientSecret(path: string, secret: unknown): void {
+  if (typeof secret !== 'string') return; // the provider's schema check says what is wrong (./static-clients.ts)
+  const weakness = Array.from(secret).length < MIN_CLIENT_SECRET_LENGTH
+    ? `is shorter than ${MIN_CLIENT_SECRET_LENGTH} characters`
+    : notRandom(secret);
+  if (weakness) {
+    fail(`${path}.client_secret ${weakness}; production refuses it, since wrong client secrets are not throttled: `
+      + 'use 32 random bytes, e.g. `node -e "console.log(require(\'node:crypto\').randomBytes(32).toString(\'base64url\'))"`, '
+      + 'and give the client its new secret');
+  }
+}
+
+function checkClients(value: unknown, production: boolean): StaticClient[] {
   if (value === undefined) return [...OPTION_DEFAULTS.clients];
   if (!Array.isArray(value)) mustBe('options.clients', 'an array of client metadata objects', value);
   const seen = new Set<string>();
@@ -120,6 +143,7 @@ function checkClients(value: unknown): StaticClient[] {
     if (!raw || typeof raw !== 'object') mustBe(path, 'a client metadata object', raw);
     const client = { ...(raw as StaticClient) };
     checkExtraMetadataSpelling(path, client);
+    if (production) checkProductionClientSecret(path, client.client_secret);
     if (typeof client.client_id !== 'string' || !client.client_id) fail(`${path}.client_id must be a non-empty string`);
     if (seen.has(client.client_id)) fail(`${path}.client_id ${show(client.client_id)} is listed twice`);
     if (/^https:/i.test(client.client_id)) {
@@ -387,7 +411,7 @@ export async function validateOptions(input: PlatformAuthOptions): Promise<Resol
   const proxy = checkBoolean('options.proxy', input.proxy, OPTION_DEFAULTS.proxy, 'a boolean');
   if (input.sites !== undefined && typeof input.sites?.findById !== 'function') fail('options.sites must be an object with a findById(id) method');
 
-  const clients = checkClients(input.clients);
+  const clients = checkClients(input.clients, production);
   const registration = checkRegistration(input.registration, clients);
   const memberClients = checkObject<MemberClientOptions>('options.memberClients', input.memberClients, 'an object like { betaEnabled }', { allowArray: true }) ?? {};
   checkKnownKeys('options.memberClients', memberClients, MEMBER_CLIENT_KEYS);

@@ -238,15 +238,25 @@ export function checkProductionCookieKeys(keys: readonly string[], source = 'coo
       refuse(`${at} is the same secret as ${source}[${earlier}]; in production each cookie key must be a different secret: remove the duplicate, or ${NEW_COOKIE_KEY_HINT}`);
     }
     seen.set(key, i);
-    const chars = Array.from(key);
-    if (shortestPeriod(chars) * 2 <= chars.length) {
-      refuse(`${at} is a shorter string repeated, not a random secret; production refuses it: ${NEW_COOKIE_KEY_HINT}`);
-    }
-    const distinct = new Set(chars).size;
-    if (distinct < MIN_COOKIE_KEY_DISTINCT_CHARACTERS) {
-      refuse(`${at} has only ${distinct} distinct characters (production needs at least ${MIN_COOKIE_KEY_DISTINCT_CHARACTERS}), so it is not a random secret: ${NEW_COOKIE_KEY_HINT}`);
-    }
+    const weakness = notRandom(key);
+    if (weakness) refuse(`${at} ${weakness}; production refuses it: ${NEW_COOKIE_KEY_HINT}`);
   });
+}
+
+/**
+ * Why `secret`, long enough, is still not a random secret: a shorter string repeated (at least
+ * twice, possibly cut off: `"changeme".repeat(4)`, `"a".repeat(32)`), or fewer than
+ * {@link MIN_COOKIE_KEY_DISTINCT_CHARACTERS} distinct characters (the odds for a random one are
+ * there). `undefined` when nothing gives it away. Never quotes the secret.
+ */
+export function notRandom(secret: string): string | undefined {
+  const chars = Array.from(secret);
+  if (shortestPeriod(chars) * 2 <= chars.length) return 'is a shorter string repeated, not a random secret';
+  const distinct = new Set(chars).size;
+  if (distinct < MIN_COOKIE_KEY_DISTINCT_CHARACTERS) {
+    return `has only ${distinct} distinct characters (production needs at least ${MIN_COOKIE_KEY_DISTINCT_CHARACTERS}), so it is not a random secret`;
+  }
+  return undefined;
 }
 
 function parseJson(text: string, source: string, expected: string): unknown {

@@ -69,7 +69,7 @@ describe('production refuses guessable cookie keys', () => {
   });
 
   it('a key of fewer than 7 distinct characters', async () => {
-    expect(await refusal([sixSymbols])).toMatch(/^options\.cookieKeys\[0\] has only 6 distinct characters \(production needs at least 7\), so it is not a random secret: replace it/);
+    expect(await refusal([sixSymbols])).toMatch(/^options\.cookieKeys\[0\] has only 6 distinct characters \(production needs at least 7\), so it is not a random secret; production refuses it: replace it/);
     expect(await refusal([good, `${'a'.repeat(31)}b`])).toMatch(/^options\.cookieKeys\[1\] has only 2 distinct characters/);
   });
 
