@@ -52,6 +52,11 @@ export interface AccountStore {
    * calls it only for attempts its sign-in throttle lets through, and always passes
    * `context`; it is optional so that implementations and calls with two arguments still
    * compile.
+   *
+   * The throttle counts an account by the email as typed, NFKC-normalised, trimmed and
+   * lower-cased. Find the account by no looser a match than that: a lookup that also ignores
+   * accents or dots, as some database collations do, lets each spelling of one address count
+   * as another account, each with its own free failures.
    */
   authenticate(email: string, password: string, context?: SignInContext): Promise<Account | undefined>;
   findById(id: string): Promise<Account | undefined>;
