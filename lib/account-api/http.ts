@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 
+import { isUtf8Charset } from '../http/charset.ts';
 import { BodyIncompleteError, BodyTooLargeError, readLimitedBody } from '../http/read-body.ts';
 import { RequestProblem } from './errors.ts';
 
@@ -18,9 +19,8 @@ export interface GraphQLParams {
 
 /** `application/json`, with no charset or `charset=utf-8`. */
 export function checkContentType(header: string | undefined): void {
-  const [type = '', ...params] = (header ?? '').split(';').map((s) => s.trim().toLowerCase());
-  const charset = params.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/"/g, '');
-  if (type !== 'application/json' || (charset !== undefined && charset !== 'utf-8')) {
+  const type = (header ?? '').split(';', 1)[0]!.trim().toLowerCase();
+  if (type !== 'application/json' || !isUtf8Charset(header)) {
     throw new RequestProblem(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the request as Content-Type: application/json (UTF-8) with a body {"query": "…"}.');
   }
 }

@@ -44,9 +44,10 @@ import { createBearerAuthenticator } from '../resource/require-bearer.ts';
 import { answerWithin, NO_ANSWER } from './answer-bound.ts';
 import { refuseBatch } from './batch.ts';
 import {
-  calledTools, isUtf8Charset, METHOD_NOT_ALLOWED, METHOD_NOT_ALLOWED_WITHOUT_CORS, problemResponse, readJsonBody, toWebRequest, UNSUPPORTED_CHARSET, UNSUPPORTED_MEDIA_TYPE,
+  calledTools, METHOD_NOT_ALLOWED, METHOD_NOT_ALLOWED_WITHOUT_CORS, problemResponse, readJsonBody, toWebRequest, UNSUPPORTED_CHARSET, UNSUPPORTED_MEDIA_TYPE,
   writeJsonRpcProblem, writeWebResponse,
 } from './http.ts';
+import { isUtf8Charset } from '../http/charset.ts';
 import type { JsonRpcProblem } from './http.ts';
 import type { ResolvedMcpOptions } from './options.ts';
 import { refusedOrigin } from './request-origin.ts';

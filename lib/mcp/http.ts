@@ -66,23 +66,6 @@ export const UNSUPPORTED_CHARSET: JsonRpcProblem = Object.freeze({
   status: 415, code: -32000, message: 'Unsupported Media Type: the charset of Content-Type must be utf-8 (or left out)',
 });
 
-/**
- * Whether a JSON `Content-Type` says UTF-8 or no charset at all: the body is read as UTF-8
- * (JSON exchanged between systems is UTF-8, RFC 8259 §8.1), so a body in another charset
- * would be misread. The charset's name is case-insensitive and may be quoted (RFC 9110
- * §8.3.2, §5.6.6); only `utf-8` names UTF-8 here, as on the Account API.
- */
-export function isUtf8Charset(contentType: string | null): boolean {
-  for (const parameter of (contentType ?? '').split(';').slice(1)) {
-    const at = parameter.indexOf('=');
-    if (at === -1 || parameter.slice(0, at).trim().toLowerCase() !== 'charset') continue;
-    const value = parameter.slice(at + 1).trim();
-    const unquoted = value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
-    if (unquoted.toLowerCase() !== 'utf-8') return false;
-  }
-  return true;
-}
-
 const PARSE_ERROR: JsonRpcProblem = Object.freeze({ status: 400, code: -32700, message: 'Parse error: Invalid JSON' });
 
 // the client stopped sending mid-body: its own doing, so a 400 and not an error of ours (the

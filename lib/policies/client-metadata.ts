@@ -148,9 +148,14 @@ function checkAudience(ctx: KoaContextWithOIDC | undefined, metadata: Metadata):
   }
   metadata.audience = 'operator';
 
+  // RFC 7591 §2: a string of space-separated scope values. Read as '' before, an array (even
+  // `["account:read"]`) passed the eligibility check below unread
+  if (metadata.scope !== undefined && typeof metadata.scope !== 'string') {
+    throw new errors.InvalidClientMetadata('scope must be a string of space-separated scope names');
+  }
   const eligible = new Set(scopesForAudience('operator'));
   if (origin === 'registration') {
-    const notEligible = parseScope(typeof metadata.scope === 'string' ? metadata.scope : '').filter((s) => !eligible.has(s));
+    const notEligible = parseScope(metadata.scope ?? '').filter((s) => !eligible.has(s));
     if (notEligible.length > 0) {
       throw new errors.InvalidClientMetadata(`scope ${notEligible.join(' ')} is not available to registered clients (operator audience); account:* scopes belong to member clients`);
     }

@@ -24,8 +24,9 @@ import type { Context, Middleware, Next } from 'koa';
 
 import type { AdapterFactory } from '../../adapters/types.ts';
 import { ENDPOINTS } from '../endpoints.ts';
-import { InvalidRequestError, PlatformAuthError } from '../errors.ts';
+import { InvalidClientMetadataError, InvalidRequestError, PlatformAuthError } from '../errors.ts';
 import { diagnosticsOf } from '../events/diagnostics.ts';
+import { isUtf8Charset, UTF8_JSON_ONLY } from '../http/charset.ts';
 import { writeError } from '../http/error-response.ts';
 import { REGISTRATION_LIMITS, RegistrationRateLimiter } from '../policies/registration-limits.ts';
 import type { RegistrationRateSettings } from '../policies/registration-limits.ts';
@@ -67,6 +68,12 @@ export function openRegistrationLimits({ adapter, rateLimit, proxy, proxyHops }:
       const description = `the request body must be at most ${REGISTRATION_LIMITS.bodyBytes} bytes`;
       refused(ctx, 'invalid_request', description);
       writeError(ctx, new InvalidRequestError(description, { status: 413 }));
+      return;
+    }
+    if (!isUtf8Charset(ctx.get('content-type'))) {
+      // oidc-provider reads the body as UTF-8 whatever the header says
+      refused(ctx, 'invalid_client_metadata', UTF8_JSON_ONLY);
+      writeError(ctx, new InvalidClientMetadataError(UTF8_JSON_ONLY));
       return;
     }
     const address = clientAddress({ socketAddress: ctx.req.socket.remoteAddress, forwardedFor: ctx.get('x-forwarded-for'), proxy, hops: proxyHops });

@@ -19,6 +19,7 @@ import { ENDPOINTS } from '../endpoints.ts';
 import { InvalidClientMetadataError, InvalidRequestError } from '../errors.ts';
 import { diagnosticsOf } from '../events/diagnostics.ts';
 import { allowedMethods, refuseUnservedMethod } from '../http/allowed-methods.ts';
+import { isUtf8Charset, UTF8_JSON_ONLY } from '../http/charset.ts';
 import { writeError } from '../http/error-response.ts';
 import { OPEN_CORS, openCors } from '../policies/cors.ts';
 import { publicClientMetadata } from './public-metadata.ts';
@@ -46,6 +47,10 @@ export function restrictedRegistration(provider: Provider, vendors: ReadonlyMap<
     if (refuseUnservedMethod(ctx, methods)) return;
     if (!ctx.is('application/json')) {
       refuse(ctx, 'the request body must be a JSON object (Content-Type: application/json)');
+      return;
+    }
+    if (!isUtf8Charset(ctx.get('content-type'))) {
+      refuse(ctx, UTF8_JSON_ONLY);
       return;
     }
     try {
