@@ -23,6 +23,8 @@ import type { Context, Middleware } from 'koa';
 
 import { createNonce, html, page, setPageHeaders } from '../../lib/index.ts';
 import type { AccountStore, HostSessionResolver, PendingSignIn, PlatformAuth } from '../../lib/index.ts';
+import { readForm } from './admin/form.ts';
+import { PageError } from './admin/page-error.ts';
 import { AdminSessions, SESSION_SECONDS } from './admin/session.ts';
 import type { AdminSession, SessionArea } from './admin/session.ts';
 import { checkPassword } from './password-check.ts';
@@ -77,17 +79,6 @@ ${pending ? html`<form method="post" action="${HOST_SIGN_IN_PATH}/cancel">
 </form>` : ''}`);
 }
 
-async function readForm(ctx: Context): Promise<URLSearchParams> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > 8192) ctx.throw(413, 'form too large');
-    chunks.push(chunk);
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
-}
-
 export interface HostSignInDeps {
   readonly auth: PlatformAuth;
   readonly accounts: AccountStore;
@@ -127,12 +118,29 @@ export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Mi
     show(ctx, status, { csrf: sessions.csrfToken(session), pending, ...(account ? { signedInAs: account.email } : {}), ...(error ? { error } : {}) });
   }
 
+  /**
+   * The posted form; `undefined` when it was refused (too large, not a form), after answering
+   * with the page and what was wrong, as the admin pages do: never Koa's plain-text error.
+   */
+  async function formOf(ctx: Context): Promise<URLSearchParams | undefined> {
+    try {
+      return await readForm(ctx);
+    } catch (err) {
+      if (!(err instanceof PageError)) throw err;
+      const session = sessions.read(ctx);
+      if (!session) withoutSession(ctx);
+      else await showFor(ctx, session, err.status, `${err.title}: ${err.message}`);
+      return undefined;
+    }
+  }
+
   router.get(HOST_SIGN_IN_PATH, async function hostSignInForm(ctx) {
     await showFor(ctx, sessionOf(ctx), 200);
   });
 
   router.post(HOST_SIGN_IN_PATH, async function hostSignIn(ctx) {
-    const form = await readForm(ctx);
+    const form = await formOf(ctx);
+    if (!form) return;
     const session = sessions.read(ctx);
     if (!session) return withoutSession(ctx);
     if (!sessions.verifyCsrf(session, form.get('csrf'))) return show(ctx, 403, { csrf: sessions.csrfToken(session), pending: undefined, error: EXPIRED });
@@ -158,7 +166,8 @@ export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Mi
   });
 
   router.post(`${HOST_SIGN_IN_PATH}/cancel`, async function hostCancel(ctx) {
-    const form = await readForm(ctx);
+    const form = await formOf(ctx);
+    if (!form) return;
     const session = sessions.read(ctx);
     if (!session) return withoutSession(ctx);
     const pending = await auth.interactions.pendingSignIn(ctx);
@@ -169,7 +178,8 @@ export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Mi
   });
 
   router.post('/sign-out', async function hostSignOut(ctx) {
-    const form = await readForm(ctx);
+    const form = await formOf(ctx);
+    if (!form) return;
     const session = sessions.read(ctx);
     if (!session) return withoutSession(ctx);
     if (!sessions.verifyCsrf(session, form.get('csrf'))) return showFor(ctx, session, 403, EXPIRED);

@@ -315,6 +315,25 @@ describe('the host\'s sign-in page (signIn.loginUrl)', () => {
     }
   });
 
+  it('the demo answers an oversized or non-form post with its page (413, 415), not plain text', async () => {
+    const start = await fetch(`${app.baseUrl}/sign-in`);
+    const cookie = start.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const cases = [
+      { type: 'application/x-www-form-urlencoded', body: `csrf=x&email=${'a'.repeat(200_000)}`, status: 413, words: 'Form too large' },
+      { type: 'application/json', body: '{"email":"x"}', status: 415, words: 'Unsupported form' },
+    ];
+    for (const path of ['/sign-in', '/sign-in/cancel', '/sign-out']) {
+      for (const { type, body, status, words } of cases) {
+        const res = await fetch(`${app.baseUrl}${path}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': type, cookie }, body });
+        const html = await res.text();
+        expect({ path, status: res.status, type: res.headers.get('content-type') }).toEqual({ path, status, type: 'text/html; charset=utf-8' });
+        expect(html).toContain(words);
+        expect(html).toMatch(/<input type="hidden" name="csrf" value="[^"]+">/);
+        expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+      }
+    }
+  });
+
   it('the demo answers a form posted without its session cookie (another site\'s post) with its page, and sets no cookie: no cross-site sign-out', async () => {
     for (const path of ['/sign-in', '/sign-in/cancel', '/sign-out']) {
       const res = await fetch(`${app.baseUrl}${path}`, {

@@ -14,7 +14,8 @@ const UTF8_ONLY = {
 };
 
 async function register(app: RunningApp, body: Buffer | string, contentType: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${app.baseUrl}/api/oauth/register`, { method: 'POST', headers: { 'content-type': contentType }, body });
+  const sent = typeof body === 'string' ? body : Uint8Array.from(body);
+  const res = await fetch(`${app.baseUrl}/api/oauth/register`, { method: 'POST', headers: { 'content-type': contentType }, body: sent });
   return { status: res.status, body: await res.json() as Record<string, unknown> };
 }
 
