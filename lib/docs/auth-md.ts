@@ -247,7 +247,7 @@ function limitsSection(options: ResolvedOptions, md: ResolvedAuthMdOptions): str
   if (throttle) {
     rows.push(['Sign-in attempts', `after ${throttle.accountFailures} failed sign-ins per account or ${throttle.ipFailures} per client address, `
       + `each further attempt waits 1 s, 2 s, 4 s, … after the last, up to ${duration(throttle.maxDelaySeconds)}; earlier ones get `
-      + `\`429\` with \`Retry-After\`. Forgotten ${duration(throttle.windowSeconds)} after the last failure`]);
+      + `\`429\` with \`Retry-After\`. Forgotten ${duration(throttle.windowSeconds)} after the wait that the last failure earned has ended`]);
   }
   const limited = [
     ...(throttle ? ['sign-in attempts'] : []),

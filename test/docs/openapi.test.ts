@@ -114,6 +114,14 @@ it('describes the authorization parameters, PKCE S256 only', () => {
   expect(params.find((p) => p.name === 'response_mode')).toMatchObject({ required: false, schema: { enum: ['form_post', 'fragment', 'query'] } });
 });
 
+it('lists the browser pages\' 503: the "Temporarily unavailable" page with Retry-After, as the README says they answer a storage outage', () => {
+  for (const [path, method] of [['/oauth/authorize', 'get'], ['/oauth/interaction/{uid}', 'get']] as const) {
+    const responses = operation(path, method).responses as Record<string, { content?: Record<string, unknown>; headers?: Record<string, unknown> }>;
+    expect(Object.keys(responses[503]!.content!)).toEqual(['text/html']);
+    expect(Object.keys(responses[503]!.headers!)).toEqual(['Retry-After']);
+  }
+});
+
 it('describes /account/graphql: JSON body, account:read for member clients, 401/403 with WWW-Authenticate', () => {
   const op = operation('/account/graphql', 'post');
   expect(op.security).toEqual([{ oauth2: ['account:read'] }]);

@@ -38,6 +38,11 @@ const CACHE_CONTROL = { 'Cache-Control': ref('headers', 'Cache-Control') };
 const oauthError = ref('responses', 'OAuthError');
 const unavailable = ref('responses', 'TemporarilyUnavailable');
 const htmlPage = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
+/** a browser's 503: the "Temporarily unavailable" page, never a redirect to the client */
+const unavailablePage = {
+  ...htmlPage('`temporarily_unavailable`: storage is unreachable; a page, never a redirect to the client (a reload after `Retry-After` helps)'),
+  headers: { 'Retry-After': ref('headers', 'Retry-After') },
+};
 
 /** 429 `temporarily_unavailable` with `Retry-After`: a rate limit (a 503 is a storage outage). */
 function tooMany(description: string, content: Record<string, unknown> = jsonContent(ref('schemas', 'OAuthError'))): Record<string, unknown> {
@@ -121,6 +126,7 @@ const DESCRIBE: Record<EndpointId, Describe> = {
           ? ` (also \`invalid_client\` for ${DOCUMENT_NOT_FETCHED}, \`invalid_client_metadata\` for ${DOCUMENT_REFUSED})`
           : ''}`),
         ...documentFetchLimit(options, true),
+        503: unavailablePage,
       },
     },
   }),
@@ -228,7 +234,7 @@ const DESCRIBE: Record<EndpointId, Describe> = {
       tags: [TAGS.browser.name],
       description: 'The sign-in or consent page the authorization endpoint sends the browser to. Its forms post back to sub-paths of this page with a CSRF token.',
       parameters: [{ name: 'uid', in: 'path', required: true, schema: { type: 'string' } }],
-      responses: { 200: htmlPage('the page'), 400: htmlPage('the interaction is unknown or has expired') },
+      responses: { 200: htmlPage('the page'), 400: htmlPage('the interaction is unknown or has expired'), 503: unavailablePage },
     },
   }),
   accountApi: (options) => {
