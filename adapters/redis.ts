@@ -81,15 +81,30 @@ import type {
 /** What the options of {@link RedisAdapterOptions} are when left out (written once). */
 export const REDIS_ADAPTER_DEFAULTS = Object.freeze({ keyPrefix: 'platform-auth:', coalesceWrites: true });
 
+/**
+ * An ioredis client of another copy or major than the adapter's own ioredis 5: what
+ * `npm install ioredis` gives a host today is ioredis 6, whose `Redis` TypeScript does not
+ * take as the adapter's (a class from another package, RESP3 by default). The adapter uses
+ * only what both majors offer, and its contract suite passes on an ioredis 6 `Redis` speaking
+ * RESP3 (test/adapters/redis-ioredis6.test.ts); its Cluster behaviour is tested with ioredis 5.
+ */
+export interface IoRedisClient {
+  readonly isCluster: boolean;
+  readonly status: string;
+  readonly options: { readonly keyPrefix?: string | undefined };
+  defineCommand(name: string, definition: { lua: string; numberOfKeys?: number; readOnly?: boolean }): void;
+  disconnect(): void;
+}
+
 export interface RedisAdapterOptions {
   /**
-   * An existing ioredis client or Cluster, left open by `close()`. It must not use
-   * ioredis' own `keyPrefix` option (keys are also stored inside the grant index and
+   * An existing ioredis client or Cluster (ioredis 5 or 6), left open by `close()`. It must
+   * not use ioredis' own `keyPrefix` option (keys are also stored inside the grant index and
    * built inside Lua, where ioredis would not prefix them): use `keyPrefix` below.
    */
-  client?: Redis | Cluster;
+  client?: Redis | Cluster | IoRedisClient | undefined;
   /** A `redis://` or `rediss://` URL: the adapter creates, owns and closes the client. */
-  url?: string;
+  url?: string | undefined;
   /**
    * Prefix of every key written.
    * @default {@link REDIS_ADAPTER_DEFAULTS}.keyPrefix
@@ -1276,7 +1291,8 @@ export function createRedisAdapter(options: RedisAdapterOptions): ClosableAdapte
   }
   let store: RedisStore;
   if (client) {
-    store = new RedisStore(client, false, keyPrefix, coalesceWrites);
+    // an ioredis 6 client, or another copy of ioredis 5, offers what the store calls (IoRedisClient)
+    store = new RedisStore(client as Redis | Cluster, false, keyPrefix, coalesceWrites);
   } else {
     const owned = new Redis(url!, {
       maxRetriesPerRequest: 1,

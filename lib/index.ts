@@ -17,6 +17,16 @@
 export { createPlatformAuth } from './platform-auth.ts';
 export type { PlatformAuth } from './platform-auth.ts';
 export type { ClientIdMetadataDocumentOptions, MemberClientOptions, MetadataDocumentFetch, MetadataDocumentFetchBudget, PlatformAuthOptions, RegistrationOptions, RegistrationRateLimitOptions, ResolvedOptions, SignInThrottleOptions, StaticClient, TokenLifetimes, VendorIntegration } from './config/options.ts';
+// types the options table names (README "Options"): a host types its settings and secrets with them
+export type { JWKS } from 'oidc-provider';
+export type { AccountApiOptions } from './account-api/options.ts';
+export type { LimitRow } from './docs/options.ts';
+// the member-data service the Account API and the MCP member tools share (README "The data source (`options.memberData`)")
+export { createMemberDataService } from './member-data/service.ts';
+export type {
+  EnrolledCourse, EnrolledCourseWithProgress, EventRegistration, EventSummary, LectureProgress, MemberAccount, MemberDataService,
+  MemberDataServiceOptions, MemberIdentity, MemberProfile, Order, OrderItem,
+} from './member-data/service.ts';
 // the contracts a host implements (lib/contracts.ts)
 export type {
   Account, AccountStore, CourseOutlineRecord, EnrolmentRecord, EventRecord, EventRegistrationRecord, Instant,

@@ -309,7 +309,8 @@ export interface PlatformAuthOptions {
   /**
    * The origin this service is reached at, e.g. `https://learn.example.com`. It is the
    * issuer, the resource indicator of every token, and the base of every endpoint.
-   * `https` is required in production; `http` is accepted for localhost and loopback only.
+   * `https` is required in production; in development `http` is accepted for localhost and
+   * loopback only (e.g. `http://localhost:3000`).
    */
   baseUrl: string;
   /**
@@ -327,7 +328,7 @@ export interface PlatformAuthOptions {
   sites?: SiteStore;
   /**
    * Clients known at start-up (for example the demo clients): oidc-provider client metadata
-   * plus `audience` (`operator` or `member`) and, for member clients, `org_id`. Each is built
+   * plus `audience` (`operator`, the default, or `member`) and, for member clients, `org_id`. Each is built
    * at start-up: metadata oidc-provider refuses, or a property it would ignore, fails
    * `createPlatformAuth`. In production a `client_secret` must be a long random secret (at
    * least 32 characters, not a shorter string repeated, at least 7 distinct characters):

@@ -384,10 +384,10 @@ export async function validateOptions(input: PlatformAuthOptions): Promise<Resol
   const generated: ('jwks' | 'cookieKeys')[] = [];
 
   if (production && input.jwks === undefined) {
-    fail(`options.jwks is required in production: pass your ${PROTOCOL.idTokenSigningAlg} private signing keys (a generated key would change on every restart and differ between instances)`);
+    fail(`options.jwks is required in production: pass your ${PROTOCOL.idTokenSigningAlg} private signing keys (a generated key would change on every restart and differ between instances); \`npx --no-install platform-auth keys --out secrets.json\` makes them`);
   }
   if (production && input.cookieKeys === undefined) {
-    fail('options.cookieKeys is required in production: pass long random secrets (generated ones would log everyone out on restart and differ between instances)');
+    fail('options.cookieKeys is required in production: pass long random secrets (generated ones would log everyone out on restart and differ between instances); `npx --no-install platform-auth keys --out secrets.json` makes them');
   }
   let jwks: JWKS;
   if (input.jwks === undefined) {

@@ -46,12 +46,12 @@ describe('baseUrl', () => {
 describe('production', () => {
   it('refuses generated signing keys', async () => {
     const message = await rejection({ baseUrl: 'https://learn.example.com', production: true, cookieKeys: ['x'.repeat(32)] });
-    expect(message).toMatch(/options\.jwks is required in production/);
+    expect(message).toMatch(/options\.jwks is required in production: .*`npx --no-install platform-auth keys --out secrets\.json` makes them$/);
   });
 
   it('refuses missing cookie keys', async () => {
     const message = await rejection({ baseUrl: 'https://learn.example.com', production: true, jwks: await es256Jwks() });
-    expect(message).toMatch(/options\.cookieKeys is required in production/);
+    expect(message).toMatch(/options\.cookieKeys is required in production: .*`npx --no-install platform-auth keys --out secrets\.json` makes them$/);
   });
 
   it('refuses http', async () => {
