@@ -120,10 +120,11 @@ export interface RedisAdapterOptions {
   coalesceWrites?: boolean;
   /**
    * Where the client created from `url` reports its connection: one warning when Redis
-   * becomes unreachable, one line when it is back. Host, port and an error code only.
+   * becomes unreachable, one line when it is back. Host, port and an error code only. Also
+   * where a single Redis that evicts keys is reported, once, for either kind of client.
    * @default console
    */
-  logger?: ConnectionLogger;
+  logger?: ConnectionLogger | undefined;
 }
 
 export interface ConnectionLogger {
@@ -1245,6 +1246,29 @@ class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList
  * be thrown by the EventEmitter and end the process. Every failed call already rejects to
  * its caller, so the listener only reports.
  */
+/**
+ * Warns once when the single Redis behind `client` may evict keys (`maxmemory-policy` other
+ * than `noeviction`): under memory pressure it would then drop live grants, tokens and
+ * sessions without a word, signing members out and voiding tokens at random, where
+ * `noeviction` refuses writes (an outage the library answers 503). Read from `INFO memory`
+ * once the client is ready (`CONFIG` is often disabled on managed Redis); a Redis that does
+ * not answer it is left alone. Not on a Cluster: each node has its own settings.
+ */
+export function warnIfEvicting(client: Redis | Cluster, logger: ConnectionLogger): void {
+  if (client.isCluster) return;
+  const redis = client as Redis;
+  const check = () => {
+    redis.info('memory').then((info) => {
+      const policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1];
+      if (policy === undefined || policy === 'noeviction') return;
+      const where = `${redis.options.host ?? '127.0.0.1'}:${redis.options.port ?? 6379}`;
+      logger.warn(`platform-auth: Redis at ${where} evicts keys under memory pressure (maxmemory-policy ${policy}): it may drop live sessions, grants and tokens, signing members out. Set maxmemory-policy noeviction: a full Redis then refuses writes, answered 503.`);
+    }, () => {});
+  };
+  if (redis.status === 'ready') check();
+  else redis.once('ready', check);
+}
+
 function reportConnection(client: Redis, logger: ConnectionLogger, closing: () => boolean): void {
   const where = `${client.options.host ?? '127.0.0.1'}:${client.options.port ?? 6379}`;
   let lostAt: number | undefined;
@@ -1290,9 +1314,11 @@ export function createRedisAdapter(options: RedisAdapterOptions): ClosableAdapte
     throw new TypeError('createRedisAdapter: the client must not set ioredis `keyPrefix`; use the `keyPrefix` option');
   }
   let store: RedisStore;
+  const logger = options.logger ?? console;
   if (client) {
     // an ioredis 6 client, or another copy of ioredis 5, offers what the store calls (IoRedisClient)
     store = new RedisStore(client as Redis | Cluster, false, keyPrefix, coalesceWrites);
+    warnIfEvicting(client as Redis | Cluster, logger);
   } else {
     const owned = new Redis(url!, {
       maxRetriesPerRequest: 1,
@@ -1308,7 +1334,8 @@ export function createRedisAdapter(options: RedisAdapterOptions): ClosableAdapte
     });
     store = new RedisStore(owned, true, keyPrefix, coalesceWrites);
     const owner = store;
-    reportConnection(owned, options.logger ?? console, () => owner.closing);
+    reportConnection(owned, logger, () => owner.closing);
+    warnIfEvicting(owned, logger);
   }
   const factory = (modelName: string) => new RedisAdapter(modelName, store);
   const putRecords: PutRecords['putRecords'] = (writes) => store.putRecords(writes);
