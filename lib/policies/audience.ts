@@ -37,6 +37,18 @@ export function rolesAt(account: Account, site: string | undefined): string[] {
   return [...(Object.hasOwn(account.roles, site) ? account.roles[site]! : [])];
 }
 
+/**
+ * Whether `account` may still use `site` through `client`: the rule of {@link checkEligibility}
+ * for one site, asked again whenever a grant is used without the consent page (a refresh, a
+ * code exchange, an authorization that an existing grant covers), so a role removed at a site
+ * takes effect at the next token, not only at the next consent.
+ */
+export function mayUseSite(client: AudienceClient, account: Account, site: string, operatorRoles: readonly string[]): boolean {
+  return clientAudience(client) === 'member'
+    ? memberClientSite(client) === site && rolesAt(account, site).length > 0
+    : operatorSites(account, operatorRoles).includes(site);
+}
+
 export type Eligibility =
   | { readonly allowed: true; readonly sites: readonly string[] }
   | { readonly allowed: false; readonly reason: string };

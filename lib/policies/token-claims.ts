@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { errors } from 'oidc-provider';
 import type { Client, FindAccount, KoaContextWithOIDC } from 'oidc-provider';
 
 import { accountClaims } from '../claims.ts';
@@ -13,7 +14,7 @@ import type { AccountStore } from '../contracts.ts';
 import type { GrantContextStore } from '../grant-context.ts';
 import { parseScope } from '../scopes/catalogue.ts';
 import type { AnswerKind } from './provider-answer.ts';
-import { clientAudience, memberClientSite, rolesAt } from './audience.ts';
+import { clientAudience, mayUseSite, memberClientSite, rolesAt } from './audience.ts';
 
 export interface TokenClaimsDeps {
   readonly accounts: AccountStore;
@@ -22,6 +23,8 @@ export interface TokenClaimsDeps {
   readonly findClient: (clientId: string) => Promise<Client | undefined>;
   /** the answers that go out without an ID token (lib/policies/id-tokens.ts): its claims are not gathered */
   readonly withholdsIdToken?: (answer: AnswerKind) => boolean;
+  /** `options.operatorRoles`: which roles make an account an operator of a site */
+  readonly operatorRoles: readonly string[];
 }
 
 /** The site a token of `grantId` speaks for: the member client's, or the one chosen at consent. */
@@ -60,7 +63,14 @@ interface MintedToken {
   readonly accountId?: string | undefined;
 }
 
-/** oidc-provider's `extraTokenClaims`: an access token carries its site and the account's roles there. */
+/**
+ * oidc-provider's `extraTokenClaims`: an access token carries its site and the account's roles
+ * there. Asked for every access token a request issues (a code exchange, a refresh), it also
+ * refuses one for an account that may no longer use the grant's site (its role there was
+ * removed): `invalid_grant`, before the token is stored. The consent page checked it once; a
+ * grant outlives roles, and a refresh token would otherwise mint tokens for the site for as
+ * long as it lives. Tokens already issued run out with their lifetime.
+ */
 export function createExtraTokenClaims(deps: TokenClaimsDeps) {
   return async function extraTokenClaims(ctx: KoaContextWithOIDC | undefined, token: MintedToken) {
     if (token.kind !== 'AccessToken') return undefined;
@@ -68,6 +78,9 @@ export function createExtraTokenClaims(deps: TokenClaimsDeps) {
     const site = await resolveSite(deps.grantContexts, client, token.grantId);
     if (!site) return undefined;
     const account = await deps.accounts.findById(token.accountId!);
+    if (ctx && client && account && !mayUseSite(client, account, site, deps.operatorRoles)) {
+      throw new errors.InvalidGrant(`the account no longer has a role at ${site} that this application may act for`);
+    }
     return { org_id: site, roles: account ? rolesAt(account, site) : [] };
   };
 }

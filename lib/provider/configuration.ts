@@ -37,6 +37,7 @@ import type { HostSessionLookup } from '../policies/host-session.ts';
 import { scopeAllowance } from '../policies/scope-allowance.ts';
 import { scopeRequiredCheck } from '../policies/scope-required.ts';
 import { createExtraTokenClaims, createFindAccount } from '../policies/token-claims.ts';
+import { createLoadExistingGrant } from '../policies/existing-grant.ts';
 import { introspectionAllowed, revocationAllowed } from '../policies/token-access.ts';
 import { SCOPE_NAMES } from '../scopes/catalogue.ts';
 import { answeredBy } from '../served-endpoints.ts';
@@ -57,7 +58,10 @@ export interface ConfigurationDeps {
 export function buildConfiguration(options: ResolvedOptions, deps: ConfigurationDeps): Configuration {
   const { baseUrl, ttl } = options;
   const cimd = options.clientIdMetadataDocuments;
-  const claimsDeps = { accounts: options.accounts, grantContexts: deps.grantContexts, findClient: deps.findClient, withholdsIdToken: withholdsIdToken(options.idTokens) };
+  const claimsDeps = {
+    accounts: options.accounts, grantContexts: deps.grantContexts, findClient: deps.findClient, withholdsIdToken: withholdsIdToken(options.idTokens),
+    operatorRoles: options.operatorRoles,
+  };
   const introspection = { introspectionClients: options.introspectionClients, findClient: deps.findClient, provider: deps.provider };
   const documents = createDocumentFetch({
     adapter: options.adapter, fetch: cimd.fetch, bodyLimit: DOCUMENT_BODY_LIMIT, cacheDuration: DOCUMENT_CACHE_SECONDS,
@@ -98,6 +102,8 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
     },
     findAccount: createFindAccount(claimsDeps),
     extraTokenClaims: createExtraTokenClaims(claimsDeps),
+    // a grant is reused without the consent page only while the account may still use its site
+    loadExistingGrant: createLoadExistingGrant(claimsDeps),
     issueRefreshToken,
     rotateRefreshToken,
     expiresWithSession,

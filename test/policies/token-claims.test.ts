@@ -44,6 +44,7 @@ function deps(clients: readonly Client[] = []): TokenClaimsDeps & { looked: stri
   return {
     accounts,
     grantContexts,
+    operatorRoles: ['owner', 'admin'],
     looked,
     async findClient(id) { looked.push(id); return clients.find((c) => c.clientId === id); },
   };
@@ -117,11 +118,17 @@ describe('createExtraTokenClaims', () => {
       .toEqual({ org_id: 'site-a', roles: [] });
   });
 
-  it('gives no roles at a site where the account has none', async () => {
+  it('refuses a token, in a request, for a site where the account has no role (any more): invalid_grant', async () => {
     await grantContexts.save('grant-c', { orgId: 'site-c' }, 60);
-    const extra = createExtraTokenClaims(deps());
-    expect(await extra(ctxWith(operatorClient), { kind: 'AccessToken', clientId: 'operator-app', grantId: 'grant-c', accountId: 'ada' }))
-      .toEqual({ org_id: 'site-c', roles: [] });
+    const extra = createExtraTokenClaims(deps([operatorClient]));
+    const minted = { kind: 'AccessToken', clientId: 'operator-app', grantId: 'grant-c', accountId: 'ada' };
+    // the description stays oidc-provider's for invalid_grant; the why is its error_detail (the log, the trace)
+    await expect(extra(ctxWith(operatorClient), minted)).rejects.toMatchObject({
+      error: 'invalid_grant', error_description: 'grant request is invalid',
+      error_detail: 'the account no longer has a role at site-c that this application may act for',
+    });
+    // a token minted outside a request (host tooling) carries no roles there, as before
+    expect(await extra(undefined, minted)).toEqual({ org_id: 'site-c', roles: [] });
   });
 });
 
