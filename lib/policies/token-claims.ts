@@ -63,6 +63,30 @@ interface MintedToken {
   readonly accountId?: string | undefined;
 }
 
+/** `invalid_grant` for an account that may no longer use the grant's site; the why is its `error_detail`. */
+function siteRefused(site: string): Error {
+  return new errors.InvalidGrant(`the account no longer has a role at ${site} that this application may act for`);
+}
+
+/**
+ * Runs before a refresh consumes its token (oidc-provider's `rotateRefreshToken` asks first):
+ * refuses the refresh of an account that may no longer use the grant's site, with the token
+ * left as it was. Refused later, where the access token is made (below), the token would
+ * already be rotated to a successor nobody received, and presenting it again once the role is
+ * back would read as reuse and revoke the grant.
+ */
+export function createSiteCheckBeforeRotation(deps: TokenClaimsDeps) {
+  return async function checkSiteBeforeRotation(ctx: KoaContextWithOIDC): Promise<void> {
+    const { client } = ctx.oidc;
+    const token = ctx.oidc.entities.RefreshToken;
+    if (!client || !token?.accountId) return;
+    const site = await resolveSite(deps.grantContexts, client, token.grantId);
+    if (!site) return;
+    const account = await deps.accounts.findById(token.accountId);
+    if (account && !mayUseSite(client, account, site, deps.operatorRoles)) throw siteRefused(site);
+  };
+}
+
 /**
  * oidc-provider's `extraTokenClaims`: an access token carries its site and the account's roles
  * there. Asked for every access token a request issues (a code exchange, a refresh), it also
@@ -78,9 +102,8 @@ export function createExtraTokenClaims(deps: TokenClaimsDeps) {
     const site = await resolveSite(deps.grantContexts, client, token.grantId);
     if (!site) return undefined;
     const account = await deps.accounts.findById(token.accountId!);
-    if (ctx && client && account && !mayUseSite(client, account, site, deps.operatorRoles)) {
-      throw new errors.InvalidGrant(`the account no longer has a role at ${site} that this application may act for`);
-    }
+    // a code exchange (its code is single-use anyway); a refresh was checked before its rotation
+    if (ctx && client && account && !mayUseSite(client, account, site, deps.operatorRoles)) throw siteRefused(site);
     return { org_id: site, roles: account ? rolesAt(account, site) : [] };
   };
 }

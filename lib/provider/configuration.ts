@@ -8,7 +8,7 @@
  */
 import type Provider from 'oidc-provider';
 import { interactionPolicy } from 'oidc-provider';
-import type { Client, Configuration } from 'oidc-provider';
+import type { Client, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 
 import { createDocumentFetch } from '../cimd/fetch.ts';
 import { createFetchGuard } from '../cimd/guard.ts';
@@ -36,7 +36,7 @@ import type { OwnPageSignIns } from '../policies/host-session.ts';
 import type { HostSessionLookup } from '../policies/host-session.ts';
 import { scopeAllowance } from '../policies/scope-allowance.ts';
 import { scopeRequiredCheck } from '../policies/scope-required.ts';
-import { createExtraTokenClaims, createFindAccount } from '../policies/token-claims.ts';
+import { createExtraTokenClaims, createFindAccount, createSiteCheckBeforeRotation } from '../policies/token-claims.ts';
 import { createLoadExistingGrant } from '../policies/existing-grant.ts';
 import { introspectionAllowed, revocationAllowed } from '../policies/token-access.ts';
 import { SCOPE_NAMES } from '../scopes/catalogue.ts';
@@ -67,6 +67,7 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
     adapter: options.adapter, fetch: cimd.fetch, bodyLimit: DOCUMENT_BODY_LIMIT, cacheDuration: DOCUMENT_CACHE_SECONDS,
     failureSeconds: cimd.failureCacheSeconds,
   });
+  const checkSiteBeforeRotation = createSiteCheckBeforeRotation(claimsDeps);
   const guardFetch = createFetchGuard({
     adapter: options.adapter, budget: cimd.fetchBudget, documents, known: deps.knownDocuments, proxy: options.proxy, proxyHops: options.proxyHops,
   });
@@ -105,7 +106,11 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
     // a grant is reused without the consent page only while the account may still use its site
     loadExistingGrant: createLoadExistingGrant(claimsDeps),
     issueRefreshToken,
-    rotateRefreshToken,
+    // asked before a refresh consumes its token: the account's site is checked first
+    rotateRefreshToken: async (ctx: KoaContextWithOIDC) => {
+      await checkSiteBeforeRotation(ctx);
+      return rotateRefreshToken();
+    },
     expiresWithSession,
     ttl: providerTtl(ttl),
     interactions: {

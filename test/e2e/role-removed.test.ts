@@ -109,3 +109,33 @@ it('a member removed from their school gets no more tokens for its member client
   SAM.roles = { 'demo-school': ['student'] };
   expect((await silently(browser, client, scope)).searchParams.get('code')).toEqual(expect.any(String));
 });
+
+it('a refused refresh leaves its token as it was: with the role back, the same token refreshes (no grace to hide a rotation)', async () => {
+  const strict = await startApp({ auth: { accounts: changingAccounts([SAM]), refreshTokenGrace: 0 } });
+  try {
+    const created = await strict.auth.memberClients.create('demo-school', {
+      name: 'Strict app', type: 'confidential', redirectUris: ['https://webapp.example/callback'], scopes: ['openid', 'account:read'],
+    });
+    const client = { clientId: created.client.clientId, redirectUri: 'https://webapp.example/callback', clientSecret: created.clientSecret! };
+    SAM.roles = { 'demo-school': ['student'] };
+    const first = await obtainCode(strict.baseUrl, client, { scope: 'openid account:read' }, { email: SAM.email, password: SAM.password });
+    const tokens = await (await exchangeCode(strict.baseUrl, client, first.code, first.verifier)).json();
+    const send = async () => {
+      const res = await postForm(`${strict.baseUrl}/api/oauth/token`, {
+        grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.clientId, client_secret: client.clientSecret,
+      });
+      return { status: res.status, body: await res.json() };
+    };
+
+    SAM.roles = {};
+    expect((await send()).status).toBe(400);
+    SAM.roles = { 'demo-school': ['student'] };
+    // not consumed by the refusal: rotated then, this would be reuse, and the grant revoked
+    const again = await send();
+    expect(again.status).toBe(200);
+    expect(again.body.access_token).toEqual(expect.any(String));
+  } finally {
+    SAM.roles = { 'demo-school': ['student'] };
+    await strict.stop();
+  }
+});
