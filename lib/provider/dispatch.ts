@@ -68,11 +68,9 @@ export function dispatchToProvider(provider: Provider, facts: ServingFacts & Hos
     });
   };
 
-  // no async frame: this runs on every request the provider answers (see lib/storage/outage.ts, guard)
-  return Object.assign(function providerRoutes(ctx: Context, next: Next): Promise<void> {
+  /** What a provider path answers once its method is served. */
+  const answer = (ctx: Context): Promise<void> => {
     const { path } = ctx;
-    if (!handles(path)) return next();
-    if (refuseUnservedMethod(ctx, methods.get(path) ?? resumeMethods)) return Promise.resolve();
     if (usesBasicClientAuth(ctx)) {
       refuseBasicClientAuth(ctx);
       return Promise.resolve();
@@ -84,6 +82,16 @@ export function dispatchToProvider(provider: Provider, facts: ServingFacts & Hos
     }
     // a page the provider may write itself (form_post) gets the pages' CSP and framing headers
     if (path === authorization || path.startsWith(resumePrefix)) ctx.set(PROVIDER_PAGE_HEADERS);
-    return path === registration ? registrationCors(ctx, () => handOver(ctx)) : handOver(ctx);
+    return handOver(ctx);
+  };
+
+  // no async frame: this runs on every request the provider answers (see lib/storage/outage.ts, guard)
+  return Object.assign(function providerRoutes(ctx: Context, next: Next): Promise<void> {
+    const { path } = ctx;
+    if (!handles(path)) return next();
+    // every answer of registration, its 405 included, carries its CORS headers (Variant B: set here)
+    if (path === registration) return registrationCors(ctx, () => (refuseUnservedMethod(ctx, methods.get(path)!) ? Promise.resolve() : answer(ctx)));
+    if (refuseUnservedMethod(ctx, methods.get(path) ?? resumeMethods)) return Promise.resolve();
+    return answer(ctx);
   }, { handles });
 }

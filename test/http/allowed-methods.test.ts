@@ -87,6 +87,12 @@ describe.each([
     expect((await fetch(`${app.baseUrl}${resume}`, { redirect: 'manual' })).status).toBe(400);
   });
 
+  it('registration\'s 405 is readable from any origin, as its other answers (its CORS, both variants)', async () => {
+    const res = await fetch(`${app.baseUrl}${ENDPOINTS.registration.path}`, { method: 'GET', headers: { origin: 'https://app.example' } });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
   it('paths outside the table are left to the host: an unknown action of an interaction is still a 404', async () => {
     const res = await fetch(`${app.baseUrl}${ENDPOINTS.interaction.path.replace(':uid', 'some-uid')}/other`, { method: 'PUT' });
     expect(res.status).toBe(404);
