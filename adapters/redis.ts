@@ -1238,29 +1238,28 @@ class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList
   }
 }
 
-/**
- * Logs when the connection is lost and when it is back, once each, not per attempt.
- *
- * ioredis emits 'error' on every failed (re)connection attempt. Without a listener it logs
- * each one to stderr, and the few errors it emits directly (e.g. a protocol error) would
- * be thrown by the EventEmitter and end the process. Every failed call already rejects to
- * its caller, so the listener only reports.
- */
+/** the clients {@link warnIfEvicting} has asked already: several adapters may share one */
+const checkedForEviction = new WeakSet<object>();
+
 /**
  * Warns once when the single Redis behind `client` may evict keys (`maxmemory-policy` other
  * than `noeviction`): under memory pressure it would then drop live grants, tokens and
  * sessions without a word, signing members out and voiding tokens at random, where
  * `noeviction` refuses writes (an outage the library answers 503). Read from `INFO memory`
  * once the client is ready (`CONFIG` is often disabled on managed Redis); a Redis that does
- * not answer it is left alone. Not on a Cluster: each node has its own settings.
+ * not answer it is left alone, and so is one without a memory limit (`maxmemory` 0), which
+ * evicts nothing. Once per client. Not on a Cluster: each node has its own settings.
  */
 export function warnIfEvicting(client: Redis | Cluster, logger: ConnectionLogger): void {
-  if (client.isCluster) return;
+  if (client.isCluster || checkedForEviction.has(client)) return;
+  checkedForEviction.add(client);
   const redis = client as Redis;
   const check = () => {
     redis.info('memory').then((info) => {
       const policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1];
-      if (policy === undefined || policy === 'noeviction') return;
+      // without a memory limit (`maxmemory` 0) nothing is evicted, whatever the policy
+      const limit = /^maxmemory:(\d+)/m.exec(info)?.[1];
+      if (policy === undefined || policy === 'noeviction' || limit === '0') return;
       const where = `${redis.options.host ?? '127.0.0.1'}:${redis.options.port ?? 6379}`;
       logger.warn(`platform-auth: Redis at ${where} evicts keys under memory pressure (maxmemory-policy ${policy}): it may drop live sessions, grants and tokens, signing members out. Set maxmemory-policy noeviction: a full Redis then refuses writes, answered 503.`);
     }, () => {});
@@ -1269,6 +1268,14 @@ export function warnIfEvicting(client: Redis | Cluster, logger: ConnectionLogger
   else redis.once('ready', check);
 }
 
+/**
+ * Logs when the connection is lost and when it is back, once each, not per attempt.
+ *
+ * ioredis emits 'error' on every failed (re)connection attempt. Without a listener it logs
+ * each one to stderr, and the few errors it emits directly (e.g. a protocol error) would
+ * be thrown by the EventEmitter and end the process. Every failed call already rejects to
+ * its caller, so the listener only reports.
+ */
 function reportConnection(client: Redis, logger: ConnectionLogger, closing: () => boolean): void {
   const where = `${client.options.host ?? '127.0.0.1'}:${client.options.port ?? 6379}`;
   let lostAt: number | undefined;

@@ -38,9 +38,15 @@ async function warningsAfter(logger: { warnings: string[] }, ms = 2_000): Promis
 
 const EVICTS = /^platform-auth: Redis at 127\.0\.0\.1:\d+ evicts keys under memory pressure \(maxmemory-policy allkeys-lru\): .* Set maxmemory-policy noeviction/;
 
-describe('with maxmemory-policy allkeys-lru', () => {
-  beforeAll(() => admin.config('SET', 'maxmemory-policy', 'allkeys-lru'));
-  afterAll(() => admin.config('SET', 'maxmemory-policy', 'noeviction'));
+describe('with maxmemory-policy allkeys-lru and a memory limit', () => {
+  beforeAll(async () => {
+    await admin.config('SET', 'maxmemory', '512mb');
+    await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
+  });
+  afterAll(async () => {
+    await admin.config('SET', 'maxmemory-policy', 'noeviction');
+    await admin.config('SET', 'maxmemory', '0');
+  });
 
   it('the adapter\'s own client warns once', async () => {
     const logger = capture();
@@ -51,6 +57,21 @@ describe('with maxmemory-policy allkeys-lru', () => {
       expect(logger.warnings).toHaveLength(1);
     } finally {
       await adapter.close();
+    }
+  });
+
+  it('several adapters on one client passed in warn once, not once each', async () => {
+    const client = new Redis(redis.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+    const logger = capture();
+    const adapters = Array.from({ length: 5 }, () => createRedisAdapter({ client, keyPrefix: `${randomUUID()}:`, logger }));
+    try {
+      expect(await warningsAfter(logger)).toHaveLength(1);
+      await adapters[0]!('Session').upsert('s1', { accountId: 'a' }, 60);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(logger.warnings).toHaveLength(1);
+    } finally {
+      for (const adapter of adapters) await adapter.close();
+      client.disconnect();
     }
   });
 
@@ -66,6 +87,19 @@ describe('with maxmemory-policy allkeys-lru', () => {
       client.disconnect();
     }
   });
+});
+
+it('an evicting policy without a memory limit evicts nothing: nothing is said', async () => {
+  await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
+  const logger = capture();
+  const adapter = createRedisAdapter({ url: redis.url, keyPrefix: `${randomUUID()}:`, logger });
+  try {
+    await adapter('Session').upsert('s1', { accountId: 'a' }, 60);
+    expect(await warningsAfter(logger, 300)).toEqual([]);
+  } finally {
+    await adapter.close();
+    await admin.config('SET', 'maxmemory-policy', 'noeviction');
+  }
 });
 
 it('with noeviction, nothing is said', async () => {
