@@ -24,7 +24,7 @@ import { ENDPOINTS } from './endpoints.ts';
 import { createDiagnostics } from './events/index.ts';
 import type { PlatformAuthEvents, TraceEntry, TracedClient } from './events/index.ts';
 import { answeredBy, isServed, ownPathMatcher, ROUTER_MATCHING, servedEndpoints } from './served-endpoints.ts';
-import { allowedMethods, checkingMethods } from './http/allowed-methods.ts';
+import { checkingMethods, methodsByPath } from './http/allowed-methods.ts';
 import { bodyAlreadyRead, createMountOrderGuard } from './http/mount-order.ts';
 import { createSignInThrottle } from './http/sign-in-throttle.ts';
 import type { SignInThrottle } from './http/sign-in-throttle.ts';
@@ -198,7 +198,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   resourceRouter.post(ENDPOINTS.userinfo.path, ...userinfo);
   resourceRouter.options(ENDPOINTS.userinfo.path, userinfoCors);
 
-  const resourceMethods = new Map([ENDPOINTS.protectedResourceMetadata, ENDPOINTS.userinfo].map((e) => [e.path, allowedMethods(e)]));
+  const resourceMethods = methodsByPath([ENDPOINTS.protectedResourceMetadata, ENDPOINTS.userinfo]);
 
   const memberClients = createMemberClientManager({
     provider,

@@ -11,7 +11,7 @@ import type { Context, Middleware, Next } from 'koa';
 
 import type { ResolvedOptions } from '../config/options.ts';
 import { ENDPOINTS } from '../endpoints.ts';
-import { allowedMethods, refuseUnservedMethod } from '../http/allowed-methods.ts';
+import { methodsByPath, refuseUnservedMethod } from '../http/allowed-methods.ts';
 import { renderAuthMd } from './auth-md.ts';
 import { buildOpenApiDocument } from './openapi/document.ts';
 
@@ -60,7 +60,7 @@ function notModified(ifNoneMatch: string, etag: string): boolean {
 
 export function createDocsRouter(deps: DocsDeps): Middleware {
   const documents = renderDocuments(deps.options);
-  const methods = new Map([ENDPOINTS.openapi, ENDPOINTS.authMd].map((e) => [e.path, allowedMethods(e)]));
+  const methods = methodsByPath([ENDPOINTS.openapi, ENDPOINTS.authMd]);
 
   return async function docs(ctx: Context, next: Next) {
     const document = documents.get(ctx.path);

@@ -43,6 +43,11 @@ export function allowedMethods(endpoint: Pick<EndpointDefinition, 'methods' | 'p
   return Object.freeze({ allow: new Set(allow), header: allow.join(', '), use: endpoint.methods.join(' or ') });
 }
 
+/** The methods of each of `endpoints`, by path. */
+export function methodsByPath(endpoints: readonly Pick<EndpointDefinition, 'path' | 'methods' | 'preflight'>[]): ReadonlyMap<string, AllowedMethods> {
+  return new Map(endpoints.map((e) => [e.path, allowedMethods(e)]));
+}
+
 /**
  * Answers `ctx` when its method is not one `methods` allows (405), or is a plain `OPTIONS` of a
  * path that lists it (204). Returns whether it answered; the caller goes on when it did not.

@@ -15,7 +15,7 @@ import type { Grant, KoaContextWithOIDC } from 'oidc-provider';
 import type { AccountStore } from '../contracts.ts';
 import type { GrantContextStore } from '../grant-context.ts';
 import { mayUseSite } from './audience.ts';
-import { resolveSite } from './token-claims.ts';
+import { grantSite } from './token-claims.ts';
 
 export interface ExistingGrantDeps {
   readonly accounts: AccountStore;
@@ -32,9 +32,8 @@ export function createLoadExistingGrant(deps: ExistingGrantDeps) {
     const grant = await ctx.oidc.provider.Grant.find(grantId);
     // this interaction's consent page checked the account just now
     if (!grant || consented) return grant;
-    const site = await resolveSite(deps.grantContexts, ctx.oidc.client, grantId);
+    const { site, account } = await grantSite(deps, ctx.oidc.client, grantId, grant.accountId!);
     if (site === undefined) return grant;
-    const account = await deps.accounts.findById(grant.accountId!);
     return account && mayUseSite(ctx.oidc.client!, account, site, deps.operatorRoles) ? grant : undefined;
   };
 }

@@ -10,7 +10,7 @@ import { errors } from 'oidc-provider';
 import type { Client, FindAccount, KoaContextWithOIDC } from 'oidc-provider';
 
 import { accountClaims } from '../claims.ts';
-import type { AccountStore } from '../contracts.ts';
+import type { Account, AccountStore } from '../contracts.ts';
 import type { GrantContextStore } from '../grant-context.ts';
 import { parseScope } from '../scopes/catalogue.ts';
 import type { AnswerKind } from './provider-answer.ts';
@@ -77,14 +77,23 @@ function siteRefused(site: string): Error {
  */
 export function createSiteCheckBeforeRotation(deps: TokenClaimsDeps) {
   return async function checkSiteBeforeRotation(ctx: KoaContextWithOIDC): Promise<void> {
-    const { client } = ctx.oidc;
     const token = ctx.oidc.entities.RefreshToken;
-    if (!client || !token?.accountId) return;
-    const site = await resolveSite(deps.grantContexts, client, token.grantId);
-    if (!site) return;
-    const account = await deps.accounts.findById(token.accountId);
-    if (account && !mayUseSite(client, account, site, deps.operatorRoles)) throw siteRefused(site);
+    if (!ctx.oidc.client || !token?.accountId) return;
+    const { site, account } = await grantSite(deps, ctx.oidc.client, token.grantId, token.accountId);
+    if (site && account && !mayUseSite(ctx.oidc.client, account, site, deps.operatorRoles)) throw siteRefused(site);
   };
+}
+
+/**
+ * The site a grant's tokens speak for (`undefined`: none) and, when there is one, the account,
+ * as the host's store has it now: what a check of {@link mayUseSite} needs.
+ */
+export async function grantSite(
+  deps: Pick<TokenClaimsDeps, 'accounts' | 'grantContexts'>, client: Client | undefined, grantId: string | undefined, accountId: string,
+): Promise<{ site?: string; account?: Account }> {
+  const site = await resolveSite(deps.grantContexts, client, grantId);
+  if (!site) return {};
+  return { site, account: await deps.accounts.findById(accountId) };
 }
 
 /**
@@ -99,9 +108,8 @@ export function createExtraTokenClaims(deps: TokenClaimsDeps) {
   return async function extraTokenClaims(ctx: KoaContextWithOIDC | undefined, token: MintedToken) {
     if (token.kind !== 'AccessToken') return undefined;
     const client = ctx?.oidc?.client ?? await deps.findClient(token.clientId!);
-    const site = await resolveSite(deps.grantContexts, client, token.grantId);
+    const { site, account } = await grantSite(deps, client, token.grantId, token.accountId!);
     if (!site) return undefined;
-    const account = await deps.accounts.findById(token.accountId!);
     // a code exchange (its code is single-use anyway); a refresh was checked before its rotation
     if (ctx && client && account && !mayUseSite(client, account, site, deps.operatorRoles)) throw siteRefused(site);
     return { org_id: site, roles: account ? rolesAt(account, site) : [] };

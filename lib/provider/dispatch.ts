@@ -11,7 +11,7 @@ import type { Context, Middleware, Next } from 'koa';
 import type Provider from 'oidc-provider';
 
 import { ENDPOINTS } from '../endpoints.ts';
-import { allowedMethods, refuseUnservedMethod } from '../http/allowed-methods.ts';
+import { allowedMethods, methodsByPath, refuseUnservedMethod } from '../http/allowed-methods.ts';
 import { PROVIDER_PAGE_HEADERS } from '../pages/headers.ts';
 import { refuseBasicClientAuth, usesBasicClientAuth } from '../policies/client-auth.ts';
 import { OPEN_CORS, openCors } from '../policies/cors.ts';
@@ -45,7 +45,7 @@ export function dispatchToProvider(provider: Provider, facts: ServingFacts & Hos
   const handles = (path: string) => paths.has(path) || path.startsWith(resumePrefix);
   // the methods each path answers (the endpoint table); any other is a 405 JSON with `Allow`,
   // where the provider's router had no route for it and Koa answered a plain-text 404
-  const methods = new Map(providerEndpoints(facts).map((e) => [e.path, allowedMethods(e)]));
+  const methods = methodsByPath(providerEndpoints(facts));
   const resumeMethods = allowedMethods(ENDPOINTS.authorization);
 
   /**
