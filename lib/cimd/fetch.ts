@@ -28,6 +28,7 @@ import type { Adapter, AdapterFactory } from '../../adapters/types.ts';
 import type { MetadataDocumentFetch } from '../config/options.ts';
 import { diagnosticsOf } from '../events/diagnostics.ts';
 import { fetchFailureOf } from '../events/metadata-document-failure.ts';
+import { printable } from '../events/printable.ts';
 import type { MetadataDocumentFailure } from '../events/types.ts';
 import {
   SpecialUseAddressError, createPinnedRequest, pinAddress, rememberingResolver, systemResolver,
@@ -118,7 +119,9 @@ function cachedFailure(cached: CachedDocument): Error {
 function fetched(url: string): void {
   const ctx = Provider.ctx;
   const diagnostics = diagnosticsOf(ctx);
-  if (diagnostics?.wants('metadata_document.fetched')) diagnostics.emit({ name: 'metadata_document.fetched', clientId: url }, ctx);
+  // printable, as the other events name a document's client (provider-events.ts): oidc-provider
+  // fetches a client_id URL holding C1 controls or U+2028/9 before its schema refuses the id
+  if (diagnostics?.wants('metadata_document.fetched')) diagnostics.emit({ name: 'metadata_document.fetched', clientId: printable(url) }, ctx);
 }
 
 /**

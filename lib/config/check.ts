@@ -17,15 +17,31 @@ export function fail(message: string): never {
 }
 
 /**
+ * Property names whose values a message never quotes: secrets (`client_secret`, passwords,
+ * cookie keys, tokens) and a JWK's private members (`d`, `p`, `q`, `dp`, `dq`, `qi`, `k`). A
+ * start-up error is printed and often logged, and a mistyped option is quoted whole: a single
+ * client given without `[ ]` held its `client_secret`.
+ */
+const SECRET_MEMBER = /secret|password|passwd|cookiekeys|^(?:(?:access|refresh|id|registration_access|initial_access)_?)?token$|^(?:d|p|q|dp|dq|qi|k|oth)$/i;
+/** `scheme://user:password@`: the password of a URL given with credentials. */
+const URL_PASSWORD = /(\/\/[^/?#@\s:]*:)[^/?#@\s]*@/g;
+
+const redacted = (key: string, value: unknown): unknown => {
+  if (key !== '' && SECRET_MEMBER.test(key) && value !== undefined && value !== null) return '[redacted]';
+  return typeof value === 'string' ? value.replace(URL_PASSWORD, '$1[redacted]@') : value;
+};
+
+/**
  * A received value as a message shows it: strings JSON-quoted, `undefined` as `undefined`,
  * functions as `a function`, anything else as JSON, or `[object X]` when it has none
- * (cycles, BigInt). Never pass it a secret.
+ * (cycles, BigInt). Members named like secrets and the password of a URL are shown as
+ * `[redacted]`; a bare secret value must still never be passed to it.
  */
 export function show(value: unknown): string {
   if (value === undefined) return 'undefined';
   if (typeof value === 'function') return 'a function';
   try {
-    return JSON.stringify(value) ?? String(value);
+    return JSON.stringify(value, redacted) ?? String(value);
   } catch {
     return Object.prototype.toString.call(value);
   }

@@ -44,6 +44,26 @@ describe('fail and show', () => {
     expect(show(value)).toBe(shown);
   });
 
+  it('show never quotes a member named like a secret, nor the password of a URL', () => {
+    const jwk = { kty: 'EC', crv: 'P-256', x: 'x-value', y: 'y-value', d: 'private-d-value' };
+    const shown = show({
+      client_id: 'svc', client_secret: 'static-secret-value', token_endpoint_auth_method: 'client_secret_post',
+      password: 'pw-value', cookieKeys: ['cookie-key-value'], refresh_token: 'rt-value', keys: [jwk],
+      url: 'redis://user:url-password@cache.internal:6379/0',
+    });
+    for (const secret of ['static-secret-value', 'pw-value', 'cookie-key-value', 'rt-value', 'private-d-value', 'url-password']) {
+      expect(shown).not.toContain(secret);
+    }
+    // what helps find the mistake stays
+    expect(shown).toContain('"client_id":"svc"');
+    expect(shown).toContain('"token_endpoint_auth_method":"client_secret_post"');
+    expect(shown).toContain('"x":"x-value"');
+    expect(shown).toContain('redis://user:[redacted]@cache.internal:6379/0');
+    expect(show('https://admin:hunter2@learn.example.com')).toBe('"https://admin:[redacted]@learn.example.com"');
+    // a member left empty or null says so
+    expect(show({ client_secret: null })).toBe('{"client_secret":null}');
+  });
+
   it('show falls back for a value JSON cannot hold', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;

@@ -36,6 +36,12 @@ describe('baseUrl', () => {
     expect(await rejection({ baseUrl })).toMatch(/^options\.baseUrl must be an absolute https origin/);
   });
 
+  it('never quotes the password of a baseUrl given with credentials', async () => {
+    const message = await rejection({ baseUrl: 'https://admin:hunter2-secret@learn.example.com' });
+    expect(message).not.toContain('hunter2-secret');
+    expect(message).toContain('https://admin:[redacted]@learn.example.com');
+  });
+
   it('canonicalises a trailing slash away', async () => {
     const resolved = await validateOptions({ ...base, baseUrl: 'https://learn.example.com/' });
     expect(resolved.baseUrl).toBe('https://learn.example.com');
@@ -282,5 +288,15 @@ describe('baseUrl as a URL object', () => {
   it('asks for a string, not for a different origin', async () => {
     expect(await rejection({ baseUrl: new URL('https://learn.example.com') as never }))
       .toBe('options.baseUrl must be a string, not a URL object; pass "https://learn.example.com" (its origin)');
+  });
+});
+
+describe('secrets in start-up errors', () => {
+  it('a single client given without [ ] is refused without quoting its client_secret', async () => {
+    const secret = 'static-client-secret-value-0123456789abcdef';
+    const message = await rejection({ clients: { client_id: 'svc', client_secret: secret } as unknown as PlatformAuthOptions['clients'] });
+    expect(message).toMatch(/^options\.clients must be an array of client metadata objects/);
+    expect(message).not.toContain(secret);
+    expect(message).toContain('"client_id":"svc"');
   });
 });

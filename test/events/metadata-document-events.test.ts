@@ -100,6 +100,25 @@ describe('metadata_document.fetched', () => {
   });
 });
 
+describe('a document URL with line separators', () => {
+  it('is named printably in metadata_document.fetched and its trace, as in metadata_document.failed', async () => {
+    // oidc-provider fetches a client_id holding NEL and U+2028/9 (it refuses C0 controls only),
+    // then its client schema refuses the id: one fetch event, then one failure, for one name
+    counter += 1;
+    const clientId = docs.url('tools.example', `/clients/forge-${counter}\u2028FORGED\u0085LINE\u2029.json`);
+    docs.serve(new URL(clientId).pathname, served(clientId));
+    const { emitted } = await authorize(clientId);
+    const fetched = emitted.find((e) => e.name === 'metadata_document.fetched');
+    expect(fetched).toBeDefined();
+    const named = (fetched as { clientId: string }).clientId;
+    // eslint-disable-next-line no-control-regex
+    expect(named).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
+    for (const event of emitted) expect(event).toMatchObject({ clientId: named });
+    expect(await app.auth.clientTrace(clientId)).toEqual([]);
+    expect((await app.auth.clientTrace(named)).map((e) => e.event)).toContain('metadata_document.fetched');
+  });
+});
+
 describe('metadata_document.failed, with its reason', () => {
   type Case = [label: string, clientId: () => string, reason: string, summary: RegExp];
   const cases: Case[] = [
