@@ -4,7 +4,9 @@
  *
  * Key layout, all under `keyPrefix` so several deployments can share one Redis:
  *
- * - `<prefix><Model>:{<id>}`: the record, a JSON string, with the record's TTL.
+ * - `<prefix><Model>:{<id>}`: the record, a JSON string, with the record's TTL. A credential's
+ *   (an access or refresh token's, a code's) is `<prefix><Model>:{sha256:<base64url>}`, its
+ *   JSON with `"jti":true` for the token: no key, value or command holds it (./redis-keys.ts).
  * - `<prefix>index:uid:<Model>:{<uid>}` and `<prefix>index:userCode:<Model>:{<userCode>}`:
  *   the id of the record, with the record's TTL. Lookups re-check the record's own
  *   `uid`/`userCode`, so a stale index entry can never return the wrong record.
@@ -72,6 +74,7 @@ import { Redis } from 'ioredis';
 import type { Cluster } from 'ioredis';
 import { errors } from 'oidc-provider';
 
+import { grantIndexKeyOf, isCredentialModel, keyIdOf, recordKeyOf, storedJson, withId } from './redis-keys.ts';
 import { GRANT_CONTEXT_MODEL, GRANTABLE_MODELS, StorageUnavailableError } from './types.ts';
 import type {
   Adapter, AdapterPayload, CappedList, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep, LatestByMember, LatestEntry, PutRecords,
@@ -623,8 +626,14 @@ class RedisStore {
     probe();
   }
 
+  /** A record's key: a credential's under the hash of its id (./redis-keys.ts). */
   recordKey(model: string, id: string): string {
-    return `${this.prefix}${model}:{${id}}`;
+    return this.keyFor(model, keyIdOf(model, id));
+  }
+
+  /** The key of the record whose key holds `keyId` as it is: the id an index entry names. */
+  keyFor(model: string, keyId: string): string {
+    return recordKeyOf(this.prefix, model, keyId);
   }
 
   indexKey(kind: 'uid' | 'userCode', model: string, value: string): string {
@@ -642,7 +651,7 @@ class RedisStore {
   }
 
   grantIndexKey(grantId: string): string {
-    return `${this.prefix}index:grant:{${grantId}}`;
+    return grantIndexKeyOf(this.prefix, grantId);
   }
 
   /**
@@ -947,8 +956,8 @@ class RedisStore {
       this.forget(key);
       // already expired: written as a deletion, as upsert does
       if (ttl !== undefined && ttl < 1) writing.push(this.run([['del', key]]));
-      else if (this.isCluster) sets.push(withTtl(['set', key, JSON.stringify(write.payload)], ttl));
-      else writing.push(this.upsertRecord([key], [JSON.stringify(write.payload), ttl ?? '', write.id, '0']));
+      else if (this.isCluster) sets.push(withTtl(['set', key, storedJson(write.model, write.id, write.payload)], ttl));
+      else writing.push(this.upsertRecord([key], [storedJson(write.model, write.id, write.payload), ttl ?? '', keyIdOf(write.model, write.id), '0']));
     }
     if (sets.length > 0) writing.push(this.run(sets));
     return writing.length === 1 ? writing[0]! : Promise.all(writing).then(() => undefined);
@@ -1092,7 +1101,9 @@ class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList
     const ttl = ttlOf(expiresIn);
     // already expired: SET would reject EX 0, and the record must not be findable
     if (ttl !== undefined && ttl < 1) return this.destroy(id);
-    const key = store.recordKey(this.#model, id);
+    // the id as the record's key and its index entries hold it (./redis-keys.ts)
+    const storedId = keyIdOf(this.#model, id);
+    const key = store.keyFor(this.#model, storedId);
     store.forget(key);
     const indexesGrant = payload.grantId !== undefined && payload.grantId !== '' && GRANTABLE_MODELS.has(this.#model);
     if (!store.isCluster) {
@@ -1100,20 +1111,26 @@ class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList
       if (payload.uid) keys.push(store.indexKey('uid', this.#model, payload.uid));
       if (payload.userCode) keys.push(store.indexKey('userCode', this.#model, payload.userCode));
       if (indexesGrant) keys.push(store.grantIndexKey(payload.grantId!));
-      return store.upsertRecord(keys, [JSON.stringify(payload), ttl ?? '', id, indexesGrant ? '1' : '0']);
+      return store.upsertRecord(keys, [storedJson(this.#model, id, payload), ttl ?? '', storedId, indexesGrant ? '1' : '0']);
     }
     // a Cluster: the record and its indexes are in different slots, one command each
-    const commands: Command[] = [withTtl(['set', key, JSON.stringify(payload)], ttl)];
-    if (payload.uid) commands.push(withTtl(['set', store.indexKey('uid', this.#model, payload.uid), id], ttl));
+    const commands: Command[] = [withTtl(['set', key, storedJson(this.#model, id, payload)], ttl)];
+    if (payload.uid) commands.push(withTtl(['set', store.indexKey('uid', this.#model, payload.uid), storedId], ttl));
     if (payload.userCode) {
-      commands.push(withTtl(['set', store.indexKey('userCode', this.#model, payload.userCode), id], ttl));
+      commands.push(withTtl(['set', store.indexKey('userCode', this.#model, payload.userCode), storedId], ttl));
     }
     if (indexesGrant) commands.push(['platformAuthIndexGrant', store.grantIndexKey(payload.grantId!), key, ttl ?? '']);
     return store.run(commands);
   }
 
   find(id: string): Promise<AdapterPayload | undefined> {
-    const key = this.#store.recordKey(this.#model, id);
+    const found = this.#read(this.#store.recordKey(this.#model, id));
+    // a credential's jti is stored as `true` (./redis-keys.ts)
+    return isCredentialModel(this.#model) ? found.then((payload) => withId(id, payload)) : found;
+  }
+
+  /** The record at `key`, a token with its grant (READ_WITH_GRANT). */
+  #read(key: string): Promise<AdapterPayload | undefined> {
     return READ_WITH_GRANT.has(this.#model) ? this.#store.getWithGrant(key) : this.#store.get(key);
   }
 
@@ -1134,9 +1151,10 @@ class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList
       payload = raw === null ? undefined : JSON.parse(raw) as AdapterPayload;
     } else {
       // a Cluster (the record is in another slot), or a token read with its grant: two steps
+      // the entry holds the id as the record's key does (./redis-keys.ts)
       const id = await store.call((client) => client.get(indexKey));
       if (id === null) return undefined;
-      payload = await this.find(id);
+      payload = await this.#read(store.keyFor(this.#model, id));
     }
     return payload?.[kind] === value ? payload : undefined;
   }
@@ -1153,8 +1171,8 @@ class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList
 
   async #consume(id: string, keepSeconds: number | undefined): Promise<void> {
     const store = this.#store;
-    const key = store.recordKey(this.#model, id);
     const indexed = GRANTABLE_MODELS.has(this.#model);
+    const key = store.recordKey(this.#model, id);
     const [status, grantId] = await store.call((client) => client.platformAuthConsume(
       key, epoch(), store.prefix, store.isCluster ? '0' : '1', keepSeconds ?? '', indexed ? '1' : '0'));
     if (status === 1 && grantId) {
@@ -1170,20 +1188,22 @@ class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList
 
   async destroy(id: string): Promise<void> {
     const store = this.#store;
-    const key = store.recordKey(this.#model, id);
+    // the id as the record's key and its index entries hold it (./redis-keys.ts)
+    const storedId = keyIdOf(this.#model, id);
+    const key = store.keyFor(this.#model, storedId);
     store.forget(key);
     if (!store.isCluster) {
       const indexed = GRANTABLE_MODELS.has(this.#model) ? '1' : '0';
-      await store.call((client) => client.platformAuthDestroy(key, store.prefix, this.#model, id, indexed));
+      await store.call((client) => client.platformAuthDestroy(key, store.prefix, this.#model, storedId, indexed));
       return;
     }
     // a Cluster: the indexes are in other slots; read the record for them, then delete
     const payload = await store.get(key);
     if (!payload) return;
     const commands: Command[] = [['del', key]];
-    if (payload.uid) commands.push(['platformAuthDeleteIfEquals', store.indexKey('uid', this.#model, payload.uid), id]);
+    if (payload.uid) commands.push(['platformAuthDeleteIfEquals', store.indexKey('uid', this.#model, payload.uid), storedId]);
     if (payload.userCode) {
-      commands.push(['platformAuthDeleteIfEquals', store.indexKey('userCode', this.#model, payload.userCode), id]);
+      commands.push(['platformAuthDeleteIfEquals', store.indexKey('userCode', this.#model, payload.userCode), storedId]);
     }
     if (payload.grantId && GRANTABLE_MODELS.has(this.#model)) {
       commands.push(['srem', store.grantIndexKey(payload.grantId), key]);
@@ -1353,3 +1373,6 @@ export function createRedisAdapter(options: RedisAdapterOptions): ClosableAdapte
     },
   });
 }
+
+export { migrateRedisKeys } from './redis-migrate.ts';
+export type { MigrateRedisKeysOptions, MigrateRedisKeysReport } from './redis-migrate.ts';

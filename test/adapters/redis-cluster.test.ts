@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Cluster } from 'ioredis';
 
 import { createRedisAdapter } from '../../adapters/redis.ts';
+import { keyIdOf } from '../../adapters/redis-keys.ts';
 import type { CappedList, LatestByMember } from '../../adapters/types.ts';
 import { connectCluster, startRedisCluster } from '../support/redis-cluster.ts';
 import type { ClusterHandle } from '../support/redis-cluster.ts';
@@ -55,7 +56,7 @@ describe('redis adapter on a Cluster', () => {
     await Promise.all(ids.map((id, i) => factory(i % 2 ? 'AccessToken' : 'RefreshToken').upsert(id, { grantId }, 60)));
 
     const slotOf = (key: string) => client.cluster('KEYSLOT', key) as Promise<number>;
-    const slots = new Set(await Promise.all(ids.map((id, i) => slotOf(`${prefix}${i % 2 ? 'AccessToken' : 'RefreshToken'}:{${id}}`))));
+    const slots = new Set(await Promise.all(ids.map((id, i) => { const model = i % 2 ? 'AccessToken' : 'RefreshToken'; return slotOf(`${prefix}${model}:{${keyIdOf(model, id)}}`); })));
     expect(slots.size).toBeGreaterThan(1);
     expect(await slotOf(`${prefix}index:grant:{${grantId}}`)).toBe(await slotOf(`${prefix}Grant:{${grantId}}`));
     // the records really are on different nodes

@@ -9,6 +9,7 @@ import { hash, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 
 import { createRedisAdapter } from '../../adapters/redis.ts';
+import { keyIdOf } from '../../adapters/redis-keys.ts';
 import type { ClosableAdapterFactory, PutRecords } from '../../adapters/types.ts';
 import type { TraceEntry } from '../../lib/trace/entry.ts';
 import { ClientTraceStore } from '../../lib/trace/store.ts';
@@ -41,24 +42,32 @@ async function commandsDuring(run: () => Promise<unknown>): Promise<string[]> {
 
 /** The same, each with its arguments; a script's name is `script`. */
 async function argsDuring(run: () => Promise<unknown>): Promise<string[][]> {
-  const connection = new Redis(server.url);
-  const monitor = await connection.monitor();
+  // a client of its own in monitor mode, not `connection.monitor()`: that promise rejects
+  // ("Command queue state error") when a feed line comes in the same read as MONITOR's OK,
+  // and leaves both clients connected; once afterAll stops the server they reconnect forever
+  // and their timers keep the jest worker from exiting
+  const monitor = new Redis(server.url, { monitor: true, retryStrategy: () => null });
   const seen: string[][] = [];
-  monitor.on('monitor', (_time: string, args: string[], source: string) => {
-    // a script's first run may go as EVAL (ioredis loads it), later ones as EVALSHA
-    const name = args[0]!.toLowerCase();
-    if (!source.includes('lua')) seen.push([name === 'eval' || name === 'evalsha' ? 'script' : name, ...args.slice(1)]);
-  });
-  await sleep(50);
   try {
+    // feed lines that answer nothing (one read with MONITOR's OK, or arriving while the
+    // monitor disconnects): ioredis reports each as a "Command queue state error"
+    monitor.on('error', () => {});
+    await new Promise((resolve, reject) => {
+      monitor.once('monitoring', resolve);
+      monitor.once('end', () => reject(new Error('the MONITOR connection ended before monitoring')));
+    });
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      // a script's first run may go as EVAL (ioredis loads it), later ones as EVALSHA
+      const name = args[0]!.toLowerCase();
+      // the eviction check of a client connecting meanwhile (warnIfEvicting) is no command of `run`
+      if (name === 'info') return;
+      if (!source.includes('lua')) seen.push([name === 'eval' || name === 'evalsha' ? 'script' : name, ...args.slice(1)]);
+    });
+    await sleep(50);
     await run();
     await sleep(100);
   } finally {
-    // feed lines still arriving while the monitor disconnects are not replies to anything:
-    // ioredis reports each as a "Command queue state error" on the connection
-    monitor.on('error', () => {});
     monitor.disconnect();
-    connection.disconnect();
   }
   return seen;
 }
@@ -101,8 +110,8 @@ describe('redis adapter: commands per operation (single Redis)', () => {
     expect(await commandsDuring(() => sessions.destroy('s-old'))).toEqual(['script']);
     const probe = new Redis(server.url);
     try {
-      expect(await probe.exists(`${prefix}AccessToken:{t-d}`, `${prefix}index:uid:AccessToken:{u-d}`)).toBe(0);
-      expect(await probe.smembers(`${prefix}index:grant:{g-d}`)).toEqual([`${prefix}AccessToken:{t-other}`]);
+      expect(await probe.exists(`${prefix}AccessToken:{${keyIdOf('AccessToken', 't-d')}}`, `${prefix}index:uid:AccessToken:{u-d}`)).toBe(0);
+      expect(await probe.smembers(`${prefix}index:grant:{g-d}`)).toEqual([`${prefix}AccessToken:{${keyIdOf('AccessToken', 't-other')}}`]);
       expect(await sessions.findByUid('su')).toEqual({ uid: 'su' });
       expect(await probe.get(`${prefix}index:uid:Session:{su}`)).toBe('s-new');
       // a record that is not JSON is deleted all the same; an absent one is nothing to do
@@ -157,8 +166,8 @@ describe('redis adapter: commands per operation (single Redis)', () => {
     expect(await access.find('a2')).toEqual({ accountId: 'acc' });
     const probe = new Redis(server.url);
     try {
-      expect(await probe.ttl(`${prefix}RefreshToken:{r1}`)).toBeGreaterThan(60);
-      expect(await probe.ttl(`${prefix}AccessToken:{a2}`)).toBe(-1);
+      expect(await probe.ttl(`${prefix}RefreshToken:{${keyIdOf('RefreshToken', 'r1')}}`)).toBeGreaterThan(60);
+      expect(await probe.ttl(`${prefix}AccessToken:{${keyIdOf('AccessToken', 'a2')}}`)).toBe(-1);
     } finally {
       probe.disconnect();
     }
@@ -299,7 +308,7 @@ describe('redis adapter: commands per operation (single Redis)', () => {
     expect(found).toEqual([{ grantId: 'g7', accountId: 'a' }, undefined, { accountId: 'a', exp: 1 }, undefined]);
     expect(seen.map(([name]) => name)).toEqual(['script']);
     expect(seen[0]!.filter((arg) => arg.startsWith(prefix))).toEqual([
-      `${prefix}AccessToken:{t7}`, `${prefix}RefreshToken:{t7}`, `${prefix}AccountGrantLink:{g7}`, `${prefix}AccountGrantLink:{absent}`, prefix,
+      `${prefix}AccessToken:{${keyIdOf('AccessToken', 't7')}}`, `${prefix}RefreshToken:{${keyIdOf('RefreshToken', 't7')}}`, `${prefix}AccountGrantLink:{g7}`, `${prefix}AccountGrantLink:{absent}`, prefix,
     ]);
 
     // alone, a read is the command it always was
@@ -348,7 +357,7 @@ describe('redis adapter: commands per operation (single Redis)', () => {
     expect(await factory('RefreshToken').find('gone')).toBeUndefined();
     const inspect = new Redis(server.url);
     try {
-      expect(await inspect.ttl(`${prefix}RefreshToken:{r1}`)).toBeGreaterThan(50);
+      expect(await inspect.ttl(`${prefix}RefreshToken:{${keyIdOf('RefreshToken', 'r1')}}`)).toBeGreaterThan(50);
       expect(await inspect.ttl(`${prefix}RefreshTokenUse:{g9:0}`)).toBe(-1);
     } finally {
       inspect.disconnect();
@@ -504,7 +513,9 @@ describe('a refresh and a code exchange on a single Redis', () => {
       // oidc-provider looks an opaque token up as an access and as a refresh token at once:
       // two commands before the store sent the reads of a turn together
       expect(seen.map(([name]) => name)).toEqual(['script']);
-      expect(seen[0]!.filter((arg) => arg.includes(token))).toHaveLength(2);
+      expect(seen[0]!.filter((arg) => arg.includes(keyIdOf('AccessToken', token)))).toHaveLength(2);
+      // under the token's hash (adapters/redis-keys.ts): the command never holds the token
+      expect(seen[0]!.filter((arg) => arg.includes(token))).toEqual([]);
     }
   });
 

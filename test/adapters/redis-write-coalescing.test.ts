@@ -12,6 +12,7 @@ import { createRedisAdapter } from '../../adapters/redis.ts';
 import type { ClosableAdapterFactory } from '../../adapters/types.ts';
 import { startRedis } from '../support/redis-server.ts';
 import type { RedisHandle } from '../support/redis-server.ts';
+import { keyIdOf } from '../../adapters/redis-keys.ts';
 
 let server: RedisHandle;
 
@@ -96,7 +97,7 @@ describe('redis adapter: write coalescing (single Redis)', () => {
     const { tokens, sessions } = await seeded();
     const { writes, results } = await writesOf(client, [() => tokens.find('t1'), () => sessions.findByUid('u1')]);
     expect(writes).toHaveLength(1);
-    expect(writes[0]).toContain(`${prefix}AccessToken:{t1}`);
+    expect(writes[0]).toContain(`${prefix}AccessToken:{${keyIdOf('AccessToken', 't1')}}`);
     expect(writes[0]).toContain(`${prefix}index:uid:Session:{u1}`);
     expect(results).toEqual([
       expect.objectContaining({ accountId: 'a1', grantId: 'g1' }),

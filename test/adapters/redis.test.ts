@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { Cluster, Redis, ReplyError } from 'ioredis';
 
 import { createRedisAdapter } from '../../adapters/redis.ts';
+import { keyIdOf } from '../../adapters/redis-keys.ts';
 import type { ConnectionLogger } from '../../adapters/redis.ts';
 import { StorageUnavailableError } from '../../adapters/types.ts';
 import type { CappedList, ClosableAdapterFactory, LatestByMember } from '../../adapters/types.ts';
@@ -104,7 +105,7 @@ describe('redis adapter', () => {
       await factory('Session').upsert(sessionId, { uid: sessionUid }, 120);
       await factory('Client').upsert('client-1', { client_id: 'client-1' });
 
-      const recordTtl = await inspect.ttl(`${prefix}AccessToken:{${id}}`);
+      const recordTtl = await inspect.ttl(`${prefix}AccessToken:{${keyIdOf('AccessToken', id)}}`);
       expect(recordTtl).toBeGreaterThan(55);
       expect(recordTtl).toBeLessThanOrEqual(60);
       // the grant index lives as long as its longest-lived member, never shorter
@@ -120,8 +121,49 @@ describe('redis adapter', () => {
       await factory('Client').destroy('client-1');
       await factory('AccessToken').destroy(id);
       expect(await inspect.exists(`${prefix}Client:{client-1}`)).toBe(0);
-      expect(await inspect.sismember(`${prefix}index:grant:{${grantId}}`, `${prefix}AccessToken:{${id}}`)).toBe(0);
+      expect(await inspect.sismember(`${prefix}index:grant:{${grantId}}`, `${prefix}AccessToken:{${keyIdOf('AccessToken', id)}}`)).toBe(0);
     } finally {
+      await factory.close();
+    }
+  });
+
+  test('no key, stored value or command holds a token: credentials are kept under their SHA-256, jti as true', async () => {
+    const prefix = freshPrefix();
+    const factory = createRedisAdapter({ url: server.url, keyPrefix: prefix });
+    // a client of its own in monitor mode (as redis-round-trips.test.ts's argsDuring): ends with the test
+    const monitor = new Redis(server.url, { monitor: true, retryStrategy: () => null });
+    monitor.on('error', () => {});
+    const commands: string[] = [];
+    try {
+      await new Promise((resolve) => monitor.once('monitoring', resolve));
+      monitor.on('monitor', (_time: string, args: string[]) => { if (args.some((a) => a.startsWith(prefix))) commands.push(args.join(' ')); });
+      const grantId = randomUUID();
+      const tokens = Object.fromEntries(['AccessToken', 'RefreshToken', 'AuthorizationCode', 'ClientCredentials'].map((model) => [model, `${model}-${randomUUID()}`]));
+      for (const [model, id] of Object.entries(tokens)) {
+        const payload = { jti: id, kind: model, grantId, accountId: 'acc', iat: 1, exp: 2 };
+        await factory(model).upsert(id, payload, 60);
+        // given back as written, jti included
+        expect(await factory(model).find(id)).toEqual(payload);
+        const key = `${prefix}${model}:{sha256:${keyIdOf(model, id).slice('sha256:'.length)}}`;
+        expect(JSON.parse((await inspect.get(key))!)).toEqual({ ...payload, jti: true });
+      }
+      await factory('AuthorizationCode').consume(tokens.AuthorizationCode!);
+      await factory('RefreshToken').destroy(tokens.RefreshToken!);
+      // a Grant keeps its id: it is no credential
+      await factory('Grant').upsert(grantId, { jti: grantId, accountId: 'acc' }, 60);
+      expect(await inspect.exists(`${prefix}Grant:{${grantId}}`)).toBe(1);
+      const keys = await inspect.keys(`${prefix}*`);
+      const values = await Promise.all(keys.map(async (key) => ((await inspect.type(key)) === 'string' ? inspect.get(key) : (await inspect.smembers(key)).join(' '))));
+      await factory('AccessToken').revokeByGrantId(grantId);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(commands.length).toBeGreaterThan(5);
+      for (const token of Object.values(tokens)) {
+        expect(keys.filter((key) => key.includes(token))).toEqual([]);
+        expect(values.filter((value) => value?.includes(token))).toEqual([]);
+        expect(commands.filter((command) => command.includes(token))).toEqual([]);
+      }
+    } finally {
+      monitor.disconnect();
       await factory.close();
     }
   });
@@ -252,7 +294,7 @@ describe('redis adapter', () => {
       const payload = { grantId: randomUUID(), resource: [], n: 1234567890123456, consumed: null, s: 'a/b"c' };
       await factory('AuthorizationCode').upsert(id, payload, 100);
       await factory('AuthorizationCode').consume(id);
-      const key = `${prefix}AuthorizationCode:{${id}}`;
+      const key = `${prefix}AuthorizationCode:{${keyIdOf('AuthorizationCode', id)}}`;
       expect(await inspect.ttl(key)).toBeGreaterThan(95);
       const found = JSON.parse((await inspect.get(key))!);
       expect(found).toEqual({ ...payload, consumed: expect.any(Number) });
@@ -562,7 +604,7 @@ describe('redis adapter when Redis goes away', () => {
       await admin.config('SET', 'maxmemory', '0');
 
       // a record that is not JSON is a bug or corruption, not an outage: a 500, not a 503
-      await admin.set(`${prefix}AuthorizationCode:{bad}`, 'not json', 'EX', 60);
+      await admin.set(`${prefix}AuthorizationCode:{${keyIdOf('AuthorizationCode', 'bad')}}`, 'not json', 'EX', 60);
       const corrupt = await factory('AuthorizationCode').consume('bad').then(() => undefined, (e: unknown) => e);
       expect(corrupt).toBeInstanceOf(Error);
       expect(corrupt).not.toBeInstanceOf(StorageUnavailableError);

@@ -19,6 +19,7 @@ import { connectCluster, startRedisCluster } from '../support/redis-cluster.ts';
 import type { ClusterHandle } from '../support/redis-cluster.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
+import { keyIdOf } from '../../adapters/redis-keys.ts';
 
 let cluster: ClusterHandle;
 let appClient: Cluster;
@@ -65,9 +66,9 @@ test.each(['own client (successor used)', 'another client'])('a reuse (%s) whose
   let busy!: number[];
   for (let attempt = 0; attempt < 20; attempt += 1) {
     first = await obtainTokens(app.baseUrl, MEMBER, { scope: 'openid account:read', resource: app.baseUrl }, STUDENT);
-    grantId = (JSON.parse((await probe.get(`${prefix}RefreshToken:{${first.refresh_token}}`))!) as { grantId: string }).grantId;
+    grantId = (JSON.parse((await probe.get(`${prefix}RefreshToken:{${keyIdOf('RefreshToken', first.refresh_token)}}`))!) as { grantId: string }).grantId;
     busy = await Promise.all([
-      `${prefix}RefreshToken:{${first.refresh_token}}`, `${prefix}index:grant:{${grantId}}`, `${prefix}RefreshTokenUse:{${grantId}:1}`,
+      `${prefix}RefreshToken:{${keyIdOf('RefreshToken', first.refresh_token)}}`, `${prefix}index:grant:{${grantId}}`, `${prefix}RefreshTokenUse:{${grantId}:1}`,
     ].map(masterOf));
     if (new Set(busy).size < 3) break;
   }
@@ -79,7 +80,7 @@ test.each(['own client (successor used)', 'another client'])('a reuse (%s) whose
     const res = await refresh(latest.refresh_token);
     expect(res.status).toBe(200);
     latest = await res.json() as TokenSet;
-    const node = await masterOf(`${prefix}RefreshToken:{${latest.refresh_token}}`);
+    const node = await masterOf(`${prefix}RefreshToken:{${keyIdOf('RefreshToken', latest.refresh_token)}}`);
     if (i >= 1 && !busy.includes(node)) {
       victim = node;
       break;
