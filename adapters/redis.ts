@@ -89,7 +89,8 @@ export const REDIS_ADAPTER_DEFAULTS = Object.freeze({ keyPrefix: 'platform-auth:
  * `npm install ioredis` gives a host today is ioredis 6, whose `Redis` TypeScript does not
  * take as the adapter's (a class from another package, RESP3 by default). The adapter uses
  * only what both majors offer, and its contract suite passes on an ioredis 6 `Redis` speaking
- * RESP3 (test/adapters/redis-ioredis6.test.ts); its Cluster behaviour is tested with ioredis 5.
+ * RESP3 and on an ioredis 6 `Cluster` (test/adapters/redis-ioredis6.test.ts); its failover
+ * behaviour is tested with ioredis 5 (ioredis 6 follows MOVED/ASK inside auto-pipelines itself).
  */
 export interface IoRedisClient {
   readonly isCluster: boolean;
@@ -447,7 +448,8 @@ end
 return payloads
 `;
 
-type Consumed = [status: 0] | [status: 1 | 2, grantId?: string];
+// the status is a string from a client with ioredis' `stringNumbers`
+type Consumed = [status: 0 | '0'] | [status: 1 | 2 | '1' | '2', grantId?: string];
 
 // Replies meaning "not now" rather than "wrong": loading a dataset after a restart, a
 // replica that cannot take writes after a failover, a cluster resharding or failing over
@@ -509,7 +511,7 @@ function toStorageError(error: unknown): unknown {
 interface Scripts {
   platformAuthConsume(key: string, now: number, prefix: string, revokeHere: '0' | '1', keepSeconds: number | '', indexed: '0' | '1'): Promise<Consumed>;
   platformAuthRevoke(indexKey: string, grantKey: string, keepKey: string): Promise<number>;
-  platformAuthCompareAndSet(key: string, expected: string, next: string, ttl: number | ''): Promise<number>;
+  platformAuthCompareAndSet(key: string, expected: string, next: string, ttl: number | ''): Promise<number | string>;
   platformAuthPushCapped(key: string, max: number, ttl: number, ...items: string[]): Promise<number>;
   platformAuthPutLatest(ranks: string, payloads: string, max: number, ttl: number, ...entries: (string | number)[]): Promise<number>;
   platformAuthReadLatest(ranks: string, payloads: string): Promise<(string | null)[]>;
@@ -1173,8 +1175,10 @@ class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList
     const store = this.#store;
     const indexed = GRANTABLE_MODELS.has(this.#model);
     const key = store.recordKey(this.#model, id);
-    const [status, grantId] = await store.call((client) => client.platformAuthConsume(
+    const [reply, grantId] = await store.call((client) => client.platformAuthConsume(
       key, epoch(), store.prefix, store.isCluster ? '0' : '1', keepSeconds ?? '', indexed ? '1' : '0'));
+    // a client of one's own with ioredis' `stringNumbers` hands integer replies over as strings
+    const status = Number(reply);
     if (status === 1 && grantId) {
       // a Cluster: the index is in another slot, extended by its own command as an upsert does
       await store.run([['platformAuthIndexGrant', store.grantIndexKey(grantId), key, keepSeconds!]]);
@@ -1222,7 +1226,8 @@ class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList
     const value = next === undefined || (ttl !== undefined && ttl < 1) ? '' : JSON.stringify(next);
     const was = expected === undefined ? '' : JSON.stringify(expected);
     const written = await store.call((client) => client.platformAuthCompareAndSet(store.recordKey(this.#model, id), was, value, ttl ?? ''));
-    return written === 1;
+    // a string from a client with ioredis' `stringNumbers`
+    return Number(written) === 1;
   }
 
   /** {@link CappedList.pushCapped}: one script, which sends only the new items and reads nothing back. */

@@ -1,24 +1,92 @@
 /**
  * A client from ioredis 6, what `npm install ioredis` gives a host today (RESP3 by default),
  * passed as `client`: TypeScript takes it (this file compiles under `npm run typecheck`), and
- * the adapter contract holds on it as on the adapter's own ioredis 5.
+ * the adapter contract holds on it as on the adapter's own ioredis 5, on a single Redis and on
+ * a real Cluster (3 masters) with the README's Cluster settings; and with ioredis'
+ * `stringNumbers` (integer replies as strings), whose replayed code was accepted.
  */
 import { randomUUID } from 'node:crypto';
 
 import { Cluster as Cluster6, Redis as Redis6 } from 'ioredis6';
+import type { ClusterOptions as ClusterOptions6, RedisOptions as RedisOptions6 } from 'ioredis6';
 
 import { createRedisAdapter } from '../../adapters/redis.ts';
 import type { RedisAdapterOptions } from '../../adapters/redis.ts';
+import { MEMBER, STUDENT, exchangeCode, obtainCode } from '../support/flows.ts';
+import { startRedisCluster } from '../support/redis-cluster.ts';
+import type { ClusterHandle } from '../support/redis-cluster.ts';
 import { startRedis } from '../support/redis-server.ts';
 import type { RedisHandle } from '../support/redis-server.ts';
+import { startApp } from '../support/start-app.ts';
 import { describeAdapterContract } from './contract.ts';
 
+/** The README's fail-fast settings for a client of one's own. */
+const REDIS6_OPTIONS: RedisOptions6 = { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 3_000 };
+/** The README's Cluster settings. */
+const CLUSTER6_OPTIONS: ClusterOptions6 = {
+  enableOfflineQueue: false,
+  enableAutoPipelining: true,
+  clusterRetryStrategy: (times: number) => Math.min(100 * times, 2_000),
+  redisOptions: REDIS6_OPTIONS,
+};
+
+const ready = (client: Redis6 | Cluster6) => new Promise((resolve) => client.once('ready', resolve));
+
 let server: RedisHandle;
+let cluster: ClusterHandle;
 beforeAll(async () => {
   server = await startRedis();
-});
+  cluster = await startRedisCluster({ masters: 3 });
+}, 60_000);
 afterAll(async () => {
   await server?.stop();
+  await cluster?.stop();
+});
+
+describeAdapterContract('redis Cluster, through an ioredis 6 Cluster client', async () => {
+  const client = new Cluster6(cluster.startupNodes, CLUSTER6_OPTIONS);
+  await ready(client);
+  const factory = createRedisAdapter({ client, keyPrefix: `ioredis6c:${randomUUID()}:` });
+  return {
+    factory,
+    teardown: async () => {
+      await factory.close();
+      client.disconnect();
+    },
+  };
+});
+
+describeAdapterContract('redis, through an ioredis 6 client with stringNumbers', async () => {
+  const client = new Redis6(server.url, { ...REDIS6_OPTIONS, stringNumbers: true });
+  await ready(client);
+  const factory = createRedisAdapter({ client, keyPrefix: `ioredis6s:${randomUUID()}:` });
+  return {
+    factory,
+    teardown: async () => {
+      await factory.close();
+      client.disconnect();
+    },
+  };
+});
+
+it('with stringNumbers, a replayed code is invalid_grant and ends its grant (it was accepted)', async () => {
+  const client = new Redis6(server.url, { ...REDIS6_OPTIONS, stringNumbers: true });
+  await ready(client);
+  const adapter = createRedisAdapter({ client, keyPrefix: `ioredis6r:${randomUUID()}:` });
+  const app = await startApp({ auth: { adapter } });
+  try {
+    const { code, verifier } = await obtainCode(app.baseUrl, MEMBER, { scope: 'openid' }, STUDENT);
+    const first = await exchangeCode(app.baseUrl, MEMBER, code, verifier);
+    const tokens = (await first.json()) as { access_token: string };
+    const replay = await exchangeCode(app.baseUrl, MEMBER, code, verifier);
+    const userinfo = await fetch(`${app.baseUrl}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect({ first: first.status, replay: replay.status, error: ((await replay.json()) as { error?: string }).error, userinfo: userinfo.status })
+      .toEqual({ first: 200, replay: 400, error: 'invalid_grant', userinfo: 401 });
+  } finally {
+    await app.stop();
+    await adapter.close();
+    client.disconnect();
+  }
 });
 
 describeAdapterContract('redis, through an ioredis 6 client speaking RESP3', async () => {
