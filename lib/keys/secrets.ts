@@ -156,9 +156,14 @@ export function checkSigningJwks(value: unknown, source = 'jwks'): SigningJwks {
 }
 
 /** the private key must be a P-256 scalar whose public point is the given x, y */
+/** A P-256 coordinate or private scalar: 32 bytes, base64url without padding. */
+const P256_MEMBER = /^[A-Za-z0-9_-]{43}$/;
+
 function checkKeyPair(jwk: { d: string; x: string; y: string }, at: string): void {
   let point: Buffer;
   try {
+    // Buffer skips characters outside base64url: "<d>!!" would decode to the key and pass on as typed
+    if (!P256_MEMBER.test(jwk.d)) throw new RangeError('d is not 43 base64url characters');
     const d = Buffer.from(jwk.d, 'base64url');
     if (d.length !== 32) throw new RangeError('d is not 32 bytes');
     const ecdh = createECDH('prime256v1');

@@ -267,6 +267,9 @@ describe('bad input', () => {
     };
     expectRefusal(await runMain(['rotate', 'dup.json'], { files }), /keys\[1\]\.kid .* is used by an earlier key/);
     expectRefusal(await runMain(['rotate', 'mixed.json'], { files }), /"x" and "y" are not the public key of its "d"/);
+    // characters base64url decoding would skip: the key would pass on as typed, junk and all
+    const junk = { 'junk.json': JSON.stringify({ keys: [{ ...valid, d: `${valid.d}!!` }] }) };
+    expectRefusal(await runMain(['rotate', 'junk.json'], { files: junk }), /keys\[0\] is not a valid P-256 private key \(its "d" is malformed\)/);
     expectRefusal(await runMain(['rotate', 'ok.json', '--cookie-keys', 'cookies.json'], { files }), /cookies\.json must be a non-empty array of secrets of at least 32 characters.*cookies\.json\[0\] is too short/);
   });
 
