@@ -43,6 +43,14 @@ export interface ClusterHandle {
   failover(port: number): Promise<number>;
   /** Kills one node (SIGKILL by default: a crash, not a clean shutdown). */
   killNode(port: number, signal?: NodeJS.Signals): Promise<void>;
+  /**
+   * Stops one node (SIGSTOP): it keeps its connections open and answers nothing, as a node
+   * that hangs does; until resumeNode, waitUntilHealthy leaves it out, as a dead one.
+   */
+  pauseNode(port: number): void;
+  resumeNode(port: number): void;
+  /** `redis-cli --cluster reshard`: moves `slots` slots, keys included, from one master to another. */
+  reshard(fromPort: number, toPort: number, slots: number): Promise<void>;
   /** Waits until every live node says `cluster_state:ok` and no slot is served by `deadPort`. */
   waitUntilHealthy(options?: { timeoutMs?: number; deadPort?: number }): Promise<void>;
   /** `redis-cli -p port args…`: the raw reply text. */
@@ -67,6 +75,8 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<C
   // a client port and a bus port per node, all held at once so that none is handed out twice
   const ports = await freePorts(count * 2);
   const nodes: Node[] = [];
+  /** ports of the nodes stopped by pauseNode */
+  const paused = new Set<number>();
   const killAll = () => {
     for (const node of nodes) node.child.kill('SIGKILL');
   };
@@ -75,7 +85,7 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<C
   const handle: ClusterHandle = {
     startupNodes: [],
     async masters() {
-      const live = nodes.find((node) => isRunning(node.child));
+      const live = nodes.find((node) => isRunning(node.child) && !paused.has(node.port));
       if (!live) throw new Error('no cluster node is running');
       return parseNodes(await handle.cli(live.port, 'cluster', 'nodes'))
         .filter((node) => node.flags.includes('master') && !node.flags.includes('fail') && node.slots > 0)
@@ -109,12 +119,43 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<C
       if (!node) throw new Error(`no cluster node on port ${port}`);
       await kill(node.child, signal);
     },
+    pauseNode(port) {
+      const node = nodes.find((n) => n.port === port);
+      if (!node) throw new Error(`no cluster node on port ${port}`);
+      node.child.kill('SIGSTOP');
+      paused.add(port);
+    },
+    resumeNode(port) {
+      const node = nodes.find((n) => n.port === port);
+      if (!node || !paused.delete(port)) return;
+      node.child.kill('SIGCONT');
+    },
+    async reshard(fromPort, toPort, slots) {
+      const live = nodes.find((node) => isRunning(node.child) && !paused.has(node.port))!;
+      const ids = parseNodes(await handle.cli(live.port, 'cluster', 'nodes'));
+      const idOf = (port: number) => ids.find((node) => node.port === port)!.id;
+      const run = () => new Promise<string>((resolve) => {
+        execFile('redis-cli', ['--cluster', 'reshard', `${HOST}:${live.port}`, '--cluster-from', idOf(fromPort), '--cluster-to', idOf(toPort),
+          '--cluster-slots', String(slots), '--cluster-yes', '--cluster-pipeline', '1'], { timeout: 60_000, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
+          resolve(error ? `${error.message}\n${stdout.slice(-2_000)}\n${stderr}` : '');
+        });
+      });
+      // redis-cli checks the cluster first and refuses while its nodes do not agree yet (the
+      // configuration of a reshard just done spreads by gossip): asked again until they do
+      const deadline = Date.now() + START_TIMEOUT_MS;
+      for (;;) {
+        const failure = await run();
+        if (!failure) return;
+        if (!failure.includes('fix your cluster problems') || Date.now() > deadline) throw new Error(`redis-cli --cluster reshard failed: ${failure}`);
+        await sleep(200);
+      }
+    },
     async waitUntilHealthy({ timeoutMs = START_TIMEOUT_MS, deadPort } = {}) {
       const deadline = Date.now() + timeoutMs;
       let last = '';
       while (Date.now() < deadline) {
         try {
-          const live = nodes.filter((node) => isRunning(node.child));
+          const live = nodes.filter((node) => isRunning(node.child) && !paused.has(node.port));
           const infos = await Promise.all(live.map((node) => handle.cli(node.port, 'cluster', 'info')));
           const views = await Promise.all(live.map((node) => handle.cli(node.port, 'cluster', 'nodes')));
           last = infos.map((info) => /cluster_state:\w+/.exec(info)?.[0]).join(', ');
