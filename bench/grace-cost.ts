@@ -21,30 +21,11 @@ import { randomBytes } from 'node:crypto';
 import { createMemoryAdapter } from '../adapters/memory.ts';
 import type { Adapter } from '../adapters/types.ts';
 import { withRefreshGrace } from '../lib/policies/refresh-grace.ts';
-import { commandLine } from './lib/command-line.ts';
+import { roundsOf } from './lib/command-line.ts';
 import { median } from './lib/stats.ts';
 
 const WARM_UP_ROUNDS = 4;
 const USAGE = `usage: node bench/grace-cost.ts [--rounds N (above ${WARM_UP_ROUNDS}, default 30)] [--per-round N (default 5000)] [--help]`;
-
-/** The rounds and refreshes per round asked for, or the exit code when there is nothing to run. */
-function options(): { rounds: number; perRound: number } | number {
-  const parsed = commandLine({ rounds: { type: 'string', default: '30' }, 'per-round': { type: 'string', default: '5000' } }, USAGE);
-  if (typeof parsed === 'number') return parsed;
-  const { values, positionals } = parsed;
-  if (positionals.length > 0) {
-    console.error(`unexpected argument ${positionals[0]}\n\n${USAGE}`);
-    return 2;
-  }
-  const rounds = Number(values.rounds);
-  const perRound = Number(values['per-round']);
-  // the first rounds only warm up: with no round after them there would be no median
-  if (!Number.isInteger(rounds) || rounds <= WARM_UP_ROUNDS || !Number.isInteger(perRound) || perRound <= 0) {
-    console.error(`--rounds takes a whole number above ${WARM_UP_ROUNDS} (the first ${WARM_UP_ROUNDS} warm up), --per-round a positive whole number\n\n${USAGE}`);
-    return 2;
-  }
-  return { rounds, perRound };
-}
 
 const CHAINS = 8;
 
@@ -125,6 +106,6 @@ async function measure({ rounds, perRound }: { rounds: number; perRound: number 
     + `the grace adds ${(grace - strict).toFixed(2)} µs (${measured} round${measured === 1 ? '' : 's'} of ${perRound}, medians)`);
 }
 
-const asked = options();
+const asked = roundsOf(USAGE, { rounds: 30, perRound: 5000 }, WARM_UP_ROUNDS);
 if (typeof asked === 'number') process.exitCode = asked;
 else await measure(asked);

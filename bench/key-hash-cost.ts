@@ -22,29 +22,12 @@ import { readFileSync } from 'node:fs';
 
 import { keyIdOf, recordKeyOf, storedJson, withId } from '../adapters/redis-keys.ts';
 import type { AdapterPayload } from '../adapters/types.ts';
-import { commandLine } from './lib/command-line.ts';
+import { roundsOf } from './lib/command-line.ts';
 import { median } from './lib/stats.ts';
 
 const WARM_UP_ROUNDS = 4;
 const USAGE = `usage: node bench/key-hash-cost.ts [--rounds N (above ${WARM_UP_ROUNDS}, default 30)] [--per-round N (default 20000)] [--help]`;
 const PREFIX = 'platform-auth:';
-
-function options(): { rounds: number; perRound: number } | number {
-  const parsed = commandLine({ rounds: { type: 'string', default: '30' }, 'per-round': { type: 'string', default: '20000' } }, USAGE);
-  if (typeof parsed === 'number') return parsed;
-  const { values, positionals } = parsed;
-  if (positionals.length > 0) {
-    console.error(`unexpected argument ${positionals[0]}\n\n${USAGE}`);
-    return 2;
-  }
-  const rounds = Number(values.rounds);
-  const perRound = Number(values['per-round']);
-  if (!Number.isInteger(rounds) || rounds <= WARM_UP_ROUNDS || !Number.isInteger(perRound) || perRound <= 0) {
-    console.error(`--rounds takes a whole number above ${WARM_UP_ROUNDS} (the first ${WARM_UP_ROUNDS} warm up), --per-round a positive whole number\n\n${USAGE}`);
-    return 2;
-  }
-  return { rounds, perRound };
-}
 
 /** A token's payload as oidc-provider stores it for the demo's member client. */
 function payload(kind: 'RefreshToken' | 'AccessToken', jti: string): AdapterPayload {
@@ -138,6 +121,6 @@ function measure({ rounds, perRound }: { rounds: number; perRound: number }): vo
   if (sink === 0) console.log('');
 }
 
-const asked = options();
+const asked = roundsOf(USAGE, { rounds: 30, perRound: 20000 }, WARM_UP_ROUNDS);
 if (typeof asked === 'number') process.exitCode = asked;
 else measure(asked);
