@@ -5,12 +5,18 @@
  * for in a command), so without the move a refresh token issued before the upgrade is not
  * found: its member signs in again.
  *
- * Run once, after the last 0.1.0 instance stopped (run it again if one served meanwhile: it
- * moves only what is left under a raw id, and a record moved before is left alone). Records
- * keep their TTL and their place in their grant's index, so revoking the grant still deletes
- * them. A record changed while it is moved (a 0.1.0 instance consuming it) is moved again, so
- * no consume mark is lost. It walks the keyspace with SCAN (every master of a Cluster), which
- * the adapter itself never does: minutes on a large Redis, without blocking it.
+ * Run it after the last 0.1.0 instance stopped and before this version serves: in between,
+ * neither version finds the other's tokens (0.1.0 reads raw keys only, this version hashed
+ * ones), and a client told `invalid_grant` drops its refresh token. Records keep their TTL
+ * (read with it in one step) and their place in their grant's index, so revoking the grant
+ * still deletes them; a record whose grant was revoked meanwhile is not moved. A run cut off
+ * half-way can be run again: a hashed record it did not write itself is newer (this version
+ * consumed or rotated it since) and is kept, only the raw copy goes; a record changed while it
+ * is moved (by a 0.1.0 instance still serving) is moved again, so no consume mark is lost. It
+ * walks the keyspace with SCAN (every master of a Cluster), which the adapter itself never
+ * does: minutes on a large Redis, without blocking it; walks again until a walk finds nothing
+ * left (a resharding moves keys to masters walked already), then drops from the grant indexes
+ * the raw keys of 0.1.0 records that were gone before they could be moved.
  *
  * @module
  */
@@ -41,6 +47,29 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `;
 
+/** How many walks of the keyspace, when each finds records left. */
+const MAX_PASSES = 5;
+
+// KEYS[1] the raw record: its JSON and its TTL in ms, in one step
+const READ = `return {redis.call('GET', KEYS[1]), redis.call('PTTL', KEYS[1])}`;
+
+// KEYS[1] the hashed record; ARGV[1] its JSON, ARGV[2] TTL in ms or '', ARGV[3] what this move
+// wrote there before ('': nothing). Written only over nothing or over that. 1 written, 0 kept.
+const WRITE_TARGET = `
+local current = redis.call('GET', KEYS[1])
+if current and current ~= ARGV[3] then return 0 end
+if ARGV[2] == '' then redis.call('SET', KEYS[1], ARGV[1]) else redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end
+return 1
+`;
+
+// KEYS[1] a grant index; ARGV[1] a member. Added only to an index that exists: 0.1.0 indexed
+// every record of a grant, so a missing index is a grant revoked meanwhile. 1 added, 0 none.
+const INDEX_IF_LIVE = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('SADD', KEYS[1], ARGV[1])
+return 1
+`;
+
 /** A glob that matches `text` literally (SCAN MATCH). */
 const literal = (text: string) => text.replace(/[*?[\]\\]/g, '\\$&');
 
@@ -53,17 +82,36 @@ export async function migrateRedisKeys(options: MigrateRedisKeysOptions): Promis
   const client = (options.client ?? new Redis(options.url!, { lazyConnect: false, maxRetriesPerRequest: 3 })) as Redis | Cluster;
   const report: MigrateRedisKeysReport = {};
   try {
-    const nodes = client.isCluster ? (client as Cluster).nodes('master') : [client as Redis];
-    for (const model of CREDENTIAL_MODELS) {
-      const start = `${prefix}${model}:{`;
-      for (const node of nodes) {
-        for await (const keys of node.scanStream({ match: `${literal(start)}*`, count: 500 }) as AsyncIterable<string[]>) {
-          for (const key of keys) {
-            const id = key.slice(start.length, -1);
-            // moved already (a key id never starts so: oidc-provider's ids are base64url)
-            if (!key.endsWith('}') || id.startsWith('sha256:')) continue;
-            if (await move(client, prefix, model, key, id)) report[model] = (report[model] ?? 0) + 1;
+    // passes until one finds nothing left: a Cluster resharding under a pass moves keys to a
+    // master walked already (the list of masters is taken again each pass)
+    for (let pass = 0; ; pass += 1) {
+      let seen = 0;
+      const nodes = client.isCluster ? (client as Cluster).nodes('master') : [client as Redis];
+      for (const model of CREDENTIAL_MODELS) {
+        const start = `${prefix}${model}:{`;
+        for (const node of nodes) {
+          for await (const keys of node.scanStream({ match: `${literal(start)}*`, count: 500 }) as AsyncIterable<string[]>) {
+            for (const key of keys) {
+              const id = key.slice(start.length, -1);
+              if (!key.endsWith('}') || id.startsWith('sha256:')) continue;
+              seen += 1;
+              if (await move(client, prefix, model, key, id)) report[model] = (report[model] ?? 0) + 1;
+            }
           }
+        }
+      }
+      if (seen === 0) break;
+      if (pass >= MAX_PASSES) throw new Error('migrateRedisKeys: records are still being written under raw ids; stop every 0.1.0 instance and run again');
+    }
+    // grant indexes still naming 0.1.0 records that were gone before they could be moved
+    // (expired, deleted): their members are raw tokens
+    const raws = [...CREDENTIAL_MODELS].map((model) => `${prefix}${model}:{`);
+    const nodes = client.isCluster ? (client as Cluster).nodes('master') : [client as Redis];
+    for (const node of nodes) {
+      for await (const indexes of node.scanStream({ match: `${literal(`${prefix}index:grant:{`)}*`, count: 500 }) as AsyncIterable<string[]>) {
+        for (const index of indexes) {
+          const stale = (await client.smembers(index)).filter((member) => raws.some((start) => member.startsWith(start) && !member.startsWith(`${start}sha256:`)));
+          for (const member of stale) if (Number(await client.exists(member)) === 0) await client.srem(index, member);
         }
       }
     }
@@ -73,19 +121,30 @@ export async function migrateRedisKeys(options: MigrateRedisKeysOptions): Promis
   return report;
 }
 
-/** Moves one record; false when it was gone before it could be. */
+/** Moves one record; false when it was gone (or its grant revoked) before it could be. */
 async function move(client: Redis | Cluster, prefix: string, model: string, key: string, id: string): Promise<boolean> {
   const target = recordKeyOf(prefix, model, keyIdOf(model, id));
+  // what this call wrote at target: only that may be written over
+  let written = '';
   for (let tries = 0; tries < MAX_TRIES; tries += 1) {
-    const [raw, ttl] = await Promise.all([client.get(key), client.pttl(key)]);
-    if (raw === null) return false;
-    // the id as this version stores it (storedJson): the first "jti" member, byte for byte
+    // one step: a key that expires or is deleted between a GET and a PTTL is no record without a TTL
+    const [raw, pttl] = await client.eval(READ, 1, key) as [string | null, number | string];
+    const ttl = Number(pttl);
+    if (raw === null || ttl === -2) return false;
     const json = raw.replace(`"jti":${JSON.stringify(id)}`, '"jti":true');
-    await (ttl > 0 ? client.set(target, json, 'PX', ttl) : client.set(target, json));
+    // a record at target that this call did not write is newer (a run cut before, then served
+    // by this version: consumed, rotated): kept, only the raw copy goes
+    if (Number(await client.eval(WRITE_TARGET, 1, target, json, ttl > 0 ? ttl : '', written)) === 1) written = json;
     const grantId = grantIdOf(raw);
     const index = grantId !== undefined && GRANTABLE_MODELS.has(model) ? grantIndexKeyOf(prefix, grantId) : undefined;
-    if (index) await client.sadd(index, target);
-    if (await client.eval(DELETE_IF_UNCHANGED, 1, key, raw) === 1) {
+    if (index && Number(await client.eval(INDEX_IF_LIVE, 1, index, target)) === 0) {
+      // no index: the grant was revoked meanwhile, so its record goes too
+      if (written !== '') await client.eval(DELETE_IF_UNCHANGED, 1, target, written);
+      await client.eval(DELETE_IF_UNCHANGED, 1, key, raw);
+      return false;
+    }
+    // a string from a client with ioredis' `stringNumbers`
+    if (Number(await client.eval(DELETE_IF_UNCHANGED, 1, key, raw)) === 1) {
       if (index) await client.srem(index, key);
       return true;
     }

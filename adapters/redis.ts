@@ -1158,6 +1158,11 @@ class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList
       if (id === null) return undefined;
       payload = await this.#read(store.keyFor(this.#model, id));
     }
+    // a credential's jti is stored as `true`, and only its id gives it back, which an index
+    // entry holds hashed (./redis-keys.ts): oidc-provider never looks one up so
+    if ((payload as { jti?: unknown } | undefined)?.jti === true) {
+      throw new TypeError(`${this.#model}: a credential is found by its id, not by ${kind} (its jti is not stored)`);
+    }
     return payload?.[kind] === value ? payload : undefined;
   }
 
@@ -1223,8 +1228,9 @@ class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList
     const store = this.#store;
     const ttl = ttlOf(expiresIn);
     // an already expired record is written as a deletion, as upsert does
-    const value = next === undefined || (ttl !== undefined && ttl < 1) ? '' : JSON.stringify(next);
-    const was = expected === undefined ? '' : JSON.stringify(expected);
+    // as upsert stores them: a credential's jti as `true` (./redis-keys.ts)
+    const value = next === undefined || (ttl !== undefined && ttl < 1) ? '' : storedJson(this.#model, id, next);
+    const was = expected === undefined ? '' : storedJson(this.#model, id, expected);
     const written = await store.call((client) => client.platformAuthCompareAndSet(store.recordKey(this.#model, id), was, value, ttl ?? ''));
     // a string from a client with ioredis' `stringNumbers`
     return Number(written) === 1;

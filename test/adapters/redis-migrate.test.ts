@@ -12,7 +12,7 @@ import type { Cluster } from 'ioredis';
 
 import { createRedisAdapter, migrateRedisKeys } from '../../adapters/redis.ts';
 import { keyIdOf } from '../../adapters/redis-keys.ts';
-import { MEMBER, STUDENT, obtainTokens, postForm } from '../support/flows.ts';
+import { MEMBER, STUDENT, exchangeCode, obtainCode, obtainTokens, postForm } from '../support/flows.ts';
 import { connectCluster, startRedisCluster } from '../support/redis-cluster.ts';
 import type { ClusterHandle } from '../support/redis-cluster.ts';
 import { startRedis } from '../support/redis-server.ts';
@@ -138,4 +138,181 @@ describe('a refresh token issued before the upgrade', () => {
       await adapter.close();
     }
   });
+});
+
+describe('migrateRedisKeys against live traffic and faults', () => {
+  /** Puts a record this version wrote back where 0.1.0 kept it: raw key, raw jti, raw key in the grant index. */
+  async function backToRaw(prefix: string, model: string, id: string): Promise<string> {
+    const hashed = `${prefix}${model}:{${keyIdOf(model, id)}}`;
+    const stored = (await single.get(hashed))!;
+    const pttl = await single.pttl(hashed);
+    const { grantId } = JSON.parse(stored) as { grantId?: string };
+    const raw = `${prefix}${model}:{${id}}`;
+    await single.del(hashed);
+    await single.set(raw, stored.replace('"jti":true', `"jti":${JSON.stringify(id)}`), 'PX', pttl);
+    if (grantId) {
+      await single.srem(`${prefix}index:grant:{${grantId}}`, hashed);
+      await single.sadd(`${prefix}index:grant:{${grantId}}`, raw);
+    }
+    return raw;
+  }
+
+  /** A client whose chosen command fails (or does something first): a fault, or a concurrent request, at that point. */
+  function withHook(client: Redis, name: string, hook: (args: unknown[]) => Promise<void>): Redis {
+    return new Proxy(client, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        if (prop === name && typeof value === 'function') {
+          return async (...args: unknown[]) => {
+            await hook(args);
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        }
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+  }
+
+  test('a run cut off after writing a hashed record, then run again once this version consumed it: the consume mark stays (the code is not redeemed twice)', async () => {
+    const prefix = freshPrefix();
+    const adapter = createRedisAdapter({ url: redis.url, keyPrefix: prefix });
+    const app = await startApp({ auth: { adapter } });
+    const client = new Redis(redis.url);
+    try {
+      const { code, verifier } = await obtainCode(app.baseUrl, MEMBER, { scope: 'openid account:read', resource: app.baseUrl }, STUDENT);
+      // a code issued by 0.1.0 before the upgrade
+      await backToRaw(prefix, 'AuthorizationCode', code);
+
+      // the migration is cut (connection lost, process killed) after the SET of the hashed key, before the DEL of the raw one
+      const cut = withHook(client, 'eval', async (args) => { if (String(args[0]).includes("then return redis.call('DEL'")) throw new Error('connection lost'); });
+      await expect(migrateRedisKeys({ client: cut, keyPrefix: prefix })).rejects.toThrow('connection lost');
+
+      // the new version serves the code from its hashed key meanwhile: redeemed, consumed
+      const first = await exchangeCode(app.baseUrl, MEMBER, code, verifier, app.baseUrl);
+      expect(first.status).toBe(200);
+
+      // the operator re-runs the migration, as the README says ("it moves only what is left")
+      expect(await migrateRedisKeys({ client, keyPrefix: prefix })).toEqual({ AuthorizationCode: 1 });
+
+      // the raw copy must not write over the consumed record: a second exchange is a replay
+      const second = await exchangeCode(app.baseUrl, MEMBER, code, verifier, app.baseUrl);
+      expect(second.status).toBe(400);
+    } finally {
+      client.disconnect();
+      await app.stop();
+      await adapter.close();
+    }
+  });
+
+  test('a stringNumbers client: the record is moved, counted, and its raw key leaves the grant index', async () => {
+    const prefix = freshPrefix();
+    const client = new Redis(redis.url, { stringNumbers: true });
+    try {
+      const token = `rt-${randomUUID()}`;
+      const grantId = randomUUID();
+      const raw = `${prefix}RefreshToken:{${token}}`;
+      await single.set(raw, JSON.stringify({ jti: token, kind: 'RefreshToken', grantId }), 'EX', 600);
+      await single.sadd(`${prefix}index:grant:{${grantId}}`, raw);
+      await single.expire(`${prefix}index:grant:{${grantId}}`, 600);
+
+      const report = await migrateRedisKeys({ client, keyPrefix: prefix });
+      const index = await single.smembers(`${prefix}index:grant:{${grantId}}`);
+      expect({ report, rawLeftInIndex: index.includes(raw) }).toEqual({ report: { RefreshToken: 1 }, rawLeftInIndex: false });
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  test('a record gone (expired, revoked) while it is read is not written back without a TTL', async () => {
+    const prefix = freshPrefix();
+    const client = new Redis(redis.url);
+    try {
+      const token = `at-${randomUUID()}`;
+      const raw = `${prefix}AccessToken:{${token}}`;
+      await single.set(raw, JSON.stringify({ jti: token, kind: 'AccessToken' }), 'EX', 60);
+      // GET and PTTL go out together: the key goes in between (its TTL ran out; a revocation deleted it)
+      const racing = withHook(client, 'eval', async (args) => { if (String(args[0]).includes('PTTL')) await single.del(raw); });
+      await migrateRedisKeys({ client: racing, keyPrefix: prefix });
+      const target = `${prefix}AccessToken:{${keyIdOf('AccessToken', token)}}`;
+      // the record that was gone stays gone (it came back without a TTL when read in two commands)
+      expect({ exists: await single.exists(target), pttl: await single.pttl(target) }).toEqual({ exists: 0, pttl: -2 });
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  test('a grant revoked while its 0.1.0 record is moved: neither the record nor its index comes back', async () => {
+    const prefix = freshPrefix();
+    const client = new Redis(redis.url);
+    const adapter = createRedisAdapter({ url: redis.url, keyPrefix: prefix });
+    try {
+      const token = `rt-${randomUUID()}`;
+      const grantId = randomUUID();
+      const raw = `${prefix}RefreshToken:{${token}}`;
+      const index = `${prefix}index:grant:{${grantId}}`;
+      await single.set(raw, JSON.stringify({ jti: token, kind: 'RefreshToken', grantId }), 'EX', 600);
+      await single.sadd(index, raw);
+      await single.expire(index, 600);
+      // the revocation (this version, e.g. a member disconnecting the app) lands between the SET and the SADD
+      let once = true;
+      const racing = withHook(client, 'eval', async (args) => {
+        if (String(args[0]).includes('EXISTS') && once) { once = false; await adapter('RefreshToken').revokeByGrantId(grantId); }
+      });
+      await migrateRedisKeys({ client: racing, keyPrefix: prefix });
+      const target = `${prefix}RefreshToken:{${keyIdOf('RefreshToken', token)}}`;
+      expect({ record: await single.exists(target), indexTtl: await single.ttl(index) }).toEqual({ record: 0, indexTtl: -2 });
+    } finally {
+      client.disconnect();
+      await adapter.close();
+    }
+  });
+
+  test('grant indexes no longer name 0.1.0 records that had expired (raw tokens in a value)', async () => {
+    const prefix = freshPrefix();
+    const client = new Redis(redis.url);
+    try {
+      const token = `at-${randomUUID()}`;
+      const grantId = randomUUID();
+      const raw = `${prefix}AccessToken:{${token}}`;
+      const index = `${prefix}index:grant:{${grantId}}`;
+      // 0.1.0 indexed the access token; the token expired (the record is gone), the index lives on for the refresh token
+      await single.sadd(index, raw);
+      await single.expire(index, 600);
+      await migrateRedisKeys({ client, keyPrefix: prefix });
+      expect((await single.smembers(index)).filter((member) => member.includes(token))).toEqual([]);
+    } finally {
+      client.disconnect();
+    }
+  });
+});
+
+describe('migrateRedisKeys while a Cluster reshards', () => {
+  test('walks again until nothing is left: records moved to a master walked already are moved too', async () => {
+    const prefix = freshPrefix();
+    const tokens = Array.from({ length: 60 }, () => `at-${randomUUID()}`);
+    for (const token of tokens) await clusterClient.set(`${prefix}AccessToken:{${token}}`, JSON.stringify({ jti: token, kind: 'AccessToken' }), 'EX', 600);
+    const masters = clusterClient.nodes('master');
+    const first = masters[0]!.options.port!;
+    const last = masters[masters.length - 1]!.options.port!;
+    let resharded = false;
+    // an operator's reshard runs while the migration walks the first master
+    const watched = new Proxy(clusterClient, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        if (prop === 'eval') {
+          return async (...args: unknown[]) => {
+            if (!resharded) {
+              resharded = true;
+              await cluster.reshard(last, first, 3000);
+            }
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        }
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const report = await migrateRedisKeys({ client: watched as Cluster, keyPrefix: prefix });
+    const left = (await keysOf(clusterClient, prefix)).filter((key) => key.includes('{at-'));
+    expect({ report, left }).toEqual({ report: { AccessToken: 60 }, left: [] });
+  }, 120_000);
 });

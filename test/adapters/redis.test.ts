@@ -9,7 +9,7 @@ import { createRedisAdapter } from '../../adapters/redis.ts';
 import { keyIdOf } from '../../adapters/redis-keys.ts';
 import type { ConnectionLogger } from '../../adapters/redis.ts';
 import { StorageUnavailableError } from '../../adapters/types.ts';
-import type { CappedList, ClosableAdapterFactory, LatestByMember } from '../../adapters/types.ts';
+import type { CappedList, ClosableAdapterFactory, CompareAndSet, LatestByMember } from '../../adapters/types.ts';
 import type { TraceEntry } from '../../lib/trace/entry.ts';
 import { ClientTraceStore, UNKNOWN_CLIENT_TRACE_TTL_S } from '../../lib/trace/store.ts';
 import { startRedis } from '../support/redis-server.ts';
@@ -164,6 +164,24 @@ describe('redis adapter', () => {
       }
     } finally {
       monitor.disconnect();
+      await factory.close();
+    }
+  });
+
+  test('a credential is never given back with jti true: found by uid it is refused; compareAndSet writes it as upsert does', async () => {
+    const prefix = freshPrefix();
+    const factory = createRedisAdapter({ url: server.url, keyPrefix: prefix });
+    try {
+      const id = `tok-${randomUUID()}`;
+      await factory('AccessToken').upsert(id, { jti: id, uid: 'u-1' }, 60);
+      // the index holds the id hashed: the jti cannot be given back (oidc-provider never asks so)
+      await expect(factory('AccessToken').findByUid('u-1')).rejects.toThrow(/found by its id, not by uid/);
+      const tokens = factory('RefreshToken') as ReturnType<typeof factory> & CompareAndSet;
+      await tokens.upsert(id, { jti: id, n: 1 }, 60);
+      expect(await tokens.compareAndSet(id, (await tokens.find(id))!, { jti: id, n: 2 }, 60)).toBe(true);
+      expect(await tokens.find(id)).toEqual({ jti: id, n: 2 });
+      expect(await inspect.get(`${prefix}RefreshToken:{${keyIdOf('RefreshToken', id)}}`)).toBe('{"jti":true,"n":2}');
+    } finally {
       await factory.close();
     }
   });
