@@ -162,6 +162,8 @@ const DEADLINE_CHECK_MS = 100;
  * saved twice), and without this each waited its own 3 s: 9 s, not the documented 3 s.
  */
 const STALL_PROBE_INTERVAL_MS = 100;
+/** The least time between two asks for a Cluster's slots after calls timed out (see #refreshSlots). */
+const SLOTS_REFRESH_MIN_MS = 1_000;
 /** ioredis' message when a sent command got no reply within `commandTimeout` (built/Command.js). */
 const COMMAND_TIMED_OUT = 'Command timed out';
 
@@ -612,9 +614,16 @@ class RedisStore {
   /** The client's `ready` listener (removed by close(): a client passed in outlives this store). */
   readonly #connected = () => { this.#stalled = false; };
 
-  /** A call timed out: calls fail at once until Redis answers a PING (or a call) again. */
+  /**
+   * A call timed out: on a single Redis, calls fail at once until it answers a PING (or a
+   * call) again; on a Cluster, ioredis is asked where the slots are now (see #refreshSlots).
+   */
   #stall(): void {
-    if (this.#stalled || this.isCluster) return;
+    if (this.isCluster) {
+      this.#refreshSlots();
+      return;
+    }
+    if (this.#stalled) return;
     this.#stalled = true;
     const probe = () => {
       // a client ended (by its owner, for one passed in) answers nothing again
@@ -626,6 +635,26 @@ class RedisStore {
       );
     };
     probe();
+  }
+
+  /** when the Cluster's slots were last asked for (performance.now()) */
+  #slotsAskedAt = -Infinity;
+
+  /**
+   * A Cluster call timed out: its node may hang (connections open, nothing answered) while the
+   * Cluster fails it over. ioredis learns a slot moved only from a MOVED, a closed connection
+   * or `slotsRefreshInterval` (off by default), none of which a hung node gives, so every call
+   * for its slots would time out until something else refreshed them. Asked at most once a
+   * second (SLOTS_REFRESH_MIN_MS); ioredis skips nodes that do not answer within its
+   * `slotsRefreshTimeout`.
+   */
+  #refreshSlots(): void {
+    const now = performance.now();
+    if (now - this.#slotsAskedAt < SLOTS_REFRESH_MIN_MS || this.closing) return;
+    this.#slotsAskedAt = now;
+    const cluster = this.client as unknown as { refreshSlotsCache?: (callback?: (error?: Error) => void) => void };
+    // a refresh that fails (no node answers) is the outage the calls already report
+    cluster.refreshSlotsCache?.(() => {});
   }
 
   /** A record's key: a credential's under the hash of its id (./redis-keys.ts). */

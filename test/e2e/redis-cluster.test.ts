@@ -233,7 +233,7 @@ async function refreshLoop(durationMs: number, disrupt: () => Promise<void>): Pr
   for (const [i, isAlive] of alive.entries()) {
     if (!isAlive) continue;
     // as in the loop, a client told "retry later" retries (a node that hung keeps its slots in
-    // the client's map until ioredis refreshes it: slotsRefreshInterval)
+    // the client's map until a call to it times out and the adapter has them refreshed)
     let res = await refresh(origins[i % 2]!, grants[i]!.refresh_token);
     for (const until = Date.now() + 10_000; res.status === 503 && Date.now() < until;) {
       await sleep(PAUSE_MS);
