@@ -686,14 +686,15 @@ class RedisStore {
   }
 
   /**
-   * Our client has no offline queue, so a call made while its connection is still being
-   * established would fail although Redis is fine (typically the first calls after
-   * start-up): wait for that attempt, which connectTimeout bounds. Between attempts
-   * (`reconnecting`) calls go through and fail at once.
+   * Our client has no offline queue, nor one passed in with the README's settings, so a call
+   * made while its connection is still being established would fail although Redis is fine
+   * (the first calls after start-up, a client built inline in `createRedisAdapter({ client })`):
+   * wait for that attempt, which CONNECT_TIMEOUT_MS bounds. Between attempts (`reconnecting`)
+   * calls go through and fail at once.
    */
   ready(): Promise<void> | undefined {
     const { client } = this;
-    if (!this.#owned || (client.status !== 'connecting' && client.status !== 'connect')) return undefined;
+    if (client.status !== 'connecting' && client.status !== 'connect') return undefined;
     // one wait shared by every call made meanwhile: a listener pair per call passed
     // EventEmitter's limit of 10 (a MaxListenersExceededWarning at a busy start)
     this.#connecting ??= new Promise<void>((resolve) => {

@@ -345,6 +345,22 @@ describe('redis adapter', () => {
     expect(await readyListenersFor(25)).toBeLessThanOrEqual(one + 1);
   });
 
+  test('a client passed in with the README settings and used before it is connected: the first calls wait for it', async () => {
+    // a host builds the client inline (createRedisAdapter({ client: new Redis(url, {...}) })) and
+    // serves at once: without an offline queue, calls made while it connects failed (503)
+    const client = new Redis(server.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 3_000 });
+    const factory = createRedisAdapter({ client, keyPrefix: freshPrefix() });
+    try {
+      expect(client.status).toBe('connecting');
+      const sessions = factory('Session');
+      await Promise.all(Array.from({ length: 5 }, (_, i) => sessions.upsert(`s${i}`, { i }, 60)));
+      expect(await sessions.find('s4')).toEqual({ i: 4 });
+    } finally {
+      await factory.close();
+      client.disconnect();
+    }
+  });
+
   test('close() leaves a client it was given open', async () => {
     const client = new Redis(server.url);
     try {
@@ -754,7 +770,8 @@ describe('redis adapter error classification', () => {
     try {
       const fromCluster = await createRedisAdapter({ client: cluster, keyPrefix: 'p:' })('Session').find('x').then(() => undefined, (e: unknown) => e);
       expect(fromCluster).toBeInstanceOf(StorageUnavailableError);
-      expect((fromCluster as StorageUnavailableError).error_detail).toMatch(/^redis: (None of startup nodes is available|ClusterAllFailedError)/);
+      // the call waits for the client's connection attempt (ready()), then meets its end
+      expect((fromCluster as StorageUnavailableError).error_detail).toMatch(/^redis: (None of startup nodes is available|ClusterAllFailedError|Connection is closed\.)/);
       const fromRedis = await createRedisAdapter({ client: redis, keyPrefix: 'p:' })('Session').find('x').then(() => undefined, (e: unknown) => e);
       expect(fromRedis).toBeInstanceOf(StorageUnavailableError);
       expect((fromRedis as StorageUnavailableError).error_detail).toBe('redis: MaxRetriesPerRequestError');
