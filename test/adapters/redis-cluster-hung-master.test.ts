@@ -41,6 +41,9 @@ test('calls for a hung master\'s slots are served again once its replica took ov
   let id = randomUUID();
   while (!(await owned(id))) id = randomUUID();
   await factory('Session').upsert(id, { uid: 'u' }, 600);
+  // replication is asynchronous: the record must be on the replica before its master hangs,
+  // or the failover loses it (the last writes before a failover can be lost; README)
+  await replicated(victim!);
   cluster.pauseNode(victim!);
   try {
     await cluster.waitUntilHealthy({ deadPort: victim, timeoutMs: 20_000 });
@@ -64,6 +67,21 @@ test('calls for a hung master\'s slots are served again once its replica took ov
     await factory.close();
   }
 }, 60_000);
+
+/** Waits until the replica of the master on `port` has everything the master has written. */
+async function replicated(port: number): Promise<void> {
+  const offset = (info: string, field: string) => Number(new RegExp(`${field}:(\\d+)`).exec(info)?.[1] ?? -1);
+  const nodes = (await cluster.cli(port, 'cluster', 'nodes')).trim().split('\n');
+  const masterId = nodes.find((line) => line.includes('myself'))!.split(' ')[0]!;
+  const replica = nodes.find((line) => line.split(' ')[3] === masterId)!;
+  const replicaPort = Number(/:(\d+)@/.exec(replica)![1]);
+  const written = offset(await cluster.cli(port, 'info', 'replication'), 'master_repl_offset');
+  for (const until = Date.now() + 10_000; Date.now() < until;) {
+    if (offset(await cluster.cli(replicaPort, 'info', 'replication'), 'slave_repl_offset') >= written) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`the replica on ${replicaPort} did not catch up with ${port}`);
+}
 
 /** The slot ranges of a `CLUSTER NODES` line. */
 function slotsOf(line: string): [number, number][] {
