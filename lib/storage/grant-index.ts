@@ -45,6 +45,8 @@ export const ACCOUNT_GRANTS_MODEL = 'AccountGrants';
 export const GRANT_LINK_MODEL = 'AccountGrantLink';
 /** How many grants' last written use second one instance remembers. */
 const MAX_REMEMBERED_USES = 10_000;
+/** How many grants one instance remembers as chained (see GrantIndex.adopt). */
+const MAX_REMEMBERED_CHAINED = 10_000;
 
 /** The storage model of the per-grant last-use records. */
 export const GRANT_USE_MODEL = 'GrantUse';
@@ -88,6 +90,7 @@ export class GrantIndex {
   readonly #heads: Adapter & Partial<CompareAndSet>;
   readonly #links: Adapter;
   readonly #uses: Adapter;
+  readonly #grants: Adapter;
   readonly #grantSeconds: number;
   readonly #now: () => number;
   readonly #queue = new KeyedQueue();
@@ -96,6 +99,7 @@ export class GrantIndex {
     this.#heads = factory(ACCOUNT_GRANTS_MODEL);
     this.#links = factory(GRANT_LINK_MODEL);
     this.#uses = factory(GRANT_USE_MODEL);
+    this.#grants = factory('Grant');
     this.#grantSeconds = options.grantSeconds;
     this.#now = options.now ?? epoch;
   }
@@ -131,7 +135,10 @@ export class GrantIndex {
     const heads = this.#heads;
     // the link and the head are read together: one round trip, not two
     const [linked, first] = await Promise.all([this.#links.find(grantId), heads.find(accountId)]);
-    if (asLink(linked)?.accountId === accountId) return;
+    if (asLink(linked)?.accountId === accountId) {
+      this.#remember(grantId);
+      return;
+    }
     const cas = typeof heads.compareAndSet === 'function';
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
       const stored = (attempt === 0 ? first : await heads.find(accountId)) ?? undefined;
@@ -144,14 +151,50 @@ export class GrantIndex {
       if (!cas) {
         // a custom adapter without compare-and-set: last writer wins (README, Connected apps)
         await heads.upsert(accountId, next, chainExp - now);
+        this.#remember(grantId);
         return;
       }
-      if (await heads.compareAndSet!(accountId, stored, next, chainExp - now)) return;
+      if (await heads.compareAndSet!(accountId, stored, next, chainExp - now)) {
+        this.#remember(grantId);
+        return;
+      }
       // another consent moved the head in between: link to the new head and try again, after a
       // random pause so that racing writers fall out of step
       await sleep(Math.random() * 2 ** Math.min(attempt, 6));
     }
     throw new Error(`grant index: the grant chain of an account moved ${MAX_ATTEMPTS} times while a grant was being added`);
+  }
+
+  /**
+   * Puts a grant that no consent chained into its account's chain, when a token of it is
+   * issued: a grant given under 0.1.0, which kept no chains, is listed (and can be revoked) in
+   * Connected apps once its app refreshes. Nothing for a grant this instance chained or found
+   * chained (the usual case: no storage call); otherwise one read of its link, and only for a
+   * grant without one, a read of the grant and the chain's writes. Best effort, after the
+   * token's own save: a failure is tried again with the grant's next token.
+   */
+  adopt(grantId: string): Promise<void> | undefined {
+    if (this.#chained.has(grantId)) return undefined;
+    this.#remember(grantId);
+    return this.#adopt(grantId).catch((error: unknown) => {
+      this.#chained.delete(grantId);
+      throw error;
+    });
+  }
+
+  async #adopt(grantId: string): Promise<void> {
+    if (asLink(await this.#links.find(grantId))) return;
+    const grant = await this.#grants.find(grantId);
+    if (typeof grant?.accountId !== 'string') return;
+    await this.add(grant.accountId, grantId, typeof grant.exp === 'number' ? grant.exp : this.#now() + this.#grantSeconds);
+  }
+
+  /** Grants this instance chained or found chained (bounded, oldest dropped first). */
+  readonly #chained = new Set<string>();
+
+  #remember(grantId: string): void {
+    if (this.#chained.size >= MAX_REMEMBERED_CHAINED) this.#chained.delete(this.#chained.values().next().value!);
+    this.#chained.add(grantId);
   }
 
   /**
@@ -212,11 +255,13 @@ class IndexedGrants extends IndexingAdapter {
   }
 }
 
-/** The `AccessToken` adapter: issuing a token is a use of its grant. */
+/** The `AccessToken` adapter: issuing a token is a use of its grant (and chains a grant of 0.1.0). */
 class UseRecordingAccessTokens extends IndexingAdapter {
   override upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
     const { grantId } = payload;
     const saving = this.inner.upsert(id, payload, expiresIn as number);
+    // not waited for: the token's answer does not depend on its grant being listed
+    if (typeof grantId === 'string') this.index.adopt(grantId)?.catch(() => {});
     const using = typeof grantId === 'string'
       ? this.index.recordUse(grantId, typeof payload.iat === 'number' ? payload.iat : this.now())
       : undefined;
