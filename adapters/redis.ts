@@ -694,6 +694,10 @@ class RedisStore {
    */
   ready(): Promise<void> | undefined {
     const { client } = this;
+    // a client made with lazyConnect connects at its first command, which without an offline
+    // queue it then refuses: connected here, and waited for as any other (its failure is the
+    // calls' to report)
+    if (client.status === 'wait') client.connect().catch(() => {});
     if (client.status !== 'connecting' && client.status !== 'connect') return undefined;
     // one wait shared by every call made meanwhile: a listener pair per call passed
     // EventEmitter's limit of 10 (a MaxListenersExceededWarning at a busy start)
@@ -705,7 +709,8 @@ class RedisStore {
         this.#connecting = undefined;
         resolve();
       };
-      const timer = setTimeout(done, CONNECT_TIMEOUT_MS);
+      // unref: a wait for a connection keeps no process alive
+      const timer = setTimeout(done, CONNECT_TIMEOUT_MS).unref();
       client.once('ready', done);
       client.once('close', done);
     });

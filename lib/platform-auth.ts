@@ -131,7 +131,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
 
   const grantContexts = new GrantContextStore(options.adapter);
   // grants by account and their last use (lib/storage/grant-index.ts), kept by the provider's own storage calls
-  const grantIndex = new GrantIndex(options.adapter, { grantSeconds: options.ttl.grant });
+  const grantIndex = new GrantIndex(options.adapter, { grantSeconds: options.ttl.grant, logger: options.logger });
   // the configuration's hooks need the provider, which exists only once it is built from them
   const built: { provider?: Provider } = {};
   const current = () => built.provider!;

@@ -35,6 +35,7 @@
  *
  * @module
  */
+import { StorageUnavailableError } from '../../adapters/types.ts';
 import type { Adapter, AdapterFactory, AdapterPayload, CompareAndSet } from '../../adapters/types.ts';
 import { KeyedQueue } from './key-queue.ts';
 import { decorateModel, DelegatingAdapter } from './model-decorator.ts';
@@ -59,6 +60,8 @@ export interface GrantIndexOptions {
   readonly grantSeconds: number;
   /** epoch seconds; for tests */
   readonly now?: () => number;
+  /** where a grant that could not be chained is reported (not storage outages: those are the adapter's to report) */
+  readonly logger?: { warn(message: string): void };
 }
 
 interface Head extends AdapterPayload {
@@ -91,6 +94,7 @@ export class GrantIndex {
   readonly #links: Adapter;
   readonly #uses: Adapter;
   readonly #grants: Adapter;
+  readonly #logger: GrantIndexOptions['logger'];
   readonly #grantSeconds: number;
   readonly #now: () => number;
   readonly #queue = new KeyedQueue();
@@ -102,6 +106,7 @@ export class GrantIndex {
     this.#grants = factory('Grant');
     this.#grantSeconds = options.grantSeconds;
     this.#now = options.now ?? epoch;
+    this.#logger = options.logger;
   }
 
   /**
@@ -128,10 +133,15 @@ export class GrantIndex {
    * every compare-and-set but one fail), so only other instances can race it.
    */
   add(accountId: string, grantId: string, exp: number): Promise<void> {
-    return this.#queue.run(accountId, () => this.#add(accountId, grantId, exp));
+    return this.#queue.run(accountId, () => this.#add(accountId, grantId, exp, false));
   }
 
-  async #add(accountId: string, grantId: string, exp: number): Promise<void> {
+  /**
+   * `shared`: the grant exists already (adopt), so other instances may chain it at the same
+   * time, and its link is written by compare-and-set: one writer only. A consent's new grant
+   * has one writer, whose link goes out with the turn's other record writes.
+   */
+  async #add(accountId: string, grantId: string, exp: number, shared: boolean): Promise<void> {
     const heads = this.#heads;
     // the link and the head are read together: one round trip, not two
     const [linked, first] = await Promise.all([this.#links.find(grantId), heads.find(accountId)]);
@@ -140,13 +150,33 @@ export class GrantIndex {
       return;
     }
     const cas = typeof heads.compareAndSet === 'function';
+    const links = this.#links as Adapter & Partial<CompareAndSet>;
+    const linkCas = shared && cas && typeof links.compareAndSet === 'function';
+    // the grant's link as this writer last left it: a grant that already exists (adopt) may be
+    // chained by another instance at the same time, and only one writer may write its link
+    let mine: AdapterPayload | undefined = linked ?? undefined;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
       const stored = (attempt === 0 ? first : await heads.find(accountId)) ?? undefined;
       const head = asHead(stored);
+      // another writer put it at the head meanwhile: linking it to itself would cut the chain
+      if (head?.head === grantId) {
+        this.#remember(grantId);
+        return;
+      }
       const now = this.#now();
       const chainExp = Math.max(exp, head && head.exp > now ? head.exp : 0);
       // the link first, so the head never points at a link that is not there
-      await this.#links.upsert(grantId, { accountId, ...(head ? { prev: head.head } : {}), exp: chainExp }, chainExp - now);
+      const link: Link = { accountId, ...(head ? { prev: head.head } : {}), exp: chainExp };
+      if (linkCas) {
+        // another writer's link: the chaining is its to finish
+        if (!(await links.compareAndSet!(grantId, mine, link, chainExp - now))) {
+          this.#remember(grantId);
+          return;
+        }
+        mine = link;
+      } else {
+        await links.upsert(grantId, link, chainExp - now);
+      }
       const next: Head = { head: grantId, exp: chainExp };
       if (!cas) {
         // a custom adapter without compare-and-set: last writer wins (README, Connected apps)
@@ -174,11 +204,14 @@ export class GrantIndex {
    * token's own save: a failure is tried again with the grant's next token.
    */
   adopt(grantId: string): Promise<void> | undefined {
-    if (this.#chained.has(grantId)) return undefined;
+    if (this.isChained(grantId)) return undefined;
     this.#remember(grantId);
+    // never a rejection: no caller waits for it
     return this.#adopt(grantId).catch((error: unknown) => {
       this.#chained.delete(grantId);
-      throw error;
+      if (!(error instanceof StorageUnavailableError)) {
+        this.#logger?.warn(`platform-auth: a grant given before per-account chains could not be chained, and is not listed in Connected apps until its next token: ${error instanceof Error ? error.message : String(error)}`);
+      }
     });
   }
 
@@ -186,13 +219,27 @@ export class GrantIndex {
     if (asLink(await this.#links.find(grantId))) return;
     const grant = await this.#grants.find(grantId);
     if (typeof grant?.accountId !== 'string') return;
-    await this.add(grant.accountId, grantId, typeof grant.exp === 'number' ? grant.exp : this.#now() + this.#grantSeconds);
+    const { accountId } = grant;
+    const exp = typeof grant.exp === 'number' ? grant.exp : this.#now() + this.#grantSeconds;
+    await this.#queue.run(accountId, () => this.#add(accountId, grantId, exp, true));
   }
 
-  /** Grants this instance chained or found chained (bounded, oldest dropped first). */
+  /**
+   * Whether this instance chained `grantId` or found it chained (no storage call). A hit keeps
+   * it remembered: the bound drops the grants least recently seen, not the oldest, so an
+   * instance serving more grants than it remembers still asks for each only once in a while.
+   */
+  isChained(grantId: string): boolean {
+    if (!this.#chained.delete(grantId)) return false;
+    this.#chained.add(grantId);
+    return true;
+  }
+
+  /** Grants this instance chained or found chained (bounded, least recently seen dropped first). */
   readonly #chained = new Set<string>();
 
   #remember(grantId: string): void {
+    this.#chained.delete(grantId);
     if (this.#chained.size >= MAX_REMEMBERED_CHAINED) this.#chained.delete(this.#chained.values().next().value!);
     this.#chained.add(grantId);
   }
@@ -260,13 +307,17 @@ class UseRecordingAccessTokens extends IndexingAdapter {
   override upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
     const { grantId } = payload;
     const saving = this.inner.upsert(id, payload, expiresIn as number);
-    // not waited for: the token's answer does not depend on its grant being listed
-    if (typeof grantId === 'string') this.index.adopt(grantId)?.catch(() => {});
     const using = typeof grantId === 'string'
       ? this.index.recordUse(grantId, typeof payload.iat === 'number' ? payload.iat : this.now())
       : undefined;
     // no async frame and no Promise.all when the use of this second is already written (the usual case)
-    return using ? Promise.all([saving, using]).then(() => undefined) : saving;
+    const saved = using ? Promise.all([saving, using]).then(() => undefined) : saving;
+    // a grant no consent chained (0.1.0's): after the token's writes went out, so its read is
+    // no command of the token's; not waited for, the answer does not depend on it
+    if (typeof grantId === 'string' && !this.index.isChained(grantId)) {
+      void saved.then(() => this.index.adopt(grantId), () => undefined);
+    }
+    return saved;
   }
 }
 

@@ -599,3 +599,46 @@ describe('the sign-in and consent pages on a single Redis', () => {
     expect(tokens.status).toBe(200);
   });
 });
+
+describe('a refresh on a second instance (same Redis, same issuer), which did not see the consent', () => {
+  let first: RunningApp;
+  let second: RunningApp;
+  let factory: ClosableAdapterFactory;
+
+  beforeAll(async () => {
+    factory = createRedisAdapter({ url: server.url, keyPrefix: `rt2-app:${randomUUID()}:` });
+    first = await startApp({ auth: { adapter: factory, events: false } });
+    second = await startApp({ baseUrl: first.baseUrl, auth: { adapter: factory, events: false } });
+  });
+
+  afterAll(async () => {
+    await Promise.all([first?.stop(), second?.stop()]);
+    await factory?.close();
+  });
+
+  test('costs the token its two commands, as on the first; the grant\'s chain is looked at once, after them', async () => {
+    const tokens = await obtainTokens(first.baseUrl, MEMBER, { scope: 'openid account:read', resource: first.baseUrl }, STUDENT);
+    const origin = `http://127.0.0.1:${second.port}`;
+    const refresh = async (token: string) => {
+      const response = await fetch(`${origin}/api/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token, client_id: MEMBER.clientId }),
+      });
+      expect(response.status).toBe(200);
+      return (await response.json() as { refresh_token: string }).refresh_token;
+    };
+    let next = '';
+    const named = (args: string[]) => (args[0] === 'script' ? 'script' : `${args[0]} ${args[1]!.replace(/^.*?:[0-9a-f-]{36}:/, '').replace(/\{.*$/, '')}`);
+    const firstSeen = await argsDuring(async () => {
+      next = await refresh(tokens.refresh_token!);
+    });
+    // the token's read and its writes; then, not waited for, this instance looks whether the
+    // grant is in its account's chain (GrantIndex.adopt): found, it asks no more
+    expect(firstSeen.map(named)).toEqual(['script', 'script', 'get AccountGrantLink:']);
+    const secondSeen = await argsDuring(async () => {
+      await refresh(next);
+    });
+    expect(secondSeen.map(named)).toEqual(['script', 'script']);
+  });
+});

@@ -361,6 +361,20 @@ describe('redis adapter', () => {
     }
   });
 
+  test('a client passed in with lazyConnect: the adapter connects it, and the first calls wait for it', async () => {
+    const client = new Redis(server.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 3_000, lazyConnect: true });
+    const factory = createRedisAdapter({ client, keyPrefix: freshPrefix() });
+    try {
+      expect(client.status).toBe('wait');
+      const sessions = factory('Session');
+      const outcomes = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => sessions.upsert(`s${i}`, { i }, 60)));
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
+    } finally {
+      await factory.close();
+      client.disconnect();
+    }
+  });
+
   test('close() leaves a client it was given open', async () => {
     const client = new Redis(server.url);
     try {

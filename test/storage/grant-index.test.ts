@@ -261,3 +261,48 @@ describe('withGrantIndex', () => {
     expect(decorated.close).toBe(inner.close);
   });
 });
+
+describe('adopt: a grant no consent chained (0.1.0 kept no chains)', () => {
+  const now = () => Math.floor(Date.now() / 1000);
+
+  it('two instances adopting one grant at once chain it once, ahead of the account\'s other grants', async () => {
+    const adapter = createMemoryAdapter();
+    try {
+      const a = new GrantIndex(adapter, { grantSeconds: 3600 });
+      const b = new GrantIndex(adapter, { grantSeconds: 3600 });
+      await a.add('acc', 'H', now() + 3600);
+      await adapter('Grant').upsert('G', { accountId: 'acc', clientId: 'c', exp: now() + 3600, jti: 'G' }, 3600);
+      // a token of G issued on each instance at about the same time: a self-link cut H off
+      await Promise.all([a.adopt('G'), b.adopt('G')]);
+      expect({ chain: await a.grantsOf('acc'), prev: (await adapter(GRANT_LINK_MODEL).find('G'))?.prev }).toEqual({ chain: ['G', 'H'], prev: 'H' });
+      // remembered: no more storage calls for it on either
+      expect([a.isChained('G'), b.isChained('G')]).toEqual([true, true]);
+    } finally {
+      await adapter.close();
+    }
+  });
+
+  it('a failure is reported (not a storage outage) and tried again with the next token', async () => {
+    const adapter = createMemoryAdapter();
+    const warnings: string[] = [];
+    let failing = true;
+    const flaky = ((model: string) => {
+      const inner = adapter(model);
+      if (model !== GRANT_LINK_MODEL) return inner;
+      const find = inner.find.bind(inner);
+      return Object.assign(inner, { find: (id: string) => (failing ? Promise.reject(new Error('boom')) : find(id)) });
+    }) as AdapterFactory;
+    try {
+      const index = new GrantIndex(flaky, { grantSeconds: 3600, logger: { warn: (m) => warnings.push(m) } });
+      await adapter('Grant').upsert('G', { accountId: 'acc', exp: now() + 3600 }, 3600);
+      await index.adopt('G');
+      expect(warnings).toEqual([expect.stringMatching(/could not be chained.*boom$/)]);
+      expect(index.isChained('G')).toBe(false);
+      failing = false;
+      await index.adopt('G');
+      expect(await index.grantsOf('acc')).toEqual(['G']);
+    } finally {
+      await adapter.close();
+    }
+  });
+});
