@@ -43,10 +43,10 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-describeAdapterContract('redis Cluster, through an ioredis 6 Cluster client', async () => {
-  const client = new Cluster6(cluster.startupNodes, CLUSTER6_OPTIONS);
+/** The contract's adapter over `client` once it is ready, torn down with it. */
+async function adapterOn(client: Redis6 | Cluster6, name: string) {
   await ready(client);
-  const factory = createRedisAdapter({ client, keyPrefix: `ioredis6c:${randomUUID()}:` });
+  const factory = createRedisAdapter({ client, keyPrefix: `${name}:${randomUUID()}:` });
   return {
     factory,
     teardown: async () => {
@@ -54,20 +54,11 @@ describeAdapterContract('redis Cluster, through an ioredis 6 Cluster client', as
       client.disconnect();
     },
   };
-});
+}
 
-describeAdapterContract('redis, through an ioredis 6 client with stringNumbers', async () => {
-  const client = new Redis6(server.url, { ...REDIS6_OPTIONS, stringNumbers: true });
-  await ready(client);
-  const factory = createRedisAdapter({ client, keyPrefix: `ioredis6s:${randomUUID()}:` });
-  return {
-    factory,
-    teardown: async () => {
-      await factory.close();
-      client.disconnect();
-    },
-  };
-});
+describeAdapterContract('redis Cluster, through an ioredis 6 Cluster client', () => adapterOn(new Cluster6(cluster.startupNodes, CLUSTER6_OPTIONS), 'ioredis6c'));
+
+describeAdapterContract('redis, through an ioredis 6 client with stringNumbers', () => adapterOn(new Redis6(server.url, { ...REDIS6_OPTIONS, stringNumbers: true }), 'ioredis6s'));
 
 it('with stringNumbers, a replayed code is invalid_grant and ends its grant (it was accepted)', async () => {
   const client = new Redis6(server.url, { ...REDIS6_OPTIONS, stringNumbers: true });
@@ -91,17 +82,10 @@ it('with stringNumbers, a replayed code is invalid_grant and ends its grant (it 
 
 describeAdapterContract('redis, through an ioredis 6 client speaking RESP3', async () => {
   // the fail-fast settings the README gives for a client of one's own
-  const client = new Redis6(server.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 3_000 });
-  await new Promise((resolve) => client.once('ready', resolve));
+  const client = new Redis6(server.url, REDIS6_OPTIONS);
+  const adapter = await adapterOn(client, 'ioredis6');
   expect(client.options.protocol).toBe(3);
-  const factory = createRedisAdapter({ client, keyPrefix: `ioredis6:${randomUUID()}:` });
-  return {
-    factory,
-    teardown: async () => {
-      await factory.close();
-      client.disconnect();
-    },
-  };
+  return adapter;
 });
 
 it('takes an ioredis 6 Redis and Cluster as `client` in TypeScript, and refuses its keyPrefix', () => {
