@@ -39,6 +39,13 @@ export const PROTOCOL = Object.freeze({
   idTokenLifetime: 600,
 } as const);
 
+/**
+ * Headers of every token-endpoint answer besides oidc-provider's `Cache-Control: no-store`:
+ * RFC 6749 §5.1 asks for `Pragma: no-cache` too (for HTTP/1.0 caches; RFC 9111 deprecates
+ * the header, oidc-provider no longer sends it, and it costs nothing to keep the RFC's word).
+ */
+export const TOKEN_RESPONSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({ Pragma: 'no-cache' });
+
 export type GrantType = (typeof PROTOCOL.grantTypes)[number];
 export type TokenEndpointAuthMethod = (typeof PROTOCOL.tokenEndpointAuthMethods)[number];
 

@@ -29,7 +29,7 @@ const ROWS: Record<EndpointId, Row> = {
   authorization: () => ['query parameters (below); interactive user sign-in and consent', 'redirect to `redirect_uri` with `code`, `state` and `iss` (RFC 9207)'],
   token: () => ['form-encoded (below)', 'JSON token response'],
   userinfo: () => ['header `Authorization: Bearer <ACCESS_TOKEN>`; the token must carry `openid`', 'JSON claims (2.3): `sub`, `org_id`, `roles`; `name` with `profile`; `email` with `email`'],
-  revocation: () => ['form-encoded: `token`, `client_id` (and `client_secret` for confidential clients)', '`200`, empty: the access or refresh token is revoked (RFC 7009)'],
+  revocation: () => ['form-encoded: `token`, `client_id` (and `client_secret` for confidential clients)', '`200`, empty: the access or refresh token is revoked with its whole grant (RFC 7009; see States and transitions)'],
   introspection: () => ['form-encoded: `token`, `client_id` (and `client_secret` for confidential clients)', 'RFC 7662 JSON: `active`, `scope`, `client_id`, `sub`, `iss`, `iat`, `exp`; for an access token also `aud` (the resource it is bound to), `org_id`, `roles` and `token_type`; answered only to the token\'s own client'],
   registration: (o) => (o.registration.variant === 'restricted'
     ? ['JSON `{"client_name": <vendor platform name>}`', '`201` with the platform\'s `client_id` and public metadata (Variant A)']

@@ -157,6 +157,13 @@ ${bullets([
   ])}`;
 }
 
+/** What presenting a spent refresh token again does, with the grace of `options.refreshTokenGrace` (README, "Refresh tokens: retries and races"). */
+function spentRefreshRule(graceSeconds: number): string {
+  const reuse = 'Using a spent refresh token again revokes the whole grant';
+  if (graceSeconds === 0) return `${reuse}.`;
+  return `${reuse}, with one exception: within ${duration(graceSeconds)} of its rotation, the client it was issued to may present it again (a retry after a \`503\`, or two refreshes racing) and gets a new token pair of the same grant, as long as the token that replaced it has not been used yet.`;
+}
+
 function statesSection(options: ResolvedOptions): string {
   const { ttl } = options;
   return `## 3. States and transitions
@@ -164,7 +171,8 @@ function statesSection(options: ResolvedOptions): string {
 ${bullets([
     `Authorization code: issued when the user approves; single use; expires after ${duration(ttl.authorizationCode)}. Using it a second time revokes every token of that grant.`,
     `Access token: opaque; valid for ${duration(ttl.accessToken)} or until revoked (revocation takes effect at once).`,
-    `Refresh token: issued with every code exchange; valid for ${duration(ttl.refreshToken)}; rotated on every use (each refresh answer carries a new one and spends the old one). Using a spent refresh token again revokes the whole grant.`,
+    `Refresh token: issued with every code exchange; valid for ${duration(ttl.refreshToken)}; rotated on every use (each refresh answer carries a new one and spends the old one). ${spentRefreshRule(options.refreshTokenGrace)}`,
+    'Revocation of an access token or of a refresh token ends the whole grant: every token issued under that authorization, the other kind included. A client revokes only its own tokens: a public client naming another client\'s token gets `200` and nothing is revoked (so that tokens cannot be probed that way); a confidential client gets `400` `invalid_request`.',
     `Sign-in session: the browser stays signed in for ${duration(ttl.session)}; tokens do not end with it. There is no logout endpoint.`,
   ])}`;
 }
@@ -211,7 +219,7 @@ function errorsSection(options: ResolvedOptions): string {
   ]);
   return `## 7. Errors
 
-OAuth endpoints return RFC 6749 section 5.2 error bodies: JSON with \`error\` (code) and \`error_description\` (human-readable). At the authorization endpoint errors are redirects to \`redirect_uri\` carrying \`error\`, \`error_description\`, \`state\` and \`iss\`, unless the client or \`redirect_uri\` cannot be trusted, in which case an error page is shown.
+OAuth endpoints return RFC 6749 section 5.2 error bodies: JSON with \`error\` (code) and \`error_description\` (human-readable). At the authorization endpoint errors are redirects to \`redirect_uri\` carrying \`error\`, \`state\` and \`iss\`, and \`error_description\` where the server has words for it (not for \`request_not_supported\` and \`request_uri_not_supported\`), unless the client or \`redirect_uri\` cannot be trusted, in which case an error page is shown.
 
 ${table(['Code', 'Status', 'Condition'], rows)}${isServed('accountApi', options) ? `
 

@@ -88,7 +88,7 @@ export function tokenGrants(options: ResolvedOptions): GrantDoc[] {
       ],
     },
     [REFRESH_TOKEN_GRANT]: {
-      summary: 'yields a new access token and a new refresh token without user interaction; the old refresh token is spent (a spent one used again revokes the grant); no `id_token` in the reply',
+      summary: 'yields a new access token and a new refresh token without user interaction; the old refresh token is spent (a spent one used again revokes the grant, except a retry by its own client within the grace period of States and transitions); no `id_token` in the reply',
       fields: [
         grantTypeField(REFRESH_TOKEN_GRANT),
         field('refresh_token', true, 'the latest refresh token'),

@@ -10,6 +10,7 @@
 import type { Context, Middleware, Next } from 'koa';
 import type Provider from 'oidc-provider';
 
+import { TOKEN_RESPONSE_HEADERS } from '../constants.ts';
 import { ENDPOINTS } from '../endpoints.ts';
 import { allowedMethods, methodsByPath, refuseUnservedMethod } from '../http/allowed-methods.ts';
 import { PROVIDER_PAGE_HEADERS } from '../pages/headers.ts';
@@ -33,6 +34,7 @@ export function dispatchToProvider(provider: Provider, facts: ServingFacts & Hos
   // after sign-in and consent the browser resumes at /oauth/authorize/:uid
   const authorization = ENDPOINTS.authorization.path;
   const resumePrefix = `${authorization}/`;
+  const token = ENDPOINTS.token.path;
   const rfc8414 = ENDPOINTS.authorizationServerMetadata.path;
   const oidcDiscovery = ENDPOINTS.openidConfiguration.path;
   // Variant B: oidc-provider's registration answers no CORS of its own (no preflight route, no
@@ -82,6 +84,8 @@ export function dispatchToProvider(provider: Provider, facts: ServingFacts & Hos
     }
     // a page the provider may write itself (form_post) gets the pages' CSP and framing headers
     if (path === authorization || path.startsWith(resumePrefix)) ctx.set(PROVIDER_PAGE_HEADERS);
+    // set before the hand-over, so that the provider's error answers carry it too
+    else if (path === token) ctx.set(TOKEN_RESPONSE_HEADERS);
     return handOver(ctx);
   };
 

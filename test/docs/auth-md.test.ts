@@ -5,7 +5,7 @@
  */
 import { MAX_PAGE_SIZE } from '../../lib/member-data/pagination.ts';
 import { Browser, signIn } from '../support/browser.ts';
-import { ADMIN, MEMBER, STUDENT } from '../support/flows.ts';
+import { ADMIN, buildAuthorizeUrl, MEMBER, obtainTokens, operator, postForm, STUDENT } from '../support/flows.ts';
 import { pkcePair, randomState } from '../support/pkce.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
@@ -152,6 +152,74 @@ describe('an agent reading only this page completes a flow', () => {
     expect(res.status).toBe(201);
     expect(await res.json()).toMatchObject({ client_id: 'acme-lms' });
   });
+});
+
+describe('what the page says of spent refresh tokens and of revocation is what the server does', () => {
+  const states = (page: string) => page.slice(page.indexOf('## 3. States and transitions'), page.indexOf('## 4.'));
+  const refresh = (baseUrl: string, refreshToken: string) => postForm(`${baseUrl}/api/oauth/token`, {
+    grant_type: 'refresh_token', refresh_token: refreshToken, client_id: MEMBER.clientId,
+  });
+  const SCOPE = { scope: 'openid account:read' };
+
+  it('the grace: a rotated refresh token presented again at once by its client is served, as the page says', async () => {
+    expect(states(md)).toContain('within 30 seconds of its rotation, the client it was issued to may present it again');
+    const tokens = await obtainTokens(app.baseUrl, MEMBER, SCOPE, STUDENT);
+    expect((await refresh(app.baseUrl, tokens.refresh_token)).status).toBe(200);
+    expect((await refresh(app.baseUrl, tokens.refresh_token)).status).toBe(200);
+  });
+
+  it('without the grace (refreshTokenGrace: 0) the page names no exception, and a replay is refused', async () => {
+    const strict = await startApp({ auth: { refreshTokenGrace: 0 } });
+    try {
+      const page = await (await fetch(`${strict.baseUrl}/auth.md`)).text();
+      expect(states(page)).toContain('Using a spent refresh token again revokes the whole grant.');
+      expect(states(page)).not.toMatch(/exception|of its rotation/);
+      const tokens = await obtainTokens(strict.baseUrl, MEMBER, SCOPE, STUDENT);
+      expect((await refresh(strict.baseUrl, tokens.refresh_token)).status).toBe(200);
+      const replay = await refresh(strict.baseUrl, tokens.refresh_token);
+      expect(replay.status).toBe(400);
+      expect((await replay.json()).error).toBe('invalid_grant');
+    } finally {
+      await strict.stop();
+    }
+  });
+
+  it('revoking an access token ends its grant, refresh token included', async () => {
+    expect(states(md)).toContain('Revocation of an access token or of a refresh token ends the whole grant');
+    expect(tableUnder(md, '## 4. Endpoints').rows.find((r) => r[1] === '`/api/oauth/revoke`')?.[3]).toContain('with its whole grant');
+    const tokens = await obtainTokens(app.baseUrl, MEMBER, SCOPE, STUDENT);
+    expect((await postForm(`${app.baseUrl}/api/oauth/revoke`, { token: tokens.access_token, client_id: MEMBER.clientId })).status).toBe(200);
+    const refused = await refresh(app.baseUrl, tokens.refresh_token);
+    expect(refused.status).toBe(400);
+    expect((await refused.json()).error).toBe('invalid_grant');
+  });
+
+  it('a public client naming another client\'s token gets 200 and nothing is revoked; a confidential one gets invalid_request', async () => {
+    expect(states(md)).toContain('a public client naming another client\'s token gets `200` and nothing is revoked');
+    const op = operator(app.baseUrl, app.operatorSecret);
+    const operatorTokens = await obtainTokens(app.baseUrl, op, { scope: 'openid courses:read' }, ADMIN);
+    const byPublic = await postForm(`${app.baseUrl}/api/oauth/revoke`, { token: operatorTokens.refresh_token, client_id: MEMBER.clientId });
+    expect(byPublic.status).toBe(200);
+    const still = await postForm(`${app.baseUrl}/api/oauth/token`, {
+      grant_type: 'refresh_token', refresh_token: operatorTokens.refresh_token, client_id: op.clientId, client_secret: app.operatorSecret,
+    });
+    expect(still.status).toBe(200);
+    const memberTokens = await obtainTokens(app.baseUrl, MEMBER, SCOPE, STUDENT);
+    const byConfidential = await postForm(`${app.baseUrl}/api/oauth/revoke`, { token: memberTokens.refresh_token, client_id: op.clientId, client_secret: app.operatorSecret });
+    expect(byConfidential.status).toBe(400);
+    expect((await byConfidential.json()).error).toBe('invalid_request');
+  });
+});
+
+it('says which authorization error redirects carry no error_description, as the server sends them', async () => {
+  const errors = md.slice(md.indexOf('## 7. Errors'), md.indexOf('## 8.'));
+  expect(errors).toContain('and `error_description` where the server has words for it (not for `request_not_supported` and `request_uri_not_supported`)');
+  for (const [name, value, error] of [['request', 'eyJhbGciOiJub25lIn0.e30.', 'request_not_supported'], ['request_uri', 'urn:example:x', 'request_uri_not_supported']] as const) {
+    const state = randomState();
+    const res = await fetch(buildAuthorizeUrl(app.baseUrl, MEMBER, { scope: 'openid', challenge: pkcePair().challenge, state, extra: { [name]: value } }), { redirect: 'manual' });
+    const location = new URL(res.headers.get('location')!);
+    expect(Object.fromEntries(location.searchParams)).toEqual({ error, state, iss: app.baseUrl });
+  }
 });
 
 it('takes the host\'s limits and the configured lifetimes and caps', async () => {

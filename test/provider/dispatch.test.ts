@@ -4,7 +4,7 @@
  * with Koa's plain-text 404; POST and the CORS preflight still reach the provider.
  */
 import { ENDPOINTS } from '../../lib/index.ts';
-import { operator } from '../support/flows.ts';
+import { exchangeCode, MEMBER, obtainCode, operator, postForm, STUDENT } from '../support/flows.ts';
 import { rawRequest } from '../support/raw-request.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
@@ -44,6 +44,31 @@ describe.each(POST_ONLY)('%s', (path) => {
       method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
     });
     expect(res.status).toBe(204);
+  });
+});
+
+describe('token endpoint answers carry Cache-Control: no-store and Pragma: no-cache (RFC 6749 §5.1)', () => {
+  const expectNoCache = (res: Response) => {
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('pragma')).toBe('no-cache');
+  };
+
+  it('the code exchange and the refresh', async () => {
+    const { code, verifier } = await obtainCode(app.baseUrl, MEMBER, { scope: 'openid account:read', resource: app.baseUrl }, STUDENT);
+    const exchanged = await exchangeCode(app.baseUrl, MEMBER, code, verifier, app.baseUrl);
+    expect(exchanged.status).toBe(200);
+    expectNoCache(exchanged);
+    const { refresh_token: refreshToken } = await exchanged.json() as { refresh_token: string };
+    const refreshed = await postForm(`${app.baseUrl}${ENDPOINTS.token.path}`, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: MEMBER.clientId });
+    expect(refreshed.status).toBe(200);
+    expectNoCache(refreshed);
+  });
+
+  it('an error answer of the provider', async () => {
+    const refused = await postForm(`${app.baseUrl}${ENDPOINTS.token.path}`, { grant_type: 'refresh_token', refresh_token: 'not-a-token', client_id: MEMBER.clientId });
+    expect(refused.status).toBe(400);
+    expect((await refused.json() as { error: string }).error).toBe('invalid_grant');
+    expectNoCache(refused);
   });
 });
 
