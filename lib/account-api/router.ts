@@ -59,7 +59,8 @@ export function createAccountApi(deps: AccountApiDeps): Middleware {
     })
     : undefined;
 
-  const authenticateBearer = createBearerAuthenticator(deps.bearer, deps.resourceMetadata);
+  // the interface's rule here: a request without a token is `invalid_token` too (spec §5, §7)
+  const authenticateBearer = createBearerAuthenticator(deps.bearer, deps.resourceMetadata, { missingToken: 'invalid_token' });
 
   async function authenticate(ctx: Context): Promise<BearerAuth | undefined> {
     const identity = await authenticateBearer(ctx, ACCOUNT_API_ACCESS);

@@ -8,7 +8,7 @@
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 
-import { InsufficientScopeError, InvalidTokenError, TemporarilyUnavailableError } from '../errors.ts';
+import { AuthenticationRequiredError, InsufficientScopeError, InvalidTokenError, TemporarilyUnavailableError } from '../errors.ts';
 import { documentMayWorkLater } from '../events/metadata-document-failure.ts';
 import { noteRefusal } from '../events/refusals.ts';
 import type { RefusalDetail } from '../events/refusals.ts';
@@ -64,14 +64,16 @@ const SCHEME = /^Bearer(?: |$)/i;
 
 /**
  * The token of an `Authorization` header, `undefined` when there is none.
- * Throws `InvalidTokenError` for any other scheme or a malformed token.
+ * Throws `InvalidTokenError` for a malformed Bearer token, and its subclass
+ * `AuthenticationRequiredError` for any other scheme: such a request sent no credentials this
+ * server accepts, and its challenge carries no error code (RFC 6750 §3.1).
  */
 export function extractBearerToken(header: string | undefined): string | undefined {
   if (header === undefined || header === '') return undefined;
   const match = BEARER.exec(header);
   if (match) return match[1];
   if (SCHEME.test(header)) throw noteRefusal(new InvalidTokenError('the bearer token is malformed'), MALFORMED);
-  throw noteRefusal(new InvalidTokenError('only the Bearer authorization scheme is accepted'), MALFORMED);
+  throw noteRefusal(new AuthenticationRequiredError('only the Bearer authorization scheme is accepted'), MALFORMED);
 }
 
 const MALFORMED: RefusalDetail = Object.freeze({ reason: 'malformed' });
@@ -176,7 +178,8 @@ export class BearerVerifier {
     const token = extractBearerToken(header);
     if (token === undefined) {
       if (options.optional) return undefined;
-      throw noteRefusal(new InvalidTokenError('an access token is required: send Authorization: Bearer <token>'), NO_TOKEN);
+      // RFC 6750 §3.1: no error code in the challenge of a request that sent no credentials
+      throw noteRefusal(new AuthenticationRequiredError('an access token is required: send Authorization: Bearer <token>'), NO_TOKEN);
     }
     return this.verify(token, options);
   }

@@ -13,7 +13,8 @@
  */
 import type { Context, Middleware, Next } from 'koa';
 
-import { InvalidRequestError, PlatformAuthError } from '../errors.ts';
+import { AuthenticationRequiredError, InvalidRequestError, InvalidTokenError, PlatformAuthError } from '../errors.ts';
+import { noteRefusal, refusalOf } from '../events/refusals.ts';
 import type { BearerAuth, BearerVerifier } from './bearer.ts';
 import { writeBearerError } from './challenge.ts';
 import { checkBearerGuard } from './guard-options.ts';
@@ -53,14 +54,28 @@ function assertOneCredential(ctx: Context): void {
   }
 }
 
-export function createBearerAuthenticator(verifier: BearerVerifier, resourceMetadata: string): BearerAuthenticator {
+export interface BearerAuthenticatorSettings {
+  /**
+   * How a request without credentials (no `Authorization`, or another scheme) is challenged:
+   * `'challenge'`, with no error code as RFC 6750 §3.1 asks (UserInfo, host routes, `/mcp`), or
+   * `'invalid_token'`, as the interface asks of the Account API (spec §5, §7).
+   * @default 'challenge'
+   */
+  readonly missingToken?: 'challenge' | 'invalid_token';
+}
+
+export function createBearerAuthenticator(verifier: BearerVerifier, resourceMetadata: string, settings: BearerAuthenticatorSettings = {}): BearerAuthenticator {
+  const missingTokenIsInvalid = settings.missingToken === 'invalid_token';
   return async function authenticateBearer(ctx, options = {}) {
     try {
       assertOneCredential(ctx);
       return { caller: await verifier.verifyHeader(ctx.get('authorization') || undefined, options) };
     } catch (err) {
       if (err instanceof PlatformAuthError) {
-        writeBearerError(ctx, err, resourceMetadata);
+        const refusal = missingTokenIsInvalid && err instanceof AuthenticationRequiredError
+          ? noteRefusal(new InvalidTokenError(err.description), refusalOf(err))
+          : err;
+        writeBearerError(ctx, refusal, resourceMetadata);
         return undefined;
       }
       throw err;

@@ -52,11 +52,21 @@ describe('userinfo refusals', () => {
     expect(header).toContain(`resource_metadata="${app.baseUrl}/.well-known/oauth-protected-resource"`);
   }
 
-  it('refuses a missing, malformed or unknown token', async () => {
-    await expectInvalidToken(await userinfo());
+  /** RFC 6750 §3.1: a request that sent no credentials this server takes gets a challenge without an error code. */
+  async function expectChallenge(res: Response) {
+    expect(res.status).toBe(401);
+    expect((await res.json()).error).toBe('invalid_token');
+    expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${app.baseUrl}/.well-known/oauth-protected-resource"`);
+  }
+
+  it('refuses a malformed or unknown token with invalid_token', async () => {
     await expectInvalidToken(await userinfo('Bearer not a token'));
-    await expectInvalidToken(await userinfo('Basic dXNlcjpwYXNz'));
     await expectInvalidToken(await userinfo(`Bearer ${'x'.repeat(43)}`));
+  });
+
+  it('challenges a request without credentials, or with another scheme, without an error code (RFC 6750 §3.1)', async () => {
+    await expectChallenge(await userinfo());
+    await expectChallenge(await userinfo('Basic dXNlcjpwYXNz'));
   });
 
   it('refuses a token bound to another origin and an expired one', async () => {

@@ -7,6 +7,8 @@
  */
 import type { ResolvedOptions } from '../../config/options.ts';
 import { PROTOCOL } from '../../constants.ts';
+import { ENDPOINTS } from '../../endpoints.ts';
+import { isServed } from '../../served-endpoints.ts';
 import { SCOPES } from '../../scopes/catalogue.ts';
 import { endpointUrl } from '../surface.ts';
 import { jsonContent, ref, SECURITY_SCHEME } from './helpers.ts';
@@ -31,10 +33,15 @@ function securitySchemes(options: ResolvedOptions): Record<string, unknown> {
   };
 }
 
-const CHALLENGE_HEADER = {
-  description: 'RFC 6750 §3 challenge with RFC 9728 `resource_metadata`, e.g. `Bearer error="invalid_token", error_description="…", resource_metadata="…/.well-known/oauth-protected-resource"`; with `insufficient_scope` it also names the `scope` needed.',
-  schema: { type: 'string' },
-};
+/** The challenge header; the Account API's exception named only where it is served. */
+function challengeHeader(options: ResolvedOptions) {
+  const exception = isServed('accountApi', options) ? `, except at \`${ENDPOINTS.accountApi.path}\`, which names \`invalid_token\`` : '';
+  return {
+    description: 'RFC 6750 §3 challenge with RFC 9728 `resource_metadata`, e.g. `Bearer error="invalid_token", error_description="…", resource_metadata="…/.well-known/oauth-protected-resource"`; with `insufficient_scope` it also names the `scope` needed. '
+      + `A request that sent no credentials (no \`Authorization\`, or another scheme) gets \`Bearer resource_metadata="…"\` without an error code (RFC 6750 §3.1)${exception}.`,
+    schema: { type: 'string' },
+  };
+}
 
 export function buildComponents(options: ResolvedOptions): OpenApiDocument['components'] {
   const oauthError = ref('schemas', 'OAuthError');
@@ -57,7 +64,7 @@ export function buildComponents(options: ResolvedOptions): OpenApiDocument['comp
       },
     },
     headers: {
-      'WWW-Authenticate': CHALLENGE_HEADER,
+      'WWW-Authenticate': challengeHeader(options),
       'Retry-After': { description: 'seconds to wait before retrying', schema: { type: 'integer' } },
       ETag: { description: 'validator for `If-None-Match`', schema: { type: 'string' } },
       'Cache-Control': { schema: { type: 'string' } },
