@@ -338,7 +338,9 @@ export interface PlatformAuthOptions {
   clients?: StaticClient[];
   /**
    * Storage, an oidc-provider adapter factory (`createMemoryAdapter()` from
-   * `adapters/memory`, `createRedisAdapter()` from `adapters/redis`).
+   * `adapters/memory`, `createRedisAdapter()` from `adapters/redis`). Required in production:
+   * pass `createMemoryAdapter()` yourself for one instance that may lose its tokens and
+   * sign-ins on restart.
    * @default a fresh in-memory store (development only: lost on restart, not shared)
    */
   adapter?: AdapterFactory;
@@ -410,8 +412,9 @@ export interface PlatformAuthOptions {
    */
   signInThrottle?: SignInThrottleOptions | false;
   /**
-   * Production mode refuses generated keys and cookie secrets, weak static client secrets, an
-   * `http` `baseUrl`, GraphiQL and the test-only metadata-document `fetch`.
+   * Production mode refuses generated keys and cookie secrets, the default in-memory store,
+   * weak static client secrets, an `http` `baseUrl`, GraphiQL and the test-only
+   * metadata-document `fetch`.
    * @default process.env.NODE_ENV === 'production'
    */
   production?: boolean;

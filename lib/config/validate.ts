@@ -407,6 +407,11 @@ export async function validateOptions(input: PlatformAuthOptions): Promise<Resol
   if (input.adapter !== undefined && typeof input.adapter !== 'function') {
     fail('options.adapter must be an oidc-provider adapter factory (modelName) => adapter, e.g. createMemoryAdapter() or createRedisAdapter(...)');
   }
+  // as with generated keys: the default store ends every sign-in and token on a restart and
+  // is not shared between instances. Passing createMemoryAdapter() says that is meant
+  if (production && input.adapter === undefined) {
+    fail('options.adapter is required in production: the default in-memory store loses every token, grant and sign-in on restart and is not shared between instances; pass createRedisAdapter({ url, keyPrefix }) from \'platform-auth/adapters/redis\', or adapter: createMemoryAdapter() from \'platform-auth/adapters/memory\' for one instance that may lose them');
+  }
   const idTokens = checkBoolean('options.idTokens', input.idTokens, OPTION_DEFAULTS.idTokens, 'a boolean');
   const proxy = checkBoolean('options.proxy', input.proxy, OPTION_DEFAULTS.proxy, 'a boolean');
   if (input.sites !== undefined && typeof input.sites?.findById !== 'function') fail('options.sites must be an object with a findById(id) method');

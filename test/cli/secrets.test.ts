@@ -3,6 +3,7 @@
  * options accept, `rotate` puts a new key first so it signs while ID tokens of the old key
  * still verify, bad input exits 2 with a message and no secret on stderr.
  */
+import { createMemoryAdapter } from '../../adapters/memory.ts';
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -102,7 +103,7 @@ describe('platform-auth keys', () => {
   it('is accepted by createPlatformAuth in production, which refuses generated secrets', async () => {
     const warnings: string[] = [];
     const auth = await createPlatformAuth({
-      baseUrl: 'https://learn.example.com', accounts, production: true,
+      baseUrl: 'https://learn.example.com', accounts, production: true, adapter: createMemoryAdapter(),
       ...(output as Pick<PlatformAuthOptions, 'jwks' | 'cookieKeys'>),
       logger: { info() {}, warn: (m) => warnings.push(m), error: (m) => warnings.push(m) },
     });
@@ -203,7 +204,7 @@ describe('cookie keys', () => {
     expect(next.jwks.keys[1]).toEqual(secrets.jwks.keys[0]);
 
     // and the next secrets start a production instance
-    const auth = await createPlatformAuth({ baseUrl: 'https://learn.example.com', accounts, production: true, ...next, logger: { info() {}, warn() {}, error() {} } });
+    const auth = await createPlatformAuth({ baseUrl: 'https://learn.example.com', accounts, production: true, adapter: createMemoryAdapter(), ...next, logger: { info() {}, warn() {}, error() {} } });
     await auth.close();
   });
 

@@ -5,6 +5,7 @@
  * never quoting the secret. Random secrets and public clients pass; development accepts
  * anything, as before.
  */
+import { createMemoryAdapter } from '../../adapters/memory.ts';
 import { randomBytes } from 'node:crypto';
 
 import { exportJWK, generateKeyPair } from 'jose';
@@ -28,7 +29,7 @@ const operator = (secret: string | undefined): StaticClient => ({
 });
 
 function options(clients: StaticClient[], production: boolean): PlatformAuthOptions {
-  return { baseUrl: 'https://learn.example.com', accounts, production, jwks, cookieKeys: [createCookieKey()], clients };
+  return { baseUrl: 'https://learn.example.com', accounts, production, jwks, cookieKeys: [createCookieKey()], clients, adapter: createMemoryAdapter() };
 }
 
 async function refusal(secret: string): Promise<string> {

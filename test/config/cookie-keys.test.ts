@@ -5,6 +5,7 @@
  * one; it never refuses what `platform-auth keys` or createCookieKey() generates. Development
  * accepts all of them as before.
  */
+import { createMemoryAdapter } from '../../adapters/memory.ts';
 import { randomBytes } from 'node:crypto';
 
 import { exportJWK, generateKeyPair } from 'jose';
@@ -26,7 +27,7 @@ beforeAll(async () => {
 });
 
 function options(cookieKeys: string[], production: boolean, logger: PlatformAuthOptions['logger'] = quiet): PlatformAuthOptions {
-  return { baseUrl: 'https://learn.example.com', accounts, production, jwks, cookieKeys, logger };
+  return { baseUrl: 'https://learn.example.com', accounts, production, jwks, cookieKeys, logger, adapter: createMemoryAdapter() };
 }
 
 async function refusal(cookieKeys: string[]): Promise<string> {

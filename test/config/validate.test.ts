@@ -2,6 +2,7 @@
  * Start-up checks: bad options fail at construction with a message that says what to change;
  * production refuses generated keys and cookie secrets.
  */
+import { createMemoryAdapter } from '../../adapters/memory.ts';
 import { exportJWK, generateKeyPair } from 'jose';
 
 import { ConfigurationError, createPlatformAuth } from '../../lib/index.ts';
@@ -60,6 +61,17 @@ describe('production', () => {
     expect(message).toMatch(/options\.cookieKeys is required in production: .*`npx --no-install platform-auth keys --out secrets\.json` makes them$/);
   });
 
+  it('refuses the default in-memory store, and takes one passed on purpose', async () => {
+    const keys = { jwks: await es256Jwks(), cookieKeys: [createCookieKey()] };
+    const message = await rejection({ baseUrl: 'https://learn.example.com', production: true, ...keys });
+    expect(message).toMatch(/^options\.adapter is required in production: the default in-memory store loses every token, grant and sign-in on restart and is not shared between instances; pass createRedisAdapter\(/);
+    expect(message).toContain('adapter: createMemoryAdapter()');
+    const resolved = await validateOptions({ ...base, baseUrl: 'https://learn.example.com', production: true, ...keys, adapter: createMemoryAdapter() });
+    expect(resolved.ownsAdapter).toBe(false);
+    // outside production the default stays
+    expect((await validateOptions({ ...base, ...keys })).ownsAdapter).toBe(true);
+  });
+
   it('refuses http', async () => {
     expect(await rejection({ production: true })).toMatch(/https in production/);
   });
@@ -68,7 +80,7 @@ describe('production', () => {
     const warnings: string[] = [];
     const auth = await createPlatformAuth({
       baseUrl: 'https://learn.example.com', accounts, production: true,
-      jwks: await es256Jwks(), cookieKeys: [createCookieKey()],
+      jwks: await es256Jwks(), cookieKeys: [createCookieKey()], adapter: createMemoryAdapter(),
       logger: { ...quiet, warn: (m) => warnings.push(m) },
     });
     expect(warnings).toEqual([]);
@@ -171,7 +183,7 @@ describe('registration, metadata documents and member clients', () => {
 
   it('refuses the test-only document fetch in production', async () => {
     const message = await rejection({
-      baseUrl: 'https://learn.example.com', production: true, jwks: await es256Jwks(), cookieKeys: [createCookieKey()],
+      baseUrl: 'https://learn.example.com', production: true, jwks: await es256Jwks(), cookieKeys: [createCookieKey()], adapter: createMemoryAdapter(),
       clientIdMetadataDocuments: { allowedHosts: ['tools.example'], fetch: async () => new Response('{}') },
     });
     expect(message).toMatch(/fetch is for tests only/);

@@ -4,6 +4,7 @@
  * with the scope catalogue in its OAuth2 scheme, the RFC 6749 §5.2 error schema and the
  * challenge answers of the protected endpoints; served with caching headers.
  */
+import { createMemoryAdapter } from '../../adapters/memory.ts';
 import { createDemoMemberData } from '../../examples/host/member-data.ts';
 import { validateOptions } from '../../lib/config/validate.ts';
 import { buildOpenApiDocument } from '../../lib/docs/index.ts';
@@ -49,7 +50,7 @@ describe('every combination of options gives a valid document', () => {
     ['defaults', {}],
     ['open registration, no ID tokens', { registration: { variant: 'open' }, idTokens: false }],
     ['Account API and MCP', { memberData }],
-    ['Account API without MCP, production', { memberData, mcp: false, production: true, cookieKeys: [createCookieKey()] }],
+    ['Account API without MCP, production', { memberData, mcp: false, production: true, cookieKeys: [createCookieKey()], adapter: createMemoryAdapter() }],
     ['metadata documents from listed hosts', { clientIdMetadataDocuments: { allowedHosts: ['app.example.com'] } }],
   ] as [string, Partial<PlatformAuthOptions>][])('%s', async (_name, extra) => {
     const options = { ...base, ...extra };
