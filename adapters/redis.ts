@@ -1369,17 +1369,38 @@ function reportConnection(client: Redis, logger: ConnectionLogger, closing: () =
  *
  * @example
  * ```ts
- * const adapter = createRedisAdapter({ url: process.env.REDIS_URL });
+ * const adapter = createRedisAdapter({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
  * const auth = await createPlatformAuth({ baseUrl, accounts, adapter });
  * // on shutdown
  * await adapter.close();
  * ```
  */
+/**
+ * A `url` ioredis reads as meant: `redis://` or `rediss://` (TLS), or the absolute path of a
+ * Unix socket. Anything else (`http://…`, a bare `localhost`) ioredis takes without a word and
+ * connects somewhere else (`localhost` silently means 127.0.0.1:6379), so every request is a 503.
+ */
+function checkRedisUrl(url: unknown): void {
+  if (typeof url !== 'string' || url === '') throw new TypeError('createRedisAdapter: `url` must be a non-empty string: a redis:// or rediss:// URL');
+  if (url.startsWith('/')) return;
+  const parsed = URL.parse(url);
+  if (parsed === null || (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:')) {
+    // the scheme only: a URL here may hold a password
+    const scheme = parsed === null ? 'no scheme' : `scheme ${parsed.protocol.slice(0, 20)}`;
+    throw new TypeError(`createRedisAdapter: \`url\` must be a redis:// or rediss:// URL (or a Unix socket path); this one has ${scheme}`);
+  }
+}
+
 export function createRedisAdapter(options: RedisAdapterOptions): ClosableAdapterFactory & PutRecords {
   const { client, url, keyPrefix = REDIS_ADAPTER_DEFAULTS.keyPrefix, coalesceWrites = REDIS_ADAPTER_DEFAULTS.coalesceWrites } = options;
+  if (client === undefined && url === undefined && 'url' in options) {
+    // `url: process.env.REDIS_URL` with the variable unset: name the likely cause
+    throw new TypeError('createRedisAdapter: `url` is undefined (an environment variable that is not set?): pass a redis:// or rediss:// URL, or `client`');
+  }
   if ((client === undefined) === (url === undefined)) {
     throw new TypeError('createRedisAdapter: pass exactly one of `client` or `url`');
   }
+  if (url !== undefined) checkRedisUrl(url);
   if (typeof coalesceWrites !== 'boolean') {
     throw new TypeError('createRedisAdapter: `coalesceWrites` must be true or false (leave it out for true)');
   }

@@ -49,6 +49,38 @@ afterAll(async () => {
   await server?.stop();
 });
 
+describe('createRedisAdapter refuses a url ioredis would read as something else, with what to change', () => {
+  test.each([
+    ['an http URL', 'http://127.0.0.1:6379', /must be a redis:\/\/ or rediss:\/\/ URL \(or a Unix socket path\); this one has scheme http:$/],
+    ['a bare host name', 'localhost', /this one has no scheme$/],
+    ['an empty string', '', /`url` must be a non-empty string/],
+  ])('%s', (_name, url, message) => {
+    expect(() => createRedisAdapter({ url })).toThrow(message);
+  });
+
+  test('a url left undefined (an unset environment variable) is named as such', () => {
+    expect(() => createRedisAdapter({ url: process.env.PLATFORM_AUTH_SURELY_UNSET })).toThrow(
+      'createRedisAdapter: `url` is undefined (an environment variable that is not set?): pass a redis:// or rediss:// URL, or `client`',
+    );
+  });
+
+  test('the refusal never quotes the password of the URL', () => {
+    expect(() => createRedisAdapter({ url: 'https://user:s3cret-pass@redis.example:6379' })).toThrow(/scheme https:$/);
+    try {
+      createRedisAdapter({ url: 'https://user:s3cret-pass@redis.example:6379' });
+    } catch (error) {
+      expect((error as Error).message).not.toContain('s3cret');
+    }
+  });
+
+  test('redis://, rediss:// and a socket path are taken', async () => {
+    for (const url of [server.url, server.url.replace(/^redis:/, 'rediss:'), '/tmp/platform-auth-no-such.sock']) {
+      const factory = createRedisAdapter({ url, keyPrefix: freshPrefix(), logger: { info() {}, warn() {} } });
+      await factory.close();
+    }
+  });
+});
+
 describeAdapterContract('redis', async () => {
   const factory = createRedisAdapter({ url: server.url, keyPrefix: freshPrefix() });
   return { factory, teardown: () => factory.close() };
