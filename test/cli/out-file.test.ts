@@ -275,6 +275,20 @@ describe('rotate F > F', () => {
   });
 });
 
+it('the README\'s cookie-key rotation runs as written: a new cookie key first, and a new signing key', async () => {
+  const readme = await readFile(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+  const command = /`npx --no-install platform-auth (rotate --cookie-keys [^`]+)`/.exec(readme)?.[1];
+  expect(command).toBeDefined();
+  const { doc } = await secretsFile();
+  const result = await sh(dir, command!.split(' '));
+  expect(result).toMatchObject({ code: 0 });
+  const next = await readJson(join(dir, /--out (\S+)/.exec(command!)![1]!));
+  expect(next.cookieKeys).toHaveLength(2);
+  expect(next.cookieKeys[1]).toBe(doc.cookieKeys[0]);
+  expect(next.jwks.keys).toHaveLength(2);
+  expect(next.jwks.keys[1]).toEqual(doc.jwks.keys[0]);
+});
+
 describe('--help', () => {
   it('documents --out and --force, and why "> file" is not enough', async () => {
     const { stdout } = await sh(dir, ['--help']);
