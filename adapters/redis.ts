@@ -1345,17 +1345,22 @@ export function warnIfEvicting(client: Redis | Cluster, logger: ConnectionLogger
 function reportConnection(client: Redis, logger: ConnectionLogger, closing: () => boolean): void {
   const where = `${client.options.host ?? '127.0.0.1'}:${client.options.port ?? 6379}`;
   let lostAt: number | undefined;
-  const lost = (reason: string) => {
+  const lost = (what: string) => {
     if (lostAt !== undefined) return;
     lostAt = Date.now();
-    logger.warn(`platform-auth: Redis at ${where} is unreachable (${reason}); requests that need storage are answered 503 until it is back. Reconnecting.`);
+    logger.warn(`platform-auth: Redis at ${where} ${what}; requests that need storage are answered 503 until it is back. Reconnecting.`);
   };
   client.on('error', (error: NodeJS.ErrnoException) => {
-    if (!closing()) lost(error.code ?? error.name);
+    if (closing()) return;
+    // Redis answers but refuses the credentials: say so, since no reconnect will fix that
+    const refused = typeof error.message === 'string' ? /^(WRONGPASS|NOAUTH)\b/.exec(error.message)?.[1] : undefined;
+    lost(refused
+      ? `refused the credentials (${refused}): check the user name and password in the url, or the client's \`username\` and \`password\``
+      : `is unreachable (${error.code ?? error.name})`);
   });
   // a Redis that shuts down cleanly closes the connection without an error
   client.on('close', () => {
-    if (!closing()) lost('connection closed');
+    if (!closing()) lost('is unreachable (connection closed)');
   });
   client.on('ready', () => {
     if (lostAt === undefined) return;
@@ -1364,17 +1369,6 @@ function reportConnection(client: Redis, logger: ConnectionLogger, closing: () =
   });
 }
 
-/**
- * Creates Redis storage for one `createPlatformAuth` instance.
- *
- * @example
- * ```ts
- * const adapter = createRedisAdapter({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
- * const auth = await createPlatformAuth({ baseUrl, accounts, adapter });
- * // on shutdown
- * await adapter.close();
- * ```
- */
 /**
  * A `url` ioredis reads as meant: `redis://` or `rediss://` (TLS), or the absolute path of a
  * Unix socket. Anything else (`http://…`, a bare `localhost`) ioredis takes without a word and
@@ -1391,6 +1385,17 @@ function checkRedisUrl(url: unknown): void {
   }
 }
 
+/**
+ * Creates Redis storage for one `createPlatformAuth` instance.
+ *
+ * @example
+ * ```ts
+ * const adapter = createRedisAdapter({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
+ * const auth = await createPlatformAuth({ baseUrl, accounts, adapter });
+ * // on shutdown
+ * await adapter.close();
+ * ```
+ */
 export function createRedisAdapter(options: RedisAdapterOptions): ClosableAdapterFactory & PutRecords {
   const { client, url, keyPrefix = REDIS_ADAPTER_DEFAULTS.keyPrefix, coalesceWrites = REDIS_ADAPTER_DEFAULTS.coalesceWrites } = options;
   if (client === undefined && url === undefined && 'url' in options) {

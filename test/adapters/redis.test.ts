@@ -81,6 +81,26 @@ describe('createRedisAdapter refuses a url ioredis would read as something else,
   });
 });
 
+test('credentials Redis refuses are logged as such, not as "unreachable", and never quoted', async () => {
+  const admin = new Redis(server.url);
+  const user = `pa-test-${randomUUID()}`;
+  await admin.call('ACL', 'SETUSER', user, 'on', '>right-password-0123', '~*', '+@all');
+  const logger = captureLogger();
+  const factory = createRedisAdapter({ url: server.url.replace('redis://', `redis://${user}:wrong-password-4567@`), keyPrefix: freshPrefix(), logger });
+  try {
+    await expect(factory('Session').find('s')).rejects.toBeInstanceOf(StorageUnavailableError);
+    await eventually(async () => { if (logger.lines.length === 0) throw new Error('no line yet'); });
+    expect(logger.lines).toEqual([
+      expect.stringMatching(/^warn: platform-auth: Redis at 127\.0\.0\.1:\d+ refused the credentials \(WRONGPASS\): check the user name and password in the url, or the client's `username` and `password`; requests that need storage are answered 503/),
+    ]);
+    expect(logger.lines.join('\n')).not.toContain('wrong-password-4567');
+  } finally {
+    await factory.close();
+    await admin.call('ACL', 'DELUSER', user);
+    admin.disconnect();
+  }
+});
+
 describeAdapterContract('redis', async () => {
   const factory = createRedisAdapter({ url: server.url, keyPrefix: freshPrefix() });
   return { factory, teardown: () => factory.close() };
