@@ -45,6 +45,7 @@ import { createKnownDocuments, markKnownOnIssuance } from './cimd/known-document
 import { registrationRefusalCode } from './policies/client-metadata.ts';
 import { OPEN_CORS, openCors } from './policies/cors.ts';
 import { createDiscoveryCache } from './policies/discovery-cache.ts';
+import { onlyIssuedClaims } from './policies/discovery.ts';
 import { idTokenAnswerRules, withholdsIdToken } from './policies/id-tokens.ts';
 import { noteOwnPageSignIns, OwnPageSignIns } from './policies/host-session.ts';
 import { noIdTokenOnRefresh } from './policies/refresh.ts';
@@ -164,7 +165,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     withholdErrorRedirects(provider, {
       configuredClients: new Set(options.clients.map((c) => c.client_id)), isReviewed: options.clientIdMetadataDocuments.isReviewed,
     }, createProviderErrorRenderer(options.pages, options.logger)),
-    applyAnswerRules([noIdTokenOnRefresh, registrationRefusalCode, ...idTokenAnswerRules(options.idTokens)]),
+    applyAnswerRules([noIdTokenOnRefresh, registrationRefusalCode, onlyIssuedClaims, ...idTokenAnswerRules(options.idTokens)]),
     revokeOnForeignReuse(current, options.adapter, diagnostics.foreignRefreshReuse),
     ...(ownPageSignIns ? [noteOwnPageSignIns(ownPageSignIns)] : []),
     discovery.keep,
