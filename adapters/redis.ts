@@ -1345,18 +1345,18 @@ export function warnIfEvicting(client: Redis | Cluster, logger: ConnectionLogger
 function reportConnection(client: Redis, logger: ConnectionLogger, closing: () => boolean): void {
   const where = `${client.options.host ?? '127.0.0.1'}:${client.options.port ?? 6379}`;
   let lostAt: number | undefined;
-  const lost = (what: string) => {
+  const lost = (what: string, until = 'it is back. Reconnecting.') => {
     if (lostAt !== undefined) return;
     lostAt = Date.now();
-    logger.warn(`platform-auth: Redis at ${where} ${what}; requests that need storage are answered 503 until it is back. Reconnecting.`);
+    logger.warn(`platform-auth: Redis at ${where} ${what}; requests that need storage are answered 503 until ${until}`);
   };
   client.on('error', (error: NodeJS.ErrnoException) => {
     if (closing()) return;
-    // Redis answers but refuses the credentials: say so, since no reconnect will fix that
-    const refused = typeof error.message === 'string' ? /^(WRONGPASS|NOAUTH)\b/.exec(error.message)?.[1] : undefined;
-    lost(refused
-      ? `refused the credentials (${refused}): check the user name and password in the url, or the client's \`username\` and \`password\``
-      : `is unreachable (${error.code ?? error.name})`);
+    // Redis answers but refuses the credentials: say so, since retrying will not fix that
+    // (`ERR invalid password`: Redis before 6)
+    const refused = typeof error.message === 'string' ? /^(WRONGPASS|NOAUTH|ERR invalid password)\b/.exec(error.message)?.[1] : undefined;
+    if (refused) lost(`refused the credentials (${refused}): check the user name and password in the url`, 'it accepts them. Retrying.');
+    else lost(`is unreachable (${error.code ?? error.name})`);
   });
   // a Redis that shuts down cleanly closes the connection without an error
   client.on('close', () => {
@@ -1370,19 +1370,30 @@ function reportConnection(client: Redis, logger: ConnectionLogger, closing: () =
 }
 
 /**
- * A `url` ioredis reads as meant: `redis://` or `rediss://` (TLS), or the absolute path of a
- * Unix socket. Anything else (`http://…`, a bare `localhost`) ioredis takes without a word and
- * connects somewhere else (`localhost` silently means 127.0.0.1:6379), so every request is a 503.
+ * A `url` ioredis reads as meant. ioredis parses a string starting with exactly `redis://` or
+ * `rediss://` (lower case; `rediss://` turns TLS on) as a URL, takes one starting with `/` as a
+ * Unix socket path, and puts `redis://` in front of anything else (`localhost:6379`,
+ * `user:pass@host:6379`). So another scheme (`http://…`) or `REDISS://`/`rediss:host` (read
+ * as a host named `rediss` or `REDISS`, in plain text) connect somewhere not meant, and a URL
+ * that does not parse makes ioredis throw an error whose `input` is the whole URL, password
+ * included. Those are refused here; the message names the scheme at most, never the rest.
  */
 function checkRedisUrl(url: unknown): void {
-  if (typeof url !== 'string' || url === '') throw new TypeError('createRedisAdapter: `url` must be a non-empty string: a redis:// or rediss:// URL');
-  if (url.startsWith('/')) return;
-  const parsed = URL.parse(url);
-  if (parsed === null || (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:')) {
-    // the scheme only: a URL here may hold a password
-    const scheme = parsed === null ? 'no scheme' : `scheme ${parsed.protocol.slice(0, 20)}`;
-    throw new TypeError(`createRedisAdapter: \`url\` must be a redis:// or rediss:// URL (or a Unix socket path); this one has ${scheme}`);
+  const refuse = (why: string): never => {
+    throw new TypeError(`createRedisAdapter: \`url\` ${why}; pass a redis:// or rediss:// URL (or a Unix socket path)`);
+  };
+  if (typeof url !== 'string' || url === '') refuse('must be a non-empty string');
+  const text = url as string;
+  if (text.trim() !== text) refuse('has leading or trailing whitespace');
+  if (text.startsWith('/')) return;
+  if (/^rediss?:\/\//.test(text)) {
+    if (URL.parse(text) === null) refuse('is not a valid URL');
+    return;
   }
+  // a scheme spelled otherwise: `http://`, `REDISS://`, or `rediss:`/`redis:` without `//`
+  // (but `redis:6379`, a host named redis and its port, as Docker Compose names services)
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]{0,19}):\/\//.exec(text)?.[1] ?? /^(rediss?):(?!\d+$)/i.exec(text)?.[1];
+  if (scheme !== undefined) refuse(`has the scheme ${JSON.stringify(`${scheme}:`)}, which ioredis would not read as meant`);
 }
 
 /**
@@ -1390,7 +1401,7 @@ function checkRedisUrl(url: unknown): void {
  *
  * @example
  * ```ts
- * const adapter = createRedisAdapter({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
+ * const adapter = createRedisAdapter({ url: process.env.REDIS_URL });
  * const auth = await createPlatformAuth({ baseUrl, accounts, adapter });
  * // on shutdown
  * await adapter.close();

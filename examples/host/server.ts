@@ -22,6 +22,7 @@ import { createECDH, createHash, hkdfSync } from 'node:crypto';
 import type { JsonWebKey } from 'node:crypto';
 
 import { createRedisAdapter, REDIS_ADAPTER_DEFAULTS } from '../../adapters/redis.ts';
+import { ConfigurationError } from '../../lib/index.ts';
 import type { ClosableAdapterFactory } from '../../lib/index.ts';
 import type { PlatformAuthOptions } from '../../lib/index.ts';
 import { buildApp } from './app.ts';
@@ -149,7 +150,12 @@ if (signIn !== 'library' && signIn !== 'host') {
   console.error(`SIGN_IN must be library (the library's sign-in page) or host (the host's /sign-in page); got ${JSON.stringify(process.env.SIGN_IN)}`);
   process.exit(1);
 }
-const demo = await buildApp({ baseUrl, operatorSecret: secrets.operatorSecret, adminSecret: secrets.adminSecret, auth, signIn });
+// a refused option (production refuses the in-memory store and generated secrets): its message, not a stack
+const demo = await buildApp({ baseUrl, operatorSecret: secrets.operatorSecret, adminSecret: secrets.adminSecret, auth, signIn })
+  .catch((error: unknown) => {
+    if (!(error instanceof ConfigurationError)) throw error;
+    return fail(`${error.message}${redisUrl ? '' : ' (the demo: set REDIS_URL, and DEMO_SECRET for its secrets)'}`);
+  });
 const server = createDemoServer(demo.app.callback()).listen(port, () => {
   console.log(`
 platform-auth demo listening on ${baseUrl} (port ${port})

@@ -131,7 +131,7 @@ function tokenSection(options: ResolvedOptions): string {
       '  -d code_verifier=<CODE_VERIFIER> \\',
       `  --data-urlencode resource=${options.baseUrl}`,
     ].join('\n')),
-    'Answer (`200`, `Cache-Control: no-store`):',
+    'Answer (`200`, `Cache-Control: no-store`, `Pragma: no-cache`):',
     fence('json', JSON.stringify(response, null, 2)),
     'Refresh (the answer has the same shape; keep the new `refresh_token`, the old one is spent):',
     fence('sh', `curl -X POST ${token} -d grant_type=${REFRESH_TOKEN_GRANT} -d refresh_token=<REFRESH_TOKEN> -d client_id=<CLIENT_ID>`),

@@ -166,7 +166,7 @@ export function oauthErrors(options: ResolvedOptions): ErrorDoc[] {
       : 'registration with a `client_name` that matches no known vendor platform, or without one')
       + (documents ? `; also ${DOCUMENT_REFUSED}, at the authorization endpoint an error page` : '')),
     ...(open ? [error('invalid_redirect_uri', 400, 'registration with a redirect URI that is neither https nor a loopback address')] : []),
-    error('invalid_token', 401, `access token missing (where required; a request that sent no credentials gets a challenge without an error code, as RFC 6750 §3.1 asks${isServed('accountApi', options) ? `, except at \`${ENDPOINTS.accountApi.path}\`` : ''}), malformed, unknown, expired, revoked or bound to another origin`, true),
+    error('invalid_token', 401, `access token missing (where required; a request that sent no credentials gets a challenge without an error code, as RFC 6750 §3.1 asks${isServed('accountApi', options) ? `, except at \`${ENDPOINTS.accountApi.path}\`` : ''}${isServed('mcp', options) ? `; \`${ENDPOINTS.mcp.path}\` refuses a header of another scheme as \`invalid_token\`` : ''}), malformed, unknown, expired, revoked or bound to another origin`, true),
     error('insufficient_scope', 403, 'a valid token lacking a required scope or of the wrong audience; the challenge names the `scope` needed', true),
     ...(limited.length ? [error('temporarily_unavailable', 429, `${limited.join('; ')}; retry after the \`Retry-After\` seconds`)] : []),
     error('temporarily_unavailable', 503, 'storage is unreachable; retry after the `Retry-After` seconds'),

@@ -168,7 +168,9 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
     loopback: options.allowedOrigins === undefined,
     proxy: deps.proxy ?? false,
   };
-  const authenticate = createBearerAuthenticator(deps.bearer, resourceMetadata);
+  // optional mode: no header is anonymous; a header of another scheme (Basic) is still refused
+  // as `invalid_token` saying why, as before RFC 6750 §3.1 was applied to UserInfo and host routes
+  const authenticate = createBearerAuthenticator(deps.bearer, resourceMetadata, { missingToken: 'invalid_token' });
   const path = ENDPOINTS.mcp.path;
 
   function checkOrigin(ctx: Context): boolean {

@@ -73,6 +73,8 @@ export function dispatchToProvider(provider: Provider, facts: ServingFacts & Hos
   /** What a provider path answers once its method is served. */
   const answer = (ctx: Context): Promise<void> => {
     const { path } = ctx;
+    // every token-endpoint answer, the refusal of HTTP Basic below and the provider's errors included
+    if (path === token) ctx.set(TOKEN_RESPONSE_HEADERS);
     if (usesBasicClientAuth(ctx)) {
       refuseBasicClientAuth(ctx);
       return Promise.resolve();
@@ -84,8 +86,6 @@ export function dispatchToProvider(provider: Provider, facts: ServingFacts & Hos
     }
     // a page the provider may write itself (form_post) gets the pages' CSP and framing headers
     if (path === authorization || path.startsWith(resumePrefix)) ctx.set(PROVIDER_PAGE_HEADERS);
-    // set before the hand-over, so that the provider's error answers carry it too
-    else if (path === token) ctx.set(TOKEN_RESPONSE_HEADERS);
     return handOver(ctx);
   };
 

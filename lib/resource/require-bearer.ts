@@ -57,8 +57,10 @@ function assertOneCredential(ctx: Context): void {
 export interface BearerAuthenticatorSettings {
   /**
    * How a request without credentials (no `Authorization`, or another scheme) is challenged:
-   * `'challenge'`, with no error code as RFC 6750 §3.1 asks (UserInfo, host routes, `/mcp`), or
-   * `'invalid_token'`, as the interface asks of the Account API (spec §5, §7).
+   * `'challenge'`, with no error code as RFC 6750 §3.1 asks (UserInfo, host routes), or
+   * `'invalid_token'`, as the interface asks of the Account API (spec §5, §7). `/mcp` takes
+   * `'invalid_token'` too: without a header it is anonymous (optional mode), so this only
+   * names why a header of another scheme is refused.
    * @default 'challenge'
    */
   readonly missingToken?: 'challenge' | 'invalid_token';

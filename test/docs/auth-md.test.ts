@@ -113,6 +113,9 @@ describe('an agent reading only this page completes a flow', () => {
     const exchange = parseCurl(block((b) => b.intro === 'Exchange the code:'), filler({ CODE: code, CLIENT_ID: MEMBER.clientId, CODE_VERIFIER: verifier }));
     const tokenResponse = await sendCurl(exchange);
     expect(tokenResponse.status).toBe(200);
+    // the headers the page names on the answer
+    expect(codeBlocks(md).some((b) => b.intro === 'Answer (`200`, `Cache-Control: no-store`, `Pragma: no-cache`):')).toBe(true);
+    expect([tokenResponse.headers.get('cache-control'), tokenResponse.headers.get('pragma')]).toEqual(['no-store', 'no-cache']);
     const tokens = await tokenResponse.json();
     const shown = JSON.parse(block((b) => b.intro.startsWith('Answer (`200`')));
     expect(Object.keys(tokens).sort()).toEqual(Object.keys(shown).sort());

@@ -141,6 +141,18 @@ describe('protected tools without a token', () => {
     });
   });
 
+  it('a header of another scheme (Basic) is refused as invalid_token saying why, not served as anonymous', async () => {
+    const res = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }, {
+      'mcp-protocol-version': '2025-03-26', authorization: 'Basic dXNlcjpwYXNz',
+    });
+    expect(res.status).toBe(401);
+    expect(challengeParams(res.headers.get('www-authenticate'))).toEqual({
+      error: 'invalid_token',
+      error_description: 'only the Bearer authorization scheme is accepted',
+      resource_metadata: `${app.baseUrl}/.well-known/oauth-protected-resource`,
+    });
+  });
+
   it('a batch with one protected call is refused as a whole', async () => {
     const res = await post([
       { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } },

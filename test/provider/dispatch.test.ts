@@ -64,6 +64,17 @@ describe('token endpoint answers carry Cache-Control: no-store and Pragma: no-ca
     expectNoCache(refreshed);
   });
 
+  it('the refusal of HTTP Basic client authentication, answered before the provider', async () => {
+    const refused = await fetch(`${app.baseUrl}${ENDPOINTS.token.path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('demo-operator-app:x').toString('base64')}` },
+      body: 'grant_type=refresh_token&refresh_token=x',
+    });
+    expect(refused.status).toBe(401);
+    expect((await refused.json() as { error: string }).error).toBe('invalid_client');
+    expectNoCache(refused);
+  });
+
   it('an error answer of the provider', async () => {
     const refused = await postForm(`${app.baseUrl}${ENDPOINTS.token.path}`, { grant_type: 'refresh_token', refresh_token: 'not-a-token', client_id: MEMBER.clientId });
     expect(refused.status).toBe(400);

@@ -35,7 +35,8 @@ function securitySchemes(options: ResolvedOptions): Record<string, unknown> {
 
 /** The challenge header; the Account API's exception named only where it is served. */
 function challengeHeader(options: ResolvedOptions) {
-  const exception = isServed('accountApi', options) ? `, except at \`${ENDPOINTS.accountApi.path}\`, which names \`invalid_token\`` : '';
+  const exception = (isServed('accountApi', options) ? `, except at \`${ENDPOINTS.accountApi.path}\`, which names \`invalid_token\`` : '')
+    + (isServed('mcp', options) ? `; \`${ENDPOINTS.mcp.path}\` serves a request without a header anonymously and names \`invalid_token\` for another scheme` : '');
   return {
     description: 'RFC 6750 §3 challenge with RFC 9728 `resource_metadata`, e.g. `Bearer error="invalid_token", error_description="…", resource_metadata="…/.well-known/oauth-protected-resource"`; with `insufficient_scope` it also names the `scope` needed. '
       + `A request that sent no credentials (no \`Authorization\`, or another scheme) gets \`Bearer resource_metadata="…"\` without an error code (RFC 6750 §3.1)${exception}.`,

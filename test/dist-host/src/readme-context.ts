@@ -14,6 +14,8 @@ declare global {
   /** what `npx platform-auth keys` printed, read from a secret manager */
   const secrets: Pick<Required<PlatformAuthOptions>, 'jwks' | 'cookieKeys'>;
   const baseUrl: string;
+  /** the host's storage, e.g. createRedisAdapter(…) (README "Storage") */
+  const adapter: NonNullable<PlatformAuthOptions['adapter']>;
   /** from an earlier snippet */
   const auth: PlatformAuth;
   const app: Koa;
@@ -25,7 +27,7 @@ declare global {
   /** the host's own sign-in and session (README "Sign-in options") */
   function readMySession(ctx: Koa.Context): { accountId: string; signedInAt: number } | undefined;
   function checkPasswordAndMfa(ctx: Koa.Context): Promise<{ id: string } | undefined>;
-  function showLoginPage(ctx: Koa.Context, error: string): void;
+  function showLoginPage(ctx: Koa.Context, error: string, status?: number): void;
   /** a field of the host's parsed form (the sign-in page carries the pending sign-in's id) */
   function formField(ctx: Koa.Context, name: string): string | undefined;
   function startMySession(ctx: Koa.Context, accountId: string): void;
