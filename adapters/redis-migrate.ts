@@ -24,6 +24,7 @@ import { Redis } from 'ioredis';
 import type { Cluster } from 'ioredis';
 
 import { CREDENTIAL_MODELS, grantIndexKeyOf, keyIdOf, recordKeyOf } from './redis-keys.ts';
+import { checkUrlOrClient } from './redis-url.ts';
 import { GRANTABLE_MODELS } from './types.ts';
 
 export interface MigrateRedisKeysOptions {
@@ -75,9 +76,7 @@ const literal = (text: string) => text.replace(/[*?[\]\\]/g, '\\$&');
 
 /** Moves every record of 0.1.0's raw-id layout; resolves with the count moved, by model. */
 export async function migrateRedisKeys(options: MigrateRedisKeysOptions): Promise<MigrateRedisKeysReport> {
-  if ((options.url === undefined) === (options.client === undefined)) {
-    throw new TypeError('migrateRedisKeys: pass either url or client');
-  }
+  checkUrlOrClient('migrateRedisKeys', options);
   const prefix = options.keyPrefix ?? 'platform-auth:';
   const client = (options.client ?? new Redis(options.url!, { lazyConnect: false, maxRetriesPerRequest: 3 })) as Redis | Cluster;
   const report: MigrateRedisKeysReport = {};

@@ -75,6 +75,7 @@ import type { Cluster } from 'ioredis';
 import { errors } from 'oidc-provider';
 
 import { grantIndexKeyOf, isCredentialModel, keyIdOf, recordKeyOf, storedJson, withId } from './redis-keys.ts';
+import { checkUrlOrClient } from './redis-url.ts';
 import { GRANT_CONTEXT_MODEL, GRANTABLE_MODELS, StorageUnavailableError } from './types.ts';
 import type {
   Adapter, AdapterPayload, CappedList, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep, LatestByMember, LatestEntry, PutRecords,
@@ -1370,33 +1371,6 @@ function reportConnection(client: Redis, logger: ConnectionLogger, closing: () =
 }
 
 /**
- * A `url` ioredis reads as meant. ioredis parses a string starting with exactly `redis://` or
- * `rediss://` (lower case; `rediss://` turns TLS on) as a URL, takes one starting with `/` as a
- * Unix socket path, and puts `redis://` in front of anything else (`localhost:6379`,
- * `user:pass@host:6379`). So another scheme (`http://…`) or `REDISS://`/`rediss:host` (read
- * as a host named `rediss` or `REDISS`, in plain text) connect somewhere not meant, and a URL
- * that does not parse makes ioredis throw an error whose `input` is the whole URL, password
- * included. Those are refused here; the message names the scheme at most, never the rest.
- */
-function checkRedisUrl(url: unknown): void {
-  const refuse = (why: string): never => {
-    throw new TypeError(`createRedisAdapter: \`url\` ${why}; pass a redis:// or rediss:// URL (or a Unix socket path)`);
-  };
-  if (typeof url !== 'string' || url === '') refuse('must be a non-empty string');
-  const text = url as string;
-  if (text.trim() !== text) refuse('has leading or trailing whitespace');
-  if (text.startsWith('/')) return;
-  if (/^rediss?:\/\//.test(text)) {
-    if (URL.parse(text) === null) refuse('is not a valid URL');
-    return;
-  }
-  // a scheme spelled otherwise: `http://`, `REDISS://`, or `rediss:`/`redis:` without `//`
-  // (but `redis:6379`, a host named redis and its port, as Docker Compose names services)
-  const scheme = /^([A-Za-z][A-Za-z0-9+.-]{0,19}):\/\//.exec(text)?.[1] ?? /^(rediss?):(?!\d+$)/i.exec(text)?.[1];
-  if (scheme !== undefined) refuse(`has the scheme ${JSON.stringify(`${scheme}:`)}, which ioredis would not read as meant`);
-}
-
-/**
  * Creates Redis storage for one `createPlatformAuth` instance.
  *
  * @example
@@ -1409,14 +1383,7 @@ function checkRedisUrl(url: unknown): void {
  */
 export function createRedisAdapter(options: RedisAdapterOptions): ClosableAdapterFactory & PutRecords {
   const { client, url, keyPrefix = REDIS_ADAPTER_DEFAULTS.keyPrefix, coalesceWrites = REDIS_ADAPTER_DEFAULTS.coalesceWrites } = options;
-  if (client === undefined && url === undefined && 'url' in options) {
-    // `url: process.env.REDIS_URL` with the variable unset: name the likely cause
-    throw new TypeError('createRedisAdapter: `url` is undefined (an environment variable that is not set?): pass a redis:// or rediss:// URL, or `client`');
-  }
-  if ((client === undefined) === (url === undefined)) {
-    throw new TypeError('createRedisAdapter: pass exactly one of `client` or `url`');
-  }
-  if (url !== undefined) checkRedisUrl(url);
+  checkUrlOrClient('createRedisAdapter', options);
   if (typeof coalesceWrites !== 'boolean') {
     throw new TypeError('createRedisAdapter: `coalesceWrites` must be true or false (leave it out for true)');
   }

@@ -105,6 +105,16 @@ afterAll(async () => {
   await redis?.stop();
 });
 
+describe('migrateRedisKeys checks its url as createRedisAdapter does, before connecting anywhere', () => {
+  test('an unset variable is named; a scheme ioredis would misread is refused without quoting the url', async () => {
+    await expect(migrateRedisKeys({ url: process.env.PLATFORM_AUTH_SURELY_UNSET })).rejects.toThrow(
+      'migrateRedisKeys: `url` is undefined (an environment variable that is not set?): pass a redis:// or rediss:// URL, or `client`',
+    );
+    const refused = await migrateRedisKeys({ url: 'REDISS://user:s3cret-pass@127.0.0.1:1' }).then(() => undefined, (error: unknown) => error as Error);
+    expect(refused?.message).toBe('migrateRedisKeys: `url` has the scheme "REDISS:", which ioredis would not read as meant; pass a redis:// or rediss:// URL (or a Unix socket path)');
+  });
+});
+
 describeMigration('migrateRedisKeys on a single Redis', () => single);
 describeMigration('migrateRedisKeys on a Cluster', () => clusterClient);
 
