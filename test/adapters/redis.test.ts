@@ -123,6 +123,23 @@ test('credentials Redis refuses are logged as such, not as "unreachable", and ne
   }
 });
 
+test('a Redis that asks for a password the url does not give (NOAUTH) is logged as refused credentials too', async () => {
+  const guarded = await startRedis({ forceSpawn: true });
+  const admin = new Redis(guarded.url);
+  await admin.config('SET', 'requirepass', 'only-the-admin-knows-0123');
+  const logger = captureLogger();
+  const factory = createRedisAdapter({ url: guarded.url, keyPrefix: freshPrefix(), logger });
+  try {
+    await expect(factory('Session').find('s')).rejects.toBeInstanceOf(StorageUnavailableError);
+    await eventually(async () => { if (logger.lines.length === 0) throw new Error('no line yet'); });
+    expect(logger.lines).toEqual([expect.stringMatching(/^warn: platform-auth: Redis at 127\.0\.0\.1:\d+ refused the credentials \(NOAUTH\): check the user name and password in the url; /)]);
+  } finally {
+    await factory.close();
+    admin.disconnect();
+    await guarded.stop();
+  }
+});
+
 describeAdapterContract('redis', async () => {
   const factory = createRedisAdapter({ url: server.url, keyPrefix: freshPrefix() });
   return { factory, teardown: () => factory.close() };
