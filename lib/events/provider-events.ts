@@ -23,6 +23,7 @@
 import Provider from 'oidc-provider';
 
 import { memberClientSite } from '../policies/audience.ts';
+import { documentRefusalWords } from '../policies/metadata-documents.ts';
 import type { MetricsRecorder } from '../metrics/recorder.ts';
 import { PROVIDER_ROUTE_LABELS } from '../metrics/endpoint-label.ts';
 import { GRANT_DETAILS } from '../trace/explain.ts';
@@ -106,7 +107,7 @@ function documentFailure(ctx: ProviderContext, error: ProviderError): ReturnType
   const failure = metadataDocumentFailure(error);
   if (failure || ctx.oidc?.client || namedClientId(ctx) === undefined) return failure;
   if (error.error === 'invalid_client_metadata' || error.error === 'invalid_redirect_uri') {
-    return { reason: 'invalid_content', description: descriptionOf(error, 'the document is not valid client metadata') };
+    return { reason: 'invalid_content', description: documentRefusalWords(descriptionOf(error, 'the document is not valid client metadata')) };
   }
   return undefined;
 }

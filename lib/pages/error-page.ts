@@ -11,6 +11,7 @@ import type { Context } from 'koa';
 import type { KoaContextWithOIDC, ErrorOut } from 'oidc-provider';
 
 import type { Logger } from '../contracts.ts';
+import { documentRefusalWords } from '../policies/metadata-documents.ts';
 import type { MessageKey } from './messages/index.ts';
 import type { ResolvedPagesOptions } from './options.ts';
 import { PAGES_DEFAULTS } from './options.ts';
@@ -46,12 +47,15 @@ export function createProviderErrorRenderer(pages: ResolvedPagesOptions, logger:
     const page = renderer.for(ctx as unknown as Context, { uiLocales });
     const { text } = page.translator;
     const words = wordsFor(out, ctx.status);
+    // a client named by a metadata-document URL and not found: the provider's words for its document, as its author needs them
+    const documentClient = !ctx.oidc?.client && /^https:\/\//i.test(String(ctx.oidc?.params?.client_id ?? ''));
+    const shown = documentClient && out.error_description ? { ...out, error_description: documentRefusalWords(out.error_description) } : out;
     // the status is the provider's, already set
     page.notice(ctx.status, {
       title: text(words.title),
       message: text(words.message),
       hint: text(words.hint),
-      code: supportCode(out),
+      code: supportCode(shown),
     });
   };
 }

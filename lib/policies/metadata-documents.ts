@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { PROTOCOL, PUBLIC_CLIENT_AUTH_METHOD } from '../constants.ts';
 import { findScope, SCOPES } from '../scopes/catalogue.ts';
 
 /** oidc-provider's limit for a document body, also applied by the shared cache. */
@@ -61,4 +62,18 @@ export function metadataDocumentFeature<C>(trust: MetadataDocumentTrust, guard?:
     allowClient: async () => true,
     cacheDuration: { ...DOCUMENT_CACHE_SECONDS },
   };
+}
+
+/**
+ * oidc-provider's words for a document it refused, as its author needs them. A document
+ * without `token_endpoint_auth_method` gets the default method, which needs a secret, and the
+ * provider's schema check says "client_secret is mandatory property" before any rule of this
+ * library sees it: to the author of a document, which may never hold a secret, that reads as
+ * the opposite of the fix.
+ */
+export function documentRefusalWords(description: string): string {
+  if (description === 'client_secret is mandatory property') {
+    return `token_endpoint_auth_method must be "${PUBLIC_CLIENT_AUTH_METHOD}": a client ID metadata document holds no secret, and leaving the field out means ${PROTOCOL.defaultTokenEndpointAuthMethod}, which needs one`;
+  }
+  return description;
 }

@@ -129,6 +129,9 @@ describe('metadata_document.failed, with its reason', () => {
     ['a document over the size limit', () => publish('tools.example', (id) => ({ body: { ...loopbackApp(id), pad: 'x'.repeat(DOCUMENT_BODY_LIMIT) } })), 'size', /^The metadata document is larger than 5 KB\.$/],
     ['a body that is not JSON', () => publish('tools.example', () => ({ body: 'not json {' })), 'invalid_content', /^The metadata document cannot be used: /],
     ['a document for another client_id', () => publish('tools.example', () => ({ body: loopbackApp('https://tools.example/someone-else.json') })), 'invalid_content', /client_id does not match/],
+    // the provider says "client_secret is mandatory property": the opposite of the fix, for a document
+    ['a document without token_endpoint_auth_method', () => publish('tools.example', (id) => ({ body: { ...loopbackApp(id), token_endpoint_auth_method: undefined } })), 'invalid_content',
+      /^The metadata document cannot be used: token_endpoint_auth_method must be "none": a client ID metadata document holds no secret, and leaving the field out means client_secret_post, which needs one\.$/],
   ];
 
   it.each(cases)('%s, and again the same when the failure cache answers', async (_, make, reason, summary) => {
@@ -144,6 +147,16 @@ describe('metadata_document.failed, with its reason', () => {
     const entries = trace.filter((e) => e.event === 'metadata_document.failed');
     expect(entries).toHaveLength(2);
     for (const entry of entries) expect(entry).toMatchObject({ outcome: 'refused', reason, summary: expect.stringMatching(summary), action: expect.any(String) });
+  });
+
+  it('a document without token_endpoint_auth_method: the error page\'s support code names the field to set', async () => {
+    const clientId = publish('tools.example', (id) => ({ body: { ...loopbackApp(id), token_endpoint_auth_method: undefined } }));
+    const url = buildAuthorizeUrl(app.baseUrl, { clientId, redirectUri: 'http://127.0.0.1/callback' }, { scope: 'openid', challenge: pkcePair().challenge, state: 'st' });
+    const res = await fetch(url, { redirect: 'manual' });
+    expect(res.status).toBe(400);
+    const page = await res.text();
+    expect(page).toContain('invalid_client_metadata: token_endpoint_auth_method must be &quot;none&quot;');
+    expect(page).not.toContain('client_secret is mandatory property');
   });
 
   it('the status of a failure answered from the cache is the status the host answered', async () => {

@@ -2,9 +2,7 @@
  * lib/policies/metadata-documents.ts without HTTP: which hosts may publish client ID
  * metadata documents, and what an unreviewed document client may hold.
  */
-import {
-  DOCUMENT_CACHE_SECONDS, documentHostAllowed, metadataDocumentFeature, UNREVIEWED_DOCUMENT_SCOPES, unreviewedMayHold,
-} from '../../lib/policies/metadata-documents.ts';
+import { DOCUMENT_CACHE_SECONDS, documentHostAllowed, documentRefusalWords, metadataDocumentFeature, UNREVIEWED_DOCUMENT_SCOPES, unreviewedMayHold } from '../../lib/policies/metadata-documents.ts';
 import { findScope, IDENTITY_SCOPES, SCOPES } from '../../lib/scopes/catalogue.ts';
 
 describe('documentHostAllowed', () => {
@@ -107,5 +105,19 @@ describe('metadataDocumentFeature', () => {
     (one.cacheDuration as { min: number }).min = 1;
     expect(DOCUMENT_CACHE_SECONDS.min).toBe(30);
     expect(two.cacheDuration.min).toBe(30);
+  });
+});
+
+describe('documentRefusalWords', () => {
+  it('turns the provider\'s "client_secret is mandatory property" into the field a document must set', () => {
+    expect(documentRefusalWords('client_secret is mandatory property')).toBe(
+      'token_endpoint_auth_method must be "none": a client ID metadata document holds no secret, and leaving the field out means client_secret_post, which needs one',
+    );
+  });
+
+  it('leaves every other refusal as the provider or the library said it', () => {
+    for (const words of ['redirect_uris must contain members', 'client_id metadata document is not valid JSON', '']) {
+      expect(documentRefusalWords(words)).toBe(words);
+    }
   });
 });
