@@ -33,6 +33,7 @@ import type { Context, Middleware, Next } from 'koa';
 import type { Logger, MemberDataSource } from '../contracts.ts';
 import { MCP_REVISIONS } from '../constants.ts';
 import { ENDPOINTS } from '../endpoints.ts';
+import type { PlatformAuthError } from '../errors.ts';
 import { printable } from '../events/printable.ts';
 import { REQUEST_ID_HEADER, requestTag } from '../http/request-id.ts';
 import { MCP_CORS, writeCors } from '../policies/cors.ts';
@@ -53,7 +54,8 @@ import type { ResolvedMcpOptions } from './options.ts';
 import { refusedOrigin } from './request-origin.ts';
 import type { OriginPolicy } from './request-origin.ts';
 import { buildServer, ServerPool } from './server.ts';
-import { refuseCall } from './tools/access.ts';
+import { combinedRefusal, refuseCall } from './tools/access.ts';
+import type { ToolAccess } from './tools/access.ts';
 import { memberTools } from './tools/member.ts';
 import { publicTools } from './tools/public.ts';
 import { createToolRegistry } from './tools/registry.ts';
@@ -220,18 +222,22 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
   }
 
   function checkToolCalls(ctx: Context, messages: unknown, caller: BearerAuth | undefined): boolean {
+    const called: ToolAccess[] = [];
+    const refusals: PlatformAuthError[] = [];
     for (const name of calledTools(messages)) {
       // unknown tools are the SDK's to answer
       const prepared = registry.get(name);
-      const refusal = prepared && refuseCall(prepared.tool, caller);
-      if (refusal) {
-        const invalid = ctx.get('mcp-protocol-version').trim() === MCP_REVISIONS.current ? headerRejection(ctx, messages) : undefined;
-        if (invalid) writeJsonRpcProblem(ctx, invalid);
-        else writeBearerError(ctx, refusal, resourceMetadata);
-        return false;
-      }
+      if (!prepared) continue;
+      called.push(prepared.tool);
+      const error = refuseCall(prepared.tool, caller);
+      if (error) refusals.push(error);
     }
-    return true;
+    const refusal = combinedRefusal(called, refusals);
+    if (!refusal) return true;
+    const invalid = ctx.get('mcp-protocol-version').trim() === MCP_REVISIONS.current ? headerRejection(ctx, messages) : undefined;
+    if (invalid) writeJsonRpcProblem(ctx, invalid);
+    else writeBearerError(ctx, refusal, resourceMetadata);
+    return false;
   }
 
   /**

@@ -25,7 +25,10 @@ export class McpToolError extends Error {
 export class ToolAuthenticationRequiredError extends AuthenticationRequiredError {
   declare readonly scope: string;
 
-  constructor(tool: string, scope: string) {
-    super(`the ${tool} tool needs an access token with ${scope}: send Authorization: Bearer <token>`, { scope });
+  /** `tool`: the tool called, or every tool of a batch that needs a token */
+  constructor(tool: string | readonly string[], scope: string) {
+    const tools = typeof tool === 'string' ? [tool] : tool;
+    const named = tools.length === 1 ? `the ${tools[0]} tool needs` : `the ${tools.slice(0, -1).join(', ')} and ${tools.at(-1)} tools need`;
+    super(`${named} an access token with ${scope}: send Authorization: Bearer <token>`, { scope });
   }
 }

@@ -1,11 +1,13 @@
 /**
  * JSON-RPC batches on the 2025 revisions over HTTP: answered as batches in 2025-03-26 (and
  * without `MCP-Protocol-Version`, which means 2025-03-26), refused in 2025-06-18 and 2025-11-25
- * (which have none), and refused, not left hanging, when they cancel their own request.
+ * (which have none), and refused, not left hanging, when they cancel their own request. A
+ * batch of calls refused for their token is challenged once, naming every scope it needs.
  */
+import { ADMIN, obtainTokens, operator } from '../support/flows.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
-import { mcpUrl } from './support.ts';
+import { challengeParams, mcpUrl } from './support.ts';
 
 let app: RunningApp;
 beforeAll(async () => { app = await startApp(); });
@@ -81,5 +83,47 @@ describe('batches by revision', () => {
     expect((await post([list], revision)).status).toBe(400);
     expect(mcpLogLines(before)).toEqual([]);
     expect(await post(whoami, revision)).toMatchObject({ status: 200, body: { id: 1, result: { structuredContent: { authenticated: false } } } });
+  });
+});
+
+describe('a batch whose calls need different scopes (MCP authorization: all scopes in a single challenge)', () => {
+  const calls = [
+    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_site_courses', arguments: {} } },
+    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_site_students', arguments: {} } },
+  ];
+  const postWith = (token?: string) => fetch(mcpUrl(app), {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-03-26',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: JSON.stringify(calls),
+  });
+  const scopesOf = (res: Response) => (challengeParams(res.headers.get('www-authenticate')).scope ?? '').split(' ').sort();
+  const tokenWith = async (scope: string) => (await obtainTokens(app.baseUrl, operator(app.baseUrl, app.operatorSecret), { scope }, ADMIN)).access_token;
+
+  it('403: a token with neither scope is told both', async () => {
+    const res = await postWith(await tokenWith('openid'));
+    expect(res.status).toBe(403);
+    expect(challengeParams(res.headers.get('www-authenticate')).error).toBe('insufficient_scope');
+    expect(scopesOf(res)).toEqual(['courses:read', 'students:read']);
+  });
+
+  it('403: a token with one of them is told both, as the request needs both', async () => {
+    const res = await postWith(await tokenWith('openid courses:read'));
+    expect(res.status).toBe(403);
+    expect(scopesOf(res)).toEqual(['courses:read', 'students:read']);
+  });
+
+  it('401: an anonymous batch is told both', async () => {
+    const res = await postWith();
+    expect(res.status).toBe(401);
+    expect(scopesOf(res)).toEqual(['courses:read', 'students:read']);
+  });
+
+  it('stepping up once with what the 403 named is enough to be served', async () => {
+    const first = await postWith(await tokenWith('openid'));
+    const named = challengeParams(first.headers.get('www-authenticate')).scope;
+    expect((await postWith(await tokenWith(`openid ${named}`))).status).toBe(200);
   });
 });

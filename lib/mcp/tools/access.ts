@@ -6,7 +6,7 @@
  */
 import type { PlatformAuthError } from '../../errors.ts';
 import { InsufficientScopeError, InvalidTokenError } from '../../errors.ts';
-import { noteRefusal } from '../../events/refusals.ts';
+import { noteRefusal, refusalOf } from '../../events/refusals.ts';
 import type { BearerAuth } from '../../resource/bearer.ts';
 import { ToolAuthenticationRequiredError } from '../errors.ts';
 import type { McpToolAudience } from './types.ts';
@@ -42,6 +42,27 @@ export function refuseCall(tool: ToolAccess, caller: BearerAuth | undefined): Pl
     return refused(caller, new InsufficientScopeError(scope, `the ${tool.name} tool requires the ${scope} scope`), 'missing_scope');
   }
   return undefined;
+}
+
+/**
+ * One answer for a POST whose calls were refused (a batch holds several): its challenge names
+ * every scope the POST's calls need, held or not, as a single call's names its tool's scopes,
+ * so a client that steps up once is served (MCP authorization, scope challenges: "servers
+ * SHOULD include all scopes required for the current operation in a single challenge"; RFC
+ * 6750 §3.1). A refusal no scope can lift (a member token without a site) is answered as it is.
+ * `called`: every tool the POST calls; `refusals`: those refused, in order.
+ */
+export function combinedRefusal(called: readonly ToolAccess[], refusals: readonly PlatformAuthError[]): PlatformAuthError | undefined {
+  const [first] = refusals;
+  if (!first || called.length === 1) return first;
+  const unliftable = refusals.find((error) => error.scope === undefined);
+  if (unliftable) return unliftable;
+  const needing = called.filter((tool) => tool.audience !== 'public');
+  const scope = [...new Set(needing.flatMap((tool) => tool.scopes))].join(' ');
+  // no token: every refusal is the 401 that asks for one; with a token, every one is a 403
+  if (first instanceof ToolAuthenticationRequiredError) return new ToolAuthenticationRequiredError([...new Set(needing.map((tool) => tool.name))], scope);
+  const description = [...new Set(refusals.map((error) => error.description))].join('; ');
+  return noteRefusal(new InsufficientScopeError(scope, description), refusalOf(first));
 }
 
 export function mayCall(tool: ToolAccess, caller: BearerAuth | undefined): boolean {
