@@ -75,6 +75,15 @@ export class InsufficientScopeError extends PlatformAuthError {
   }
 }
 
+/**
+ * Whether `error` is one of RFC 6750 §3.1's refusals of a protected resource, which carry the
+ * `WWW-Authenticate` challenge: 401 `invalid_token` (or no credentials), 403
+ * `insufficient_scope`, and 400 `invalid_request` (the token sent more than one way).
+ */
+export function isBearerRefusal(error: PlatformAuthError): boolean {
+  return error.status === 401 || error.status === 403 || (error.status === 400 && error.code === 'invalid_request');
+}
+
 /** A malformed request (RFC 6749 §5.2): 400, or a more precise 4xx such as 405 or 413. */
 export class InvalidRequestError extends PlatformAuthError {
   constructor(description: string, options?: { cause?: unknown; status?: number }) {

@@ -81,7 +81,7 @@ export const EVENT_WHEN = {
   'registration.refused': 'a registration was refused (Variant A or B)',
   'metadata_document.fetched': 'a client ID metadata document was fetched from its host (not when a cache answered)',
   'metadata_document.failed': 'a client ID metadata document could not be used',
-  'access.refused': 'UserInfo, `/account/graphql`, `/mcp` or a host route (`requireBearer`) answered 401 or 403; `other_audience` is a token for another origin',
+  'access.refused': 'UserInfo, `/account/graphql`, `/mcp` or a host route (`requireBearer`) answered 401 or 403, or 400 `invalid_request` for a token sent more than one way (`malformed`); `other_audience` is a token for another origin',
   'storage.unavailable': 'a request was answered 503 because storage was unreachable; `reason` is the adapter\'s, when known',
   'server.error': 'oidc-provider failed unexpectedly (500); `error` is the error\'s class name, never its message (which may quote the request)',
 } as const satisfies Record<EventName, string>;

@@ -1,6 +1,6 @@
 /**
  * `access.refused`: why a protected resource (UserInfo, `/account/graphql`, `/mcp`, a host
- * route behind `auth.requireBearer()`) answered 401 or 403, and for which client.
+ * route behind `auth.requireBearer()`) answered 401 or 403 (or 400 for a token sent more than one way), and for which client.
  *
  * The bearer core notes the machine reason and the token's client on the error it throws
  * (`noteRefusal`), at no cost to accepted requests; the one place that writes every refusal
@@ -13,7 +13,7 @@
  */
 import type { Context } from 'koa';
 
-import { AuthenticationRequiredError, InsufficientScopeError, InvalidRequestError } from '../errors.ts';
+import { AuthenticationRequiredError, InsufficientScopeError, InvalidRequestError, isBearerRefusal } from '../errors.ts';
 import type { PlatformAuthError } from '../errors.ts';
 import { ENDPOINTS } from '../endpoints.ts';
 import { diagnosticsOf } from './diagnostics.ts';
@@ -77,9 +77,9 @@ export function resolveUnknownTokensWith(owner: object, resolver: UnknownTokenRe
   resolvers.set(owner, resolver);
 }
 
-/** Reports a 401/403 answer of a protected resource as `access.refused`. */
+/** Reports a refusal of a protected resource (401, 403, or 400 `invalid_request`) as `access.refused`. */
 export function reportAccessRefused(ctx: Context, error: PlatformAuthError): void {
-  if (error.status !== 401 && error.status !== 403) return;
+  if (!isBearerRefusal(error)) return;
   const diagnostics = diagnosticsOf(ctx);
   if (!diagnostics?.wants('access.refused')) return;
   const noted = refusalOf(error);

@@ -37,7 +37,7 @@ export interface EventBase {
 export type ResourceEndpoint = 'userinfo' | 'account_api' | 'mcp' | 'host';
 
 /**
- * Why a protected resource refused a bearer token (401/403):
+ * Why a protected resource refused a bearer token (401/403, or 400 for one sent more than one way):
  * - `no_token`: no `Authorization` header where a token is needed;
  * - `malformed`: not a Bearer header, a malformed token, or the token sent more than one way;
  * - `unknown`: no such token here (never issued here, or expired and gone from storage);

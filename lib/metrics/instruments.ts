@@ -54,7 +54,7 @@ export const METRICS = Object.freeze({
   accessRefused: {
     name: 'platform_auth.access.refused',
     unit: '{request}',
-    description: 'Bearer-token refusals (401/403) at UserInfo, /account/graphql, /mcp and host routes, by endpoint and reason (no_token, unknown, expired, revoked, other_audience, missing_scope, …).',
+    description: 'Bearer-token refusals (401/403, and 400 for a token sent more than one way) at UserInfo, /account/graphql, /mcp and host routes, by endpoint and reason (no_token, unknown, expired, revoked, other_audience, missing_scope, …).',
     attributes: ['endpoint', 'reason'],
   },
   metadataDocumentFailures: {

@@ -6,7 +6,7 @@
  */
 import type { Context } from 'koa';
 
-import { AuthenticationRequiredError } from '../errors.ts';
+import { AuthenticationRequiredError, isBearerRefusal } from '../errors.ts';
 import type { PlatformAuthError } from '../errors.ts';
 import { reportAccessRefused } from '../events/refusals.ts';
 import { formatChallenge, writeError } from '../http/error-response.ts';
@@ -25,9 +25,9 @@ export function buildChallenge(error: PlatformAuthError, resourceMetadata: strin
   ]);
 }
 
-/** Writes a 401/403 (or other) error answer of a protected endpoint, and reports a refusal (`access.refused`). */
+/** Writes an error answer of a protected endpoint: RFC 6750's refusals with their challenge, reported (`access.refused`). */
 export function writeBearerError(ctx: Context, error: PlatformAuthError, resourceMetadata: string): void {
-  const challenge = error.status === 401 || error.status === 403 ? buildChallenge(error, resourceMetadata) : undefined;
+  const challenge = isBearerRefusal(error) ? buildChallenge(error, resourceMetadata) : undefined;
   writeError(ctx, error, challenge === undefined ? {} : { challenge });
   if (challenge !== undefined) reportAccessRefused(ctx, error);
 }
