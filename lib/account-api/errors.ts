@@ -77,15 +77,18 @@ export function createMaskError() {
     }
     // graphql-js's own request errors (variables, operation name): the caller's input. They
     // have no field path; a GraphQLError raised under a field came from a resolver's source
-    // (a host's data source re-throwing an upstream GraphQL error): unexpected, masked below
+    // (a host's data source re-throwing an upstream GraphQL error): unexpected, masked below.
+    // The outermost one is answered: a variable's coercion error names the variable and where
+    // it is defined ('Variable "$b" got invalid value …'), the scalar's error inside it neither
     if (original instanceof GraphQLError && !located?.path) {
-      if (original.extensions.code === undefined) {
-        return mark(new GraphQLError(original.message, {
-          nodes: original.nodes, positions: original.positions, path: original.path,
-          extensions: { ...original.extensions, code: 'BAD_USER_INPUT' },
+      const outer = located ?? original;
+      if (outer.extensions.code === undefined) {
+        return mark(new GraphQLError(outer.message, {
+          nodes: outer.nodes, positions: outer.positions, path: outer.path,
+          extensions: { ...outer.extensions, code: 'BAD_USER_INPUT' },
         }));
       }
-      return mark(original);
+      return mark(outer);
     }
     const where = located?.path ? ` at ${located.path.join('.')}` : '';
     const detail = original instanceof Error ? (original.stack ?? `${original.name}: ${original.message}`) : String(original);

@@ -55,6 +55,18 @@ describe('a data source that throws a GraphQLError (an upstream GraphQL call)', 
     expect(app.warnings.slice(before)).toEqual([]);
   });
 
+  it('a variable of the wrong type is named, with where it is defined (graphql-js\'s message, not the scalar\'s inside it)', async () => {
+    const res = await graphql(app, token,
+      'query ($a: Int, $b: Int) { viewer { orders(first: $a) { totalCount } enrolledCourses(first: $b) { totalCount } } }',
+      { a: 1, b: 'x' });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([{
+      message: expect.stringMatching(/^Variable "\$b" got invalid value "x"; Int cannot represent non-integer value: "x"$/),
+      locations: [{ line: 1, column: 17 }],
+      extensions: { code: 'BAD_USER_INPUT' },
+    }]);
+  });
+
   it('a document nested deeper than the parser\'s stack (within a raised maxTokens) is 400 GRAPHQL_PARSE_FAILED, not a 500', async () => {
     const depth = 2500;
     const res = await graphql(app, token, `{ viewer { ${'...{'.repeat(depth)} id ${'}'.repeat(depth)} } }`);
