@@ -91,7 +91,18 @@ export function createAccountApiEngine(options: ResolvedAccountApiOptions, logge
         const syntax = new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { code: 'GRAPHQL_PARSE_FAILED' } });
         return answer(400, { errors: [syntax] });
       }
-      const invalid = validate(schema, document);
+      let invalid;
+      try {
+        invalid = validate(schema, document);
+      } catch (error) {
+        // graphql-js's rules walk fragments by recursion too (NoFragmentCyclesRule): a chain of
+        // thousands of named fragments, which parses flat within a raised maxTokens, can
+        // overflow the stack before the query limits refuse it. The caller's input all the same
+        if (error instanceof RangeError) {
+          return answer(400, { errors: [new GraphQLError('The document nests its fragments too deeply to validate.', { extensions: { code: 'QUERY_TOO_DEEP' } })] });
+        }
+        throw error;
+      }
       if (invalid.length > 0) return answer(400, { errors: options.introspection ? invalid : invalid.map(withoutSuggestions) });
       const operation = getOperationAST(document, params.operationName);
       if (!operation) {

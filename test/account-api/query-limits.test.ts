@@ -2,11 +2,13 @@
  * The depth and cost rule and the introspection refusal, run by graphql-js validation
  * against the Account API schema.
  */
+import { readFileSync } from 'node:fs';
+
 import { buildSchema, getIntrospectionQuery, parse, specifiedRules, validate } from 'graphql';
 import type { GraphQLError, ValidationRule } from 'graphql';
 
 import {
-  ASSUMED_LIST_SIZE, NoIntrospectionRule, accountApiTypeDefs, createQueryLimitsRule, measureSelectionSet,
+  ASSUMED_LIST_SIZE, MAX_FRAGMENT_NESTING, NoIntrospectionRule, accountApiTypeDefs, createQueryLimitsRule, measureSelectionSet,
 } from '../../lib/account-api/index.ts';
 import type { Measure, QueryLimits } from '../../lib/account-api/index.ts';
 
@@ -38,8 +40,8 @@ const FULL_AT_CAP = `{ viewer { id email
 describe('measure', () => {
   it('counts each field once and multiplies list items by first', () => {
     // viewer, enrolledCourses, nodes, 20 × (slug, title)
-    expect(measure('{ viewer { enrolledCourses { nodes { slug title } } } }')).toEqual({ cost: 3 + 20 * 2, depth: 4 });
-    expect(measure('{ viewer { enrolledCourses(first: 5) { nodes { slug } totalCount } } }')).toEqual({ cost: 4 + 5, depth: 4 });
+    expect(measure('{ viewer { enrolledCourses { nodes { slug title } } } }')).toEqual({ cost: 3 + 20 * 2, depth: 4, nesting: 0 });
+    expect(measure('{ viewer { enrolledCourses(first: 5) { nodes { slug } totalCount } } }')).toEqual({ cost: 4 + 5, depth: 4, nesting: 0 });
     expect(measure('{ viewer { enrolledCourses(first: 0) { nodes { slug } } } }').cost).toBe(3);
   });
 
@@ -57,7 +59,7 @@ describe('measure', () => {
     const viaFragments = measure(`{ viewer { __typename enrolledCourses(first: 3) { ...C } } }
       fragment C on EnrolledCourseConnection { nodes { ... on EnrolledCourse { slug } ...T } }
       fragment T on EnrolledCourse { title __typename }`);
-    expect(viaFragments).toEqual(direct);
+    expect(viaFragments).toEqual({ ...direct, nesting: 2 });
   });
 
   it('stays linear when fragments are spread many times, and survives cycles', () => {
@@ -93,6 +95,33 @@ describe('createQueryLimitsRule', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]!.extensions).toMatchObject({ code: 'QUERY_TOO_COSTLY', maxCost: 10_000 });
     expect(errors[0]!.extensions.cost).toBeGreaterThan(10_000);
+  });
+
+  describe('fragments nested in one another (a chain of named fragments parses flat, then overflowed the stack)', () => {
+    /** `{ viewer { ...F0 } }` and F0 … F(n-1), each spreading the next */
+    const chain = (n: number, prefix = 'F') => Array.from({ length: n }, (_, i) => `fragment ${prefix}${i} on Viewer { ${i + 1 < n ? `...${prefix}${i + 1}` : 'id'} }`).join('\n');
+    const inline = (n: number) => `{ viewer { ${'... on Viewer { '.repeat(n)}id${' }'.repeat(n)} } }`;
+    const deepErrors = (query: string) => errorsOf(query).filter((e) => e.extensions.maxFragmentNesting !== undefined);
+
+    it('the README states the bound', () => {
+      const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+      expect(readme).toContain(`| fragments (named or inline) nested in one another more than ${MAX_FRAGMENT_NESTING} levels deep | 400 | \`QUERY_TOO_DEEP\` (\`maxFragmentNesting\`) |`);
+    });
+
+    it(`takes ${MAX_FRAGMENT_NESTING} levels of named or inline fragments`, () => {
+      expect(errorsOf(`{ viewer { ...F0 } } ${chain(MAX_FRAGMENT_NESTING)}`)).toEqual([]);
+      expect(errorsOf(inline(MAX_FRAGMENT_NESTING))).toEqual([]);
+    });
+
+    it.each([
+      ['named', `{ viewer { ...F0 } } ${chain(MAX_FRAGMENT_NESTING + 1)}`],
+      ['inline', inline(MAX_FRAGMENT_NESTING + 1)],
+      ['a chain of 3,000 named', `{ viewer { ...F0 } } ${chain(3_000)}`],
+      // the chain is measured shallow first; spread again under 60 inline levels it is 140 deep
+      ['a memoized chain spread again deeper', `{ viewer { ...G0 ${'... on Viewer { '.repeat(60)}...G0${' }'.repeat(60)} } } ${chain(80, 'G')}`],
+    ])('refuses one level more, %s, with QUERY_TOO_DEEP', (_label, query) => {
+      expect(deepErrors(query).map((e) => e.extensions)).toEqual([{ code: 'QUERY_TOO_DEEP', maxFragmentNesting: MAX_FRAGMENT_NESTING }]);
+    });
   });
 
   it('lets the standard introspection query through (graphql-js bounds introspection itself)', () => {

@@ -1,8 +1,9 @@
 /**
  * What a host's data source throws never reaches the caller as it was: a GraphQLError it
  * re-throws from an upstream GraphQL call is masked and logged like any failure (not passed
- * on as the caller's input error); a document nested deeper than the parser's stack is a 400,
- * not a 500; and a page-size cap below the default lowers the default with it.
+ * on as the caller's input error); a document nested deeper than the parser's stack, or
+ * fragments nested deeper than the rules' and the executor's, is a 400, not a 500; and a
+ * page-size cap below the default lowers the default with it.
  */
 import { GraphQLError } from 'graphql';
 
@@ -72,6 +73,26 @@ describe('a data source that throws a GraphQLError (an upstream GraphQL call)', 
     const res = await graphql(app, token, `{ viewer { ${'...{'.repeat(depth)} id ${'}'.repeat(depth)} } }`);
     expect(res.status).toBe(400);
     expect(res.body.errors[0].extensions.code).toBe('GRAPHQL_PARSE_FAILED');
+  });
+});
+
+describe('fragments nested in one another, within the largest maxTokens', () => {
+  let app: RunningApp;
+  let token: string;
+  beforeAll(async () => {
+    app = await startApp({ auth: { accountApi: { maxTokens: 100_000, maxBodyBytes: 1024 * 1024 } } });
+    token = await memberToken(app, STUDENT);
+  });
+  afterAll(() => app.stop());
+
+  it.each([12_000, 5_000, 101])('a chain of %i named fragments (parsed flat within a raised maxTokens) is 400 QUERY_TOO_DEEP, not a 500 or a stack overflow', async (n) => {
+    const fragments = Array.from({ length: n }, (_, i) => `fragment F${i} on Viewer { ${i + 1 < n ? `...F${i + 1}` : 'id'} }`);
+    const before = app.warnings.length;
+    const res = await graphql(app, token, `{ viewer { ...F0 } }\n${fragments.join('\n')}`);
+    expect(res.status).toBe(400);
+    expect(res.body.errors.map((e: { extensions: { code: string } }) => e.extensions.code)).toContain('QUERY_TOO_DEEP');
+    expect(res.body.errors.map((e: { extensions: { code: string } }) => e.extensions.code)).not.toContain('INTERNAL_SERVER_ERROR');
+    expect(app.warnings.slice(before)).toEqual([]);
   });
 });
 

@@ -85,7 +85,7 @@ it('gives the limits the spec leaves out, from the configuration', () => {
     'Refresh token lifetime': expect.stringMatching(/^14 days \(1209600 seconds\)/),
     'Authorization code lifetime': expect.stringMatching(/^1 minute \(60 seconds\)/),
     'Account API page size (`first`)': expect.stringContaining(`maximum ${MAX_PAGE_SIZE}`),
-    'Account API query depth': '10 levels',
+    'Account API query depth': '10 levels of fields; fragments nested in one another at most 100 levels',
     'Sign-in attempts': expect.stringMatching(/^after 5 failed sign-ins per account or 50 per client address, .* up to 15 minutes; .*`429` with `Retry-After`\. Forgotten 15 minutes after the wait that the last failure earned has ended$/),
     'Rate limits': 'none applied by this server beyond sign-in attempts',
   });
@@ -241,7 +241,7 @@ it('takes the host\'s limits and the configured lifetimes and caps', async () =>
       'Refresh token lifetime': expect.stringMatching(/^30 days/),
       'Authorization code lifetime': expect.stringMatching(/^2 minutes \(120 seconds\)/),
       'Account API page size (`first`)': expect.stringContaining('default 20, maximum 50'),
-      'Account API query depth': '6 levels',
+      'Account API query depth': '6 levels of fields; fragments nested in one another at most 100 levels',
       'Rate limits': '600 requests per minute per IP address; 429 with Retry-After beyond',
       'Request body (proxy)': '1 MiB',
     });

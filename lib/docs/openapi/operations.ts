@@ -5,7 +5,7 @@
  * @module
  */
 import { UNAVAILABLE_CODE } from '../../account-api/errors.ts';
-import { ACCOUNT_API_ACCESS } from '../../account-api/index.ts';
+import { ACCOUNT_API_ACCESS, MAX_FRAGMENT_NESTING } from '../../account-api/index.ts';
 import type { ResolvedOptions } from '../../config/options.ts';
 import { CONFIDENTIAL_CLIENT_AUTH_METHOD, MCP_REVISIONS, PUBLIC_CLIENT_AUTH_METHOD } from '../../constants.ts';
 import { ENDPOINTS } from '../../endpoints.ts';
@@ -241,7 +241,7 @@ const DESCRIBE: Record<EndpointId, Describe> = {
     const limits = options.accountApi;
     const post = bearerOperation(ACCOUNT_API_ACCESS, {
       tags: [TAGS.account.name],
-      description: `One GraphQL operation per request, for the signed-in member at the token's site. Query limits: depth ${limits.maxDepth}, cost ${limits.maxCost}, ${limits.maxTokens} tokens, body ${limits.maxBodyBytes} bytes; \`first\` at most ${limits.maxPageSize}. Introspection is ${limits.introspection ? 'on' : 'off'}. A request without a token is refused (no anonymous mode).`,
+      description: `One GraphQL operation per request, for the signed-in member at the token's site. Query limits: depth ${limits.maxDepth}, fragments nested at most ${MAX_FRAGMENT_NESTING} levels, cost ${limits.maxCost}, ${limits.maxTokens} tokens, body ${limits.maxBodyBytes} bytes; \`first\` at most ${limits.maxPageSize}. Introspection is ${limits.introspection ? 'on' : 'off'}. A request without a token is refused (no anonymous mode).`,
       requestBody: {
         required: true,
         content: jsonContent(ref('schemas', 'GraphQLRequest'), { query: '{ viewer { id email enrolledCourses(first: 10) { nodes { slug expireDate hasLifetimeAccess } } } }' }),
