@@ -30,7 +30,7 @@ import type { ExpectedSignIn, InteractionsApi } from '../lib/pages/sign-in.ts';
 import type { PageRenderer } from '../lib/pages/renderer.ts';
 import { memberClientSite } from '../lib/policies/audience.ts';
 import { mayRedirectError } from '../lib/policies/redirect-trust.ts';
-import { endedWithHost, hostAccountOf, ownPageSignInHost } from '../lib/policies/host-session.ts';
+import { checkedAuthTime, endedWithHost, hostAccountOf, ownPageSignInHost } from '../lib/policies/host-session.ts';
 import type { OwnPageSignIns, SignedInSession } from '../lib/policies/host-session.ts';
 import type { OidcClient, TrustSources } from './client-view.ts';
 import { saveInteractionResult } from './interaction-result.ts';
@@ -184,12 +184,12 @@ export function createSignInFlow({ provider, options, ownPageSignIns, pages, tru
       if (!given || typeof given.accountId !== 'string' || !given.accountId) {
         throw new TypeError('finishSignIn(ctx, signIn): signIn must be an account id or { accountId, authTime?, amr?, acr? }');
       }
+      const authTime = checkedAuthTime(given.authTime, 'finishSignIn(ctx, signIn)', now()) ?? now();
       const { interaction, client } = await waitingAs(ctx, expectedOf);
       if (!await options.accounts.findById(given.accountId)) {
         throw new InvalidRequestError('accounts.findById does not know the account the sign-in was finished with');
       }
       const request = signInRequestOf(interaction, client, baseUrl);
-      const authTime = given.authTime ?? now();
       const started = interaction.exp - options.ttl.interaction;
       if (request.fresh && authTime < started) {
         throw new InvalidRequestError('the client asked for a fresh sign-in (prompt=login): the sign-in must happen after the request, so its authTime cannot be earlier');
@@ -245,11 +245,20 @@ export function createSignInFlow({ provider, options, ownPageSignIns, pages, tru
       if (request.fresh) return false;
       const found = await resolve(ctx, request);
       if (!found || typeof found.accountId !== 'string' || !found.accountId) return false;
-      if (request.maxAge !== undefined && (found.authTime === undefined || now() - found.authTime > request.maxAge)) return false;
+      let authTime: number | undefined;
+      try {
+        authTime = checkedAuthTime(found.authTime, 'options.signIn.session', now());
+      } catch (error) {
+        // the host's mistake, on every sign-in until it is mended: logged, and the session
+        // left unused (the person signs in on the page) rather than a failed authorization
+        options.logger.error(`platform-auth: ${(error as Error).message}; the host's session is not used`);
+        return false;
+      }
+      if (request.maxAge !== undefined && (authTime === undefined || now() - authTime > request.maxAge)) return false;
       const hinted = hintedAccount(interaction);
       if (hinted !== undefined && hinted !== found.accountId) return false;
       if (!await options.accounts.findById(found.accountId)) return false;
-      const result = await loginResult(provider, interaction, { ...found, authTime: found.authTime ?? now() });
+      const result = await loginResult(provider, interaction, { ...found, authTime: authTime ?? now() });
       // on the interaction loadInteraction read in this request (./interaction-result.ts)
       const returnTo = await saveInteractionResult(interaction, result, { mergeWithLastSubmission: false });
       ctx.set('Cache-Control', 'no-store');

@@ -95,8 +95,10 @@ export interface HostSignIn {
   /** the account, as `accounts.findById` knows it */
   readonly accountId: string;
   /**
-   * When the person signed in (epoch seconds): the ID token's `auth_time`, checked against
-   * `max_age` and, for a fresh sign-in, against the start of the request.
+   * When the person signed in (epoch seconds, `Math.floor(Date.now() / 1000)`, not
+   * milliseconds): the ID token's `auth_time`, checked against `max_age` and, for a fresh
+   * sign-in, against the start of the request. More than 60 s ahead of now is refused
+   * (`finishSignIn` throws a `TypeError`; a session with it is not used).
    * @default from `finishSignIn`: now; from `signIn.session`: unknown, so a request with
    * `max_age` is not satisfied by the session (the person signs in), and `auth_time` is when
    * the session was found

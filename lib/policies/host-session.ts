@@ -108,6 +108,31 @@ export function hostAccountOf(found: HostSignIn | undefined): string | undefined
 }
 
 /**
+ * How far a host's `authTime` may be ahead of this instance's clock: a host whose sessions are
+ * kept by another machine may disagree by a little; anything later is a mistake.
+ */
+export const AUTH_TIME_LEEWAY_S = 60;
+
+/**
+ * A host's `authTime` (`finishSignIn`, `signIn.session`), checked: epoch seconds, not later
+ * than now. It becomes the ID token's `auth_time` and the session's sign-in time, which
+ * `max_age` is judged by: milliseconds (`Date.now()`, the usual slip) or a time in the future
+ * would make the sign-in look fresh for ever, so they are refused, not clamped. `undefined`
+ * stays undefined (each caller has its default). `where` names the call for the message.
+ */
+export function checkedAuthTime(authTime: unknown, where: string, nowS: number): number | undefined {
+  if (authTime === undefined) return undefined;
+  if (typeof authTime !== 'number' || !Number.isFinite(authTime) || authTime <= 0) {
+    throw new TypeError(`${where}: authTime must be the time of the sign-in in epoch seconds (Math.floor(Date.now() / 1000)), not ${typeof authTime === 'string' ? JSON.stringify(authTime) : String(authTime)}`);
+  }
+  if (authTime > nowS + AUTH_TIME_LEEWAY_S) {
+    const hint = authTime > nowS * 100 ? ': it looks like milliseconds; pass Math.floor(ms / 1000)' : '';
+    throw new TypeError(`${where}: authTime ${authTime} is in the future; it is the time of the sign-in in epoch seconds${hint}`);
+  }
+  return Math.floor(authTime);
+}
+
+/**
  * The rule, for whoever holds a sign-in of `accountId`: it ended with the host's session when
  * the host's session names another account (`hostAccount`), or names none and the library's
  * page did not make it (`ownPage`, asked only then; without it, a host naming nobody ends nothing).

@@ -174,6 +174,29 @@ describe('max_age with the host\'s session', () => {
   });
 });
 
+describe('signIn.session with an authTime that is not epoch seconds', () => {
+  let app: RunningApp;
+  let config: oidc.Configuration;
+  const logged: string[] = [];
+  beforeAll(async () => {
+    // the host's slip: milliseconds
+    app = await startApp({ auth: { logger: { info() {}, warn() {}, error: (m) => { logged.push(m); } }, signIn: { session: () => ({ accountId: 'acc-student', authTime: Date.now() }) } } });
+    config = await configFor(app);
+  });
+  afterAll(() => app.stop());
+
+  it('is not used (it would satisfy every max_age): the person signs in on the page, and the host\'s mistake is logged', async () => {
+    const flow = await authorize(config, { max_age: '60' });
+    const browser = new Browser(app.baseUrl);
+    const login = page(await browser.navigate(flow.url), 'the sign-in page');
+    expect(isLibrarySignIn(login)).toBe(true);
+    expect(logged).toEqual([expect.stringMatching(/^platform-auth: options\.signIn\.session: authTime \d+ is in the future; .*looks like milliseconds.*; the host's session is not used$/)]);
+    const consent = page(await browser.submit(login, '/login', STUDENT), 'the consent page');
+    const claims = (await allowAndRedeem(config, browser, consent, flow)).claims()!;
+    expect(claims.auth_time).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
+  });
+});
+
 describe('the host\'s sign-in page (signIn.loginUrl)', () => {
   let app: RunningApp;
   let config: oidc.Configuration;
@@ -357,6 +380,21 @@ describe('the host\'s sign-in page (signIn.loginUrl)', () => {
     expect(await unknown.text()).toMatch(/does not know the account/);
     expect((await browser.request('/test/finish?account=acc-student')).status).toBe(303);
   });
+  it.each([
+    ['milliseconds (Date.now())', () => Date.now(), /authTime \d+ is in the future; .*epoch seconds: it looks like milliseconds/],
+    ['an hour ahead', () => Math.floor(Date.now() / 1000) + 3600, /authTime \d+ is in the future; it is the time of the sign-in in epoch seconds$/],
+  ])('finishSignIn refuses an authTime in %s, which would make the sign-in fresh for ever (max_age)', async (_label, authTime, message) => {
+    const browser = new Browser(app.baseUrl);
+    const flow = await authorize(config, { max_age: '60' });
+    page(await browser.navigate(flow.url), 'the host sign-in page');
+    const refused = await browser.request(`/test/finish?account=acc-student&authTime=${authTime()}`);
+    expect(refused.status).toBe(500); // a TypeError: the host's mistake, answered by the test's route
+    expect(await refused.text()).toMatch(message);
+    // the sign-in still waits, and a right authTime finishes it, with that auth_time
+    const signedInAt = Math.floor(Date.now() / 1000) - 5;
+    expect((await browser.request(`/test/finish?account=acc-student&authTime=${signedInAt}`)).status).toBe(303);
+  });
+
   it('the library\'s password form is no way around the host\'s page', async () => {
     const browser = new Browser(app.baseUrl);
     const flow = await authorize(config);

@@ -8,7 +8,7 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import type { HostSignIn, SignInRequest } from '../../lib/contracts.ts';
 import {
-  hostSessionChanged, hostSessionCheck, markOwnPageLogin, noteOwnPageSignIns, OwnPageSignIns, ownPageSignInHost,
+  AUTH_TIME_LEEWAY_S, checkedAuthTime, hostSessionChanged, hostSessionCheck, markOwnPageLogin, noteOwnPageSignIns, OwnPageSignIns, ownPageSignInHost,
 } from '../../lib/policies/host-session.ts';
 
 interface FakeOptions {
@@ -138,5 +138,29 @@ describe('a session signed in on the library\'s own page (OwnPageSignIns)', () =
     // no sign-in in this answer (a token request, a consent alone): no storage work
     expect(step({ oidc: { result: { consent: {} }, session: { ...session } } } as never)).toBeUndefined();
     expect(step({} as never)).toBeUndefined();
+  });
+});
+
+describe('checkedAuthTime (a host\'s authTime: epoch seconds, not later than now)', () => {
+  const now = 1_790_000_000;
+
+  it('takes epoch seconds up to the leeway ahead, floored, and leaves undefined to the caller', () => {
+    expect(checkedAuthTime(undefined, 'x', now)).toBeUndefined();
+    expect(checkedAuthTime(now - 3600, 'x', now)).toBe(now - 3600);
+    expect(checkedAuthTime(now + AUTH_TIME_LEEWAY_S, 'x', now)).toBe(now + AUTH_TIME_LEEWAY_S);
+    expect(checkedAuthTime(now - 0.5, 'x', now)).toBe(now - 1);
+  });
+
+  it.each([
+    [Number.NaN, /must be the time of the sign-in in epoch seconds \(Math\.floor\(Date\.now\(\) \/ 1000\)\), not NaN$/],
+    [Number.POSITIVE_INFINITY, /not Infinity$/],
+    ['1790000000', /not "1790000000"/],
+    [0, /not 0/],
+    [-5, /not -5/],
+    [now + AUTH_TIME_LEEWAY_S + 1, /^where: authTime \d+ is in the future; it is the time of the sign-in in epoch seconds$/],
+    [now * 1000, /is in the future; .*: it looks like milliseconds; pass Math\.floor\(ms \/ 1000\)$/],
+  ])('refuses %p with a TypeError that says what to pass', (value, message) => {
+    expect(() => checkedAuthTime(value, 'where', now)).toThrow(TypeError);
+    expect(() => checkedAuthTime(value, 'where', now)).toThrow(message);
   });
 });
