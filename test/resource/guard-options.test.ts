@@ -1,6 +1,7 @@
 /**
- * A bearer guard with a scope no token can carry refuses every caller at run time, so it is
- * refused when the guard is built, with a "did you mean" for a slip of the keyboard; the
+ * A bearer guard with a scope no token can carry (unknown, or outside the allowed audiences'
+ * scopes), or no audience at all, refuses every caller at run time, so it is refused when the
+ * guard is built, with a "did you mean" for a slip of the keyboard; the
  * caller's scopes serialise as an array; and `ctx.state.auth` is typed for host routes.
  */
 import Koa from 'koa';
@@ -48,6 +49,21 @@ describe('auth.requireBearer()', () => {
 
   it('accepts known scopes and audiences', () => {
     expect(typeof app.auth.requireBearer({ scopes: ['courses:read'], audiences: ['operator'], optional: true })).toBe('function');
+    expect(typeof app.auth.requireBearer({ scopes: ['account:read'], audiences: ['member', 'operator'] })).toBe('function');
+    expect(typeof app.auth.requireBearer({ scopes: ['openid', 'email'], audiences: ['member'] })).toBe('function');
+    expect(typeof app.auth.requireBearer({ scopes: ['account:read'] })).toBe('function');
+  });
+
+  it.each([
+    ['a member-only scope for operators', { scopes: ['account:read'], audiences: ['operator' as const] }, 'no token could carry the scopes account:read (operator tokens cannot carry account:read)'],
+    ['an operator-only scope for members', { scopes: ['courses:read'], audiences: ['member' as const] }, 'no token could carry the scopes courses:read (member tokens cannot carry courses:read)'],
+    ['scopes of both audiences together', { scopes: ['courses:read', 'account:read'] }, 'no token could carry the scopes courses:read account:read (member tokens cannot carry courses:read; operator tokens cannot carry account:read)'],
+  ])('refuses %s: every caller would get 403 (spec §2.1: account:read is the member audience\'s only)', (_label, options, words) => {
+    expect(refusal(() => app.auth.requireBearer(options))).toBe(`auth.requireBearer(): ${words}, so every caller would get 403; split the route by audience or drop a scope`);
+  });
+
+  it('refuses an empty audiences, which no token passes', () => {
+    expect(refusal(() => app.auth.requireBearer({ audiences: [] }))).toMatch(/^auth\.requireBearer\(\): audiences is empty, so no token could pass and every caller would be refused; leave it out for both/);
   });
 });
 
