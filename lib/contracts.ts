@@ -171,7 +171,11 @@ export interface PageResult<T> {
   readonly totalCount: number;
 }
 
-/** A point in time: a `Date` or an ISO 8601 string; the service answers ISO 8601 (UTC). */
+/**
+ * A point in time: a `Date` or an ISO 8601 string (a date; or a date and time, with `T` or a
+ * space, read as UTC when it has no offset); the service answers ISO 8601 (UTC). Other strings
+ * are refused.
+ */
 export type Instant = Date | string;
 
 export interface MemberRecord {
@@ -196,9 +200,12 @@ export interface LectureProgressRecord {
 
 /** An amount in the currency's minor unit (cents), as payment systems store it. */
 export interface MoneyRecord {
-  /** integer, e.g. 4990 for 49.90 EUR */
+  /**
+   * integer, in the minor unit ISO 4217 gives the currency: 4990 for 49.90 EUR, 1200 for
+   * 1200 JPY, 499000 for 4990.00 HUF, 25000 for 25.000 IQD
+   */
   readonly amountMinor: number;
-  /** ISO 4217 code, e.g. `EUR` */
+  /** ISO 4217 code, e.g. `EUR` (one with no minor unit, such as `XAU`, is refused) */
   readonly currency: string;
 }
 

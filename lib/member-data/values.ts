@@ -18,6 +18,32 @@ export interface Money {
 const CANONICAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /**
+ * ISO 8601 as hosts store it: a date, or a date and time (`T`, or a space as SQL drivers
+ * write it) with seconds and a fraction optional, and an offset (`Z`, `±hh:mm`, `±hhmm`,
+ * `±hh`) or none. Anything else (`March 2, 2025`, which `Date` would guess at) is refused.
+ */
+const ISO_8601 = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2})(:\d{2})?(?:[.,](\d+))?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
+
+/**
+ * `value` in the one form `Date` reads the same on every machine. A date and time without an
+ * offset is read as UTC: `Date` would read it in the server's time zone, so the same record
+ * would answer different instants on differently configured hosts.
+ */
+function normalisedIso(value: string): string | undefined {
+  const m = ISO_8601.exec(value);
+  if (!m) return undefined;
+  const [, date, hm, sec, fraction, offset] = m;
+  if (hm === undefined) return `${date}T00:00:00.000Z`;
+  const millis = (fraction ?? '').padEnd(3, '0').slice(0, 3);
+  let zone = 'Z';
+  if (offset !== undefined && offset.toUpperCase() !== 'Z') {
+    const digits = offset.slice(1).replace(':', '');
+    zone = `${offset[0]}${digits.slice(0, 2)}:${digits.slice(2).padEnd(2, '0')}`;
+  }
+  return `${date}T${hm}${sec ?? ':00'}.${millis}${zone}`;
+}
+
+/**
  * Instants already formatted, by epoch milliseconds (a `Date`) or by the string given. A
  * member's answers repeat the same instants (enrolment dates, order times) request after
  * request, and `toISOString` was ~4% of an MCP member call listing 27 enrolments. Cleared
@@ -25,29 +51,50 @@ const CANONICAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
  */
 const formatted = new BoundedMemo<number | string, string>(4096);
 
-/** ISO 8601 in UTC (`2025-03-01T09:00:00.000Z`); throws for a value that is not a point in time. */
+/**
+ * ISO 8601 in UTC (`2025-03-01T09:00:00.000Z`); throws for a value that is not a point in
+ * time or a string that is not ISO 8601. A string without an offset is UTC.
+ */
 export function toIsoInstant(value: Instant): string {
   if (typeof value === 'string' && CANONICAL.test(value)) return value;
   const key = value instanceof Date ? value.getTime() : value;
   return formatted.get(key, () => {
-    const date = value instanceof Date ? value : new Date(value);
+    const iso = typeof value === 'string' ? normalisedIso(value.trim()) : undefined;
+    if (typeof value === 'string' && iso === undefined) {
+      throw new TypeError('member data: a date string is not ISO 8601 (e.g. 2025-03-01T09:00:00Z)');
+    }
+    const date = value instanceof Date ? value : new Date(iso!);
     if (Number.isNaN(date.getTime())) throw new TypeError('member data: a date is not a valid point in time');
     return date.toISOString();
   });
 }
 
-/** Minor-unit digits by currency code: host data names a handful of currencies. */
-const fractionDigits = new BoundedMemo<string, number>(1024);
+/**
+ * The minor-unit digits of ISO 4217 (List One) where they are not 2, which the contract's
+ * `amountMinor` counts in. Not ICU's display digits (`Intl.NumberFormat`): CLDR shows HUF,
+ * IDR, COP, IQD and others without decimals although their minor unit is 2 (IQD 3), so an
+ * amount would have been read 100 or 1000 times too large, and ICU's data changes with Node.
+ */
+const MINOR_UNIT_DIGITS: ReadonlyMap<string, number> = new Map([
+  ...['BIF', 'CLP', 'DJF', 'GNF', 'ISK', 'JPY', 'KMF', 'KRW', 'PYG', 'RWF', 'UGX', 'UYI', 'VND', 'VUV', 'XAF', 'XOF', 'XPF'].map((c) => [c, 0] as const),
+  ...['BHD', 'IQD', 'JOD', 'KWD', 'LYD', 'OMR', 'TND'].map((c) => [c, 3] as const),
+  ...['CLF', 'UYW'].map((c) => [c, 4] as const),
+]);
 
-function digitsOf(currency: string): number {
-  // throws RangeError for a code that is not ISO 4217-shaped (and keeps nothing)
-  return fractionDigits.get(currency, () => new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2);
+/** ISO 4217 codes with no minor unit ("N.A."): precious metals, funds, testing; no price is in them. */
+const NO_MINOR_UNIT = new Set(['XAG', 'XAU', 'XBA', 'XBB', 'XBC', 'XBD', 'XDR', 'XPD', 'XPT', 'XSU', 'XTS', 'XUA', 'XXX']);
+
+/** The minor-unit digits of `currency` (upper case), by ISO 4217. */
+export function minorUnitDigits(currency: string): number {
+  if (!/^[A-Z]{3}$/.test(currency)) throw new TypeError('member data: a currency is not an ISO 4217 code (three letters, e.g. EUR)');
+  if (NO_MINOR_UNIT.has(currency)) throw new TypeError(`member data: ${currency} has no minor unit in ISO 4217, so amountMinor cannot be read`);
+  return MINOR_UNIT_DIGITS.get(currency) ?? 2;
 }
 
 export function formatMoney(money: MoneyRecord): Money {
   if (!Number.isSafeInteger(money.amountMinor)) throw new TypeError('member data: amountMinor must be an integer');
   const currency = money.currency.toUpperCase();
-  const digits = digitsOf(currency);
+  const digits = minorUnitDigits(currency);
   const sign = money.amountMinor < 0 ? '-' : '';
   const units = String(Math.abs(money.amountMinor)).padStart(digits + 1, '0');
   const amount = digits === 0 ? units : `${units.slice(0, -digits)}.${units.slice(-digits)}`;

@@ -2,6 +2,9 @@
  * The member-data service over a recording fake source: the member it asks for, formats,
  * batching, and the demo data walked through every page.
  */
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
 import { jest } from '@jest/globals';
 
 import { createDemoMemberData } from '../../examples/host/member-data.ts';
@@ -126,6 +129,52 @@ describe('values', () => {
     expect(formatMoney({ amountMinor: 1200, currency: 'JPY' })).toEqual({ amount: '1200', currency: 'JPY' });
     expect(formatMoney({ amountMinor: 1234, currency: 'KWD' })).toEqual({ amount: '1.234', currency: 'KWD' });
     expect(() => formatMoney({ amountMinor: 1.5, currency: 'EUR' })).toThrow(TypeError);
+  });
+
+  it.each([
+    // ISO 4217's minor units, where ICU's display digits (Intl.NumberFormat) say 0
+    [499000, 'HUF', '4990.00'], [15000000, 'IDR', '150000.00'], [9990000, 'COP', '99900.00'], [150, 'PKR', '1.50'],
+    [25000, 'IQD', '25.000'], [12345, 'CLF', '1.2345'], [990, 'ISK', '990'], [1, 'TND', '0.001'],
+  ])('reads %i minor units of %s as %s, by ISO 4217', (amountMinor, currency, amount) => {
+    expect(formatMoney({ amountMinor, currency })).toEqual({ amount, currency });
+  });
+
+  it.each([
+    ['EURO', /not an ISO 4217 code/], ['E1R', /not an ISO 4217 code/], ['', /not an ISO 4217 code/],
+    ['XAU', /XAU has no minor unit in ISO 4217/], ['XXX', /no minor unit/],
+  ])('refuses the currency %p: its amount cannot be read', (currency, message) => {
+    expect(() => formatMoney({ amountMinor: 100, currency })).toThrow(TypeError);
+    expect(() => formatMoney({ amountMinor: 100, currency })).toThrow(message);
+  });
+
+  describe('instants given as strings', () => {
+    /** toIsoInstant of each of `values` in a Node process of its own, whose zone is `tz` (jest's process.env does not reach the clock) */
+    function inZone(tz: string, values: readonly string[]): string[] {
+      const module = fileURLToPath(new URL('../../lib/member-data/values.ts', import.meta.url));
+      const script = `import { toIsoInstant } from ${JSON.stringify(module)};
+        const offset = new Date(2025, 2, 1).getTimezoneOffset();
+        process.stdout.write(JSON.stringify([offset, ...${JSON.stringify(values)}.map((v) => toIsoInstant(v))]));`;
+      const [offset, ...answers] = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, TZ: tz }, encoding: 'utf8' })) as [number, ...string[]];
+      expect(offset).toBe({ UTC: 0, 'America/New_York': 300, 'Asia/Kolkata': -330 }[tz]);
+      return answers;
+    }
+
+    it.each(['UTC', 'America/New_York', 'Asia/Kolkata'])('reads a date and time without an offset as UTC, whatever the server\'s zone (%s)', (tz) => {
+      expect(inZone(tz, ['2025-03-01T09:00:00', '2025-03-01 09:00:07.123456', '2025-03-02'])).toEqual([
+        '2025-03-01T09:00:00.000Z', '2025-03-01T09:00:07.123Z', '2025-03-02T00:00:00.000Z',
+      ]);
+    });
+
+    it('honours an offset in any ISO 8601 spelling', () => {
+      expect(toIsoInstant('2025-03-01T09:00:00+01:00')).toBe('2025-03-01T08:00:00.000Z');
+      expect(toIsoInstant('2025-03-01T09:00+0530')).toBe('2025-03-01T03:30:00.000Z');
+      expect(toIsoInstant('2025-03-01T09:00:00-05')).toBe('2025-03-01T14:00:00.000Z');
+      expect(toIsoInstant('2025-03-01t09:00:00,5z')).toBe('2025-03-01T09:00:00.500Z');
+    });
+
+    it.each(['March 2, 2025', '03/02/2025', '2025-03-01T25:00:00Z', '2025-13-01', '1740819600000', 'now'])('refuses %p, which is not ISO 8601 (Date would guess at it)', (value) => {
+      expect(() => toIsoInstant(value)).toThrow(TypeError);
+    });
   });
 });
 
