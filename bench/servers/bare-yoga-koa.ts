@@ -39,13 +39,16 @@ export const bareYoga: ServerTarget = {
 /** The member ours' tokens speak for (the demo member client's site, the signed-in student). */
 export const BENCH_MEMBER: MemberIdentity = Object.freeze({ sub: 'acc-student', site: 'demo-school', audience: 'member' });
 
+/** The scopes of ours' bench tokens (bench/load/login-flow.ts): the identity fields follow them. */
+const BENCH_SCOPES: ReadonlySet<string> = new Set(['openid', 'profile', 'email', 'account:read']);
+
 export const buildBareYoga: BuildServer = async () => {
   const service = createMemberDataService(createDemoMemberData());
   const yoga = createYoga<Koa.ParameterizedContext, AccountApiContext>({
     schema: createSchema<Koa.ParameterizedContext & AccountApiContext>({ typeDefs, resolvers }),
     graphqlEndpoint: ACCOUNT_API_PATH,
     // no auth: every request is the bench member's, as ours answers for the token's member
-    context: () => ({ account: service.forMember(BENCH_MEMBER) }),
+    context: () => ({ account: service.forMember(BENCH_MEMBER), scopes: BENCH_SCOPES }),
     // the child's stdout is dropped anyway; keep yoga from formatting log lines for nothing
     logging: false,
   });

@@ -13,6 +13,8 @@ import { selects } from './selection.ts';
 
 export interface AccountApiContext {
   readonly account: MemberAccount;
+  /** the access token's scopes: the identity fields follow them, as UserInfo's claims do */
+  readonly scopes: ReadonlySet<string>;
 }
 
 const PROGRESS_PATH = ['nodes', 'lastWatchedLecture'] as const;
@@ -46,7 +48,9 @@ export const resolvers = {
   },
   Viewer: {
     id: (account: MemberAccount) => account.member.memberId,
-    email: async (account: MemberAccount) => (await account.profile()).email,
+    // the member consented to share the address only with `email` (spec §2.1), as in UserInfo
+    // and the ID token; `account:read` is their enrolments, progress, orders and registrations
+    email: async (account: MemberAccount, _args: unknown, context: AccountApiContext) => (context.scopes.has('email') ? (await account.profile()).email : null),
     // progress asked for: fetched with the page in one lookup, so the items resolve without a promise each
     enrolledCourses: (account: MemberAccount, args: PageArgs, _context: AccountApiContext, info: GraphQLResolveInfo) =>
       (selects(info, PROGRESS_PATH) ? account.enrolledCoursesWithProgress(args) : account.enrolledCourses(args)),

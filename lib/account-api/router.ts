@@ -94,7 +94,7 @@ export function createAccountApi(deps: AccountApiDeps): Middleware {
     try {
       checkContentType(ctx.get('content-type') || undefined);
       const params = parseParams(await readBody(ctx.req, options.maxBodyBytes));
-      const { status, headers, body } = await engine.run(params, { account: service.forMember(auth) }, requestIdOf(ctx));
+      const { status, headers, body } = await engine.run(params, { account: service.forMember(auth), scopes: auth.scopes }, requestIdOf(ctx));
       ctx.status = status;
       if (headers) ctx.set(headers);
       ctx.type = 'application/json';

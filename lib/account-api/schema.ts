@@ -31,7 +31,8 @@ type Viewer {
   """
   id: ID!
   """
-  Null when the site keeps no email for the member.
+  The member's email address, with the email scope (as in UserInfo); null without it, or
+  when the site keeps no email for the member.
   """
   email: String
   """

@@ -113,7 +113,7 @@ describe('an outage that leaves no data', () => {
 
   /** An account whose member cannot be read: Viewer.id (non-null) fails and nulls the root. */
   function accountFailingWith(error: Error): AccountApiContext {
-    return { account: { get member(): never { throw error; } } } as unknown as AccountApiContext;
+    return { account: { get member(): never { throw error; } }, scopes: new Set(['account:read']) } as unknown as AccountApiContext;
   }
 
   const params = { query: '{ viewer { id } }', variables: undefined, operationName: undefined };

@@ -28,7 +28,7 @@ export function clientsWithOtherSchool(): StaticClient[] {
   }];
 }
 
-export async function memberToken(app: RunningApp, user: SignInOptions, scope = 'openid account:read', client: FlowClient = MEMBER): Promise<string> {
+export async function memberToken(app: RunningApp, user: SignInOptions, scope = 'openid email account:read', client: FlowClient = MEMBER): Promise<string> {
   const tokens = await obtainTokens(app.baseUrl, client, { scope, resource: app.baseUrl }, user);
   return tokens.access_token;
 }

@@ -49,6 +49,15 @@ describe('the viewer', () => {
     expect(viewer.email).toBe('student@example.com');
   });
 
+  it('shares the email address only with the email scope, as UserInfo does (the member consented to account:read, not to the address)', async () => {
+    const withoutEmail = await memberToken(app, STUDENT, 'openid profile account:read');
+    const res = await graphql(app, withoutEmail, '{ viewer { id email } }');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ data: { viewer: { id: 'acc-student', email: null } } });
+    const userinfo = await (await fetch(`${app.baseUrl}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${withoutEmail}` } })).json() as Json;
+    expect(userinfo.email).toBeUndefined();
+  });
+
   it('lists enrolments with ISO dates, lifetime access without an expiry, and progress', () => {
     const { nodes, pageInfo, totalCount } = viewer.enrolledCourses;
     expect(totalCount).toBe(27);
@@ -154,7 +163,7 @@ describe('only the member\'s own data', () => {
   it('shows a member at another site only theirs, at that site', async () => {
     const other = await startApp({ auth: { clients: clientsWithOtherSchool() } });
     try {
-      const outsider = await memberToken(other, OUTSIDER, 'openid account:read', OTHER_SCHOOL_MEMBER);
+      const outsider = await memberToken(other, OUTSIDER, 'openid email account:read', OTHER_SCHOOL_MEMBER);
       const res = await graphql(other, outsider, VIEWER_QUERY);
       expect(res.status).toBe(200);
       const viewer = res.body.data.viewer;

@@ -71,10 +71,10 @@ async function sendMalformed(app: RunningApp): Promise<Outcome> {
 
   const integrity: string[] = [];
   const graphql = await fetch(`${app.baseUrl}/account/graphql`, {
-    method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${kept.access_token}` }, body: '{"query":"{ viewer { email } }"}',
+    method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${kept.access_token}` }, body: '{"query":"{ viewer { id } }"}',
   });
   const graphqlBody = await graphql.text();
-  if (graphql.status !== 200 || !graphqlBody.includes(STUDENT.email)) integrity.push(`kept token at /account/graphql: ${graphql.status} ${graphqlBody.slice(0, 200)}`);
+  if (graphql.status !== 200 || !graphqlBody.includes('"id":"acc-student"')) integrity.push(`kept token at /account/graphql: ${graphql.status} ${graphqlBody.slice(0, 200)}`);
   const introspected = await (await postForm(`${app.baseUrl}/api/oauth/introspect`, { token: kept.access_token, client_id: MEMBER.clientId })).json();
   if (introspected.active !== true) integrity.push(`kept token introspected: ${JSON.stringify(introspected)}`);
   const refresh = await postForm(`${app.baseUrl}/api/oauth/token`, { grant_type: 'refresh_token', refresh_token: kept.refresh_token!, client_id: MEMBER.clientId });

@@ -115,7 +115,8 @@ describe('a member token with account:read', () => {
       body: JSON.stringify({ query: '{ viewer { id email enrolledCourses(first: 1) { nodes { slug } } } }' }),
     });
     expect(res.status).toBe(200);
-    expect((await res.json()).data.viewer).toEqual({ id: 'acc-student', email: 'student@example.com', enrolledCourses: { nodes: [{ slug: 'watercolour-basics' }] } });
+    // the token holds no `email`: the address is not shared (as in UserInfo)
+    expect((await res.json()).data.viewer).toEqual({ id: 'acc-student', email: null, enrolledCourses: { nodes: [{ slug: 'watercolour-basics' }] } });
   });
 
   it('a bad page argument is a tool error, not an HTTP error', async () => {
