@@ -25,7 +25,7 @@
  * @module
  */
 import {
-  classifyInboundRequest, createMcpHandler, isJsonContentType, isLegacyRequest, WebStandardStreamableHTTPServerTransport,
+  createMcpHandler, isJsonContentType, isLegacyRequest, WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { AuthInfo, McpHandlerRequestOptions, McpServer } from '@modelcontextprotocol/server';
 import type { Context, Middleware, Next } from 'koa';
@@ -49,11 +49,11 @@ import {
   writeJsonRpcProblem, writeWebResponse,
 } from './http.ts';
 import { isUtf8Charset } from '../http/charset.ts';
-import type { JsonRpcProblem } from './http.ts';
 import type { ResolvedMcpOptions } from './options.ts';
 import { refusedOrigin } from './request-origin.ts';
 import type { OriginPolicy } from './request-origin.ts';
 import { buildServer, ServerPool } from './server.ts';
+import { standardHeaderRejection } from './standard-headers.ts';
 import { combinedRefusal, refuseCall } from './tools/access.ts';
 import type { ToolAccess } from './tools/access.ts';
 import { memberTools } from './tools/member.ts';
@@ -85,24 +85,6 @@ export interface McpDeps {
  * classification's rejections, modern-only ones included: a posted response, a batch).
  */
 const CLIENT_MISTAKE = /^(?:Rejected (?:inbound|2025-era) request|Unsupported protocol version)/;
-
-/**
- * The SDK's own verdict on a 2026-07-28 request's headers against its body (`Mcp-Method`,
- * `Mcp-Name`, the `_meta` envelope: 400 `-32020` and the like), asked only when a call is about
- * to be refused for its token: the transport's validation comes first, so a request that
- * could never be served is not sent through sign-in.
- */
-function headerRejection(ctx: Context, messages: unknown): JsonRpcProblem | undefined {
-  const outcome = classifyInboundRequest({
-    httpMethod: 'POST',
-    protocolVersionHeader: ctx.get('mcp-protocol-version') || undefined,
-    mcpMethodHeader: ctx.get('mcp-method') || undefined,
-    mcpNameHeader: ctx.get('mcp-name') || undefined,
-    body: messages,
-  });
-  if (outcome.kind !== 'reject') return undefined;
-  return { status: outcome.httpStatus, code: outcome.code, message: outcome.message, ...(outcome.data === undefined ? {} : { data: outcome.data }) };
-}
 
 /** The tools of this endpoint: the library's public and member tools, then the host's. */
 export function createEndpointTools(deps: McpDeps): ToolRegistry {
@@ -234,7 +216,11 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
     }
     const refusal = combinedRefusal(called, refusals);
     if (!refusal) return true;
-    const invalid = ctx.get('mcp-protocol-version').trim() === MCP_REVISIONS.current ? headerRejection(ctx, messages) : undefined;
+    // the transport's verdict on the headers comes first: a request it would refuse is not
+    // sent through sign-in or a step-up (./standard-headers.ts)
+    const invalid = standardHeaderRejection({
+      protocolVersion: ctx.get('mcp-protocol-version') || undefined, method: ctx.get('mcp-method') || undefined, name: ctx.get('mcp-name') || undefined,
+    }, messages);
     if (invalid) writeJsonRpcProblem(ctx, invalid);
     else writeBearerError(ctx, refusal, resourceMetadata);
     return false;

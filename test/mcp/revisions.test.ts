@@ -186,15 +186,47 @@ describe('2026-07-28 on the wire', () => {
     expect((await mismatched.json()).error.code).toBe(-32020);
   });
 
-  it('a member tool called anonymously is challenged whatever Mcp-Name says: the body counts', async () => {
+  it('a member tool called anonymously with the right Mcp-Name is challenged', async () => {
     const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_my_orders', arguments: {}, _meta: ENVELOPE } };
-    for (const name of ['list_my_orders', 'whoami']) {
-      const res = await post(call, { 'mcp-method': 'tools/call', 'mcp-name': name });
-      expect(res.status).toBe(401);
-      expect(challengeParams(res.headers.get('www-authenticate'))).toEqual({
-        scope: 'account:read', resource_metadata: `${app.baseUrl}/.well-known/oauth-protected-resource`,
+    const res = await post(call, { 'mcp-method': 'tools/call', 'mcp-name': 'list_my_orders' });
+    expect(res.status).toBe(401);
+    expect(challengeParams(res.headers.get('www-authenticate'))).toEqual({
+      scope: 'account:read', resource_metadata: `${app.baseUrl}/.well-known/oauth-protected-resource`,
+    });
+    // the name in its Base64 form is the same name
+    const encoded = await post(call, { 'mcp-method': 'tools/call', 'mcp-name': `=?base64?${Buffer.from('list_my_orders').toString('base64')}?=` });
+    expect(encoded.status).toBe(401);
+  });
+
+  describe('the transport\'s header check comes before the token\'s: a request that can never be served is not sent through sign-in or a step-up (Streamable HTTP, Server Validation: 400 -32020)', () => {
+    const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_my_orders', arguments: {}, _meta: ENVELOPE } };
+    let thin: string;
+    beforeAll(async () => {
+      thin = (await obtainTokens(app.baseUrl, MEMBER, { scope: 'openid profile', resource: app.baseUrl }, STUDENT)).access_token;
+    });
+
+    it.each([
+      ['no Mcp-Method', { 'mcp-name': 'list_my_orders' }, /the required Mcp-Method header is absent/],
+      ['no Mcp-Name', { 'mcp-method': 'tools/call' }, /params\.name="list_my_orders" but the required Mcp-Name header is absent/],
+      ['an Mcp-Name naming another tool', { 'mcp-method': 'tools/call', 'mcp-name': 'whoami' }, /params\.name="list_my_orders" but the Mcp-Name header names "whoami"/],
+      ['an Mcp-Name whose Base64 does not decode', { 'mcp-method': 'tools/call', 'mcp-name': '=?base64?!!!?=' }, /invalid Base64 sentinel/],
+    ])('%s: 400 -32020, anonymous or with a token that lacks the scope', async (_label, headers, message) => {
+      for (const token of [undefined, thin]) {
+        const res = await post(call, { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) });
+        const body = await res.json() as { error?: { code?: number; message?: string } };
+        expect({ status: res.status, code: body.error?.code, challenge: res.headers.get('www-authenticate') }).toEqual({ status: 400, code: -32020, challenge: null });
+        expect(body.error?.message).toMatch(message);
+      }
+    });
+
+    it('the same for a request without MCP-Protocol-Version whose body carries the 2026-07-28 envelope', async () => {
+      const res = await fetch(mcpUrl(app), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-method': 'tools/call', 'mcp-name': 'list_my_orders' },
+        body: JSON.stringify(call),
       });
-    }
+      expect({ status: res.status, code: ((await res.json()) as { error?: { code?: number } }).error?.code }).toEqual({ status: 400, code: -32020 });
+    });
   });
 
   it('what the SDK\'s classification refuses comes before the step-up: a request that can never be served is not sent through sign-in', async () => {

@@ -1,0 +1,47 @@
+/**
+ * lib/mcp/standard-headers.ts copies the SDK's standard-header check (not exported by it) so
+ * that /mcp can ask it before refusing a call for its token. Its verdicts must stay the SDK's:
+ * each case is sent to the running endpoint for a public tool, where no token is needed and the
+ * SDK's own check answers, and compared with this module's answer for the same request.
+ */
+import { MCP_REVISIONS } from '../../lib/constants.ts';
+import { standardHeaderRejection } from '../../lib/mcp/standard-headers.ts';
+import { startApp } from '../support/start-app.ts';
+import type { RunningApp } from '../support/start-app.ts';
+import { mcpUrl } from './support.ts';
+
+let app: RunningApp;
+beforeAll(async () => { app = await startApp(); });
+afterAll(() => app.stop());
+
+const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': MCP_REVISIONS.current, 'io.modelcontextprotocol/clientCapabilities': {} };
+const call = (name: string) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {}, _meta: ENVELOPE } });
+const b64 = (text: string) => `=?base64?${Buffer.from(text).toString('base64')}?=`;
+
+const CASES: [string, Record<string, string>, unknown][] = [
+  ['every header right', { 'mcp-protocol-version': MCP_REVISIONS.current, 'mcp-method': 'tools/call', 'mcp-name': 'whoami' }, call('whoami')],
+  ['the name in Base64', { 'mcp-protocol-version': MCP_REVISIONS.current, 'mcp-method': 'tools/call', 'mcp-name': b64('whoami') }, call('whoami')],
+  ['the name with spaces around it', { 'mcp-protocol-version': MCP_REVISIONS.current, 'mcp-method': 'tools/call', 'mcp-name': ' whoami\t' }, call('whoami')],
+  ['no MCP-Protocol-Version', { 'mcp-method': 'tools/call', 'mcp-name': 'whoami' }, call('whoami')],
+  ['no Mcp-Method', { 'mcp-protocol-version': MCP_REVISIONS.current, 'mcp-name': 'whoami' }, call('whoami')],
+  ['Mcp-Method naming another method', { 'mcp-protocol-version': MCP_REVISIONS.current, 'mcp-method': 'tools/list', 'mcp-name': 'whoami' }, call('whoami')],
+  ['no Mcp-Name', { 'mcp-protocol-version': MCP_REVISIONS.current, 'mcp-method': 'tools/call' }, call('whoami')],
+  ['Mcp-Name naming another tool', { 'mcp-protocol-version': MCP_REVISIONS.current, 'mcp-method': 'tools/call', 'mcp-name': 'search_courses' }, call('whoami')],
+  ['another tool in Base64', { 'mcp-protocol-version': MCP_REVISIONS.current, 'mcp-method': 'tools/call', 'mcp-name': b64('whoamI') }, call('whoami')],
+  ['Base64 that is not canonical', { 'mcp-protocol-version': MCP_REVISIONS.current, 'mcp-method': 'tools/call', 'mcp-name': '=?base64?d2hvYW1p?=' }, call('whoami')],
+  ['Base64 that is not UTF-8', { 'mcp-protocol-version': MCP_REVISIONS.current, 'mcp-method': 'tools/call', 'mcp-name': '=?base64?/w==?=' }, call('whoami')],
+  ['a header naming another revision', { 'mcp-protocol-version': '2025-11-25', 'mcp-method': 'tools/call', 'mcp-name': 'whoami' }, call('whoami')],
+  ['a method without a name (tools/list), no Mcp-Name', { 'mcp-protocol-version': MCP_REVISIONS.current, 'mcp-method': 'tools/list' }, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: ENVELOPE } }],
+];
+
+it.each(CASES)('%s: the same verdict as the SDK\'s', async (_label, headers, body) => {
+  const res = await fetch(mcpUrl(app), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify(body),
+  });
+  const answer = await res.json() as { error?: { code: number; message: string } };
+  const sdk = answer.error?.code === -32020 ? { status: res.status, code: answer.error.code, message: answer.error.message } : undefined;
+  const ours = standardHeaderRejection({ protocolVersion: headers['mcp-protocol-version'], method: headers['mcp-method'], name: headers['mcp-name'] }, body);
+  expect(ours && { status: ours.status, code: ours.code, message: ours.message }).toEqual(sdk);
+});
