@@ -8,7 +8,7 @@ import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY } from '@modelc
 
 import type { ResolvedOptions } from '../config/options.ts';
 import { ENDPOINTS } from '../endpoints.ts';
-import type { EndpointId } from '../endpoints.ts';
+import type { EndpointDefinition, EndpointId } from '../endpoints.ts';
 import {
   AUTHORIZATION_CODE_GRANT, CONFIDENTIAL_CLIENT_AUTH_METHOD, MCP_REVISIONS, PROTOCOL, PUBLIC_CLIENT_AUTH_METHOD, REFRESH_TOKEN_GRANT,
 } from '../constants.ts';
@@ -20,6 +20,13 @@ import { HTTPS_ONLY_METADATA, REGISTRATION_LIMITS } from '../policies/registrati
 import { SCOPES, scopesForAudience } from '../scopes/catalogue.ts';
 
 type Row = (options: ResolvedOptions) => readonly [request: string, response: string];
+
+/**
+ * The interaction's entry in the endpoint table covers its page and the forms the page posts
+ * to sub-paths of it (interactions/router.ts): the forms' method and sub-paths go in its
+ * Request column, as the page's own path does not answer that method (405).
+ */
+const INTERACTION_FORMS = { method: 'POST', actions: ['login', 'confirm', 'abort'] } as const;
 
 /** The Request and Response columns, per endpoint; a new table entry does not compile until it is here. */
 const ROWS: Record<EndpointId, Row> = {
@@ -35,7 +42,10 @@ const ROWS: Record<EndpointId, Row> = {
     ? ['JSON `{"client_name": <vendor platform name>}`', '`201` with the platform\'s `client_id` and public metadata (Variant A)']
     : ['JSON client metadata (RFC 7591)', '`201` with `client_id` (and `client_secret` for confidential clients) (Variant B)']),
   jwks: () => ['none', `the ${PROTOCOL.idTokenSigningAlg} public keys that sign ID tokens (JWKS)`],
-  interaction: () => ['browser only', 'the sign-in and consent pages the authorization endpoint leads to; not an API'],
+  interaction: () => [
+    `browser only; the page's forms \`${INTERACTION_FORMS.method}\` to ${andList(INTERACTION_FORMS.actions.map((action) => code(`${templatePath(ENDPOINTS.interaction.path)}/${action}`)))}`,
+    'the sign-in and consent pages the authorization endpoint leads to; not an API',
+  ],
   accountApi: () => ['JSON body `{"query": <GraphQL string>, "variables": {…}}`; header `Authorization: Bearer <ACCESS_TOKEN>` (member token with `account:read`); header `Content-Type: application/json`', 'GraphQL JSON result for the signed-in member'],
   mcp: () => ['tool protocol (MCP, Streamable HTTP, JSON-RPC); a request with no token is served as anonymous with public tools only', 'tool results'],
   openapi: () => ['none', 'machine-readable API description (OpenAPI 3.1)'],
@@ -64,10 +74,15 @@ function memberOnlyScopes(): string[] {
   return scopesForAudience('member').filter((s) => !operator.has(s));
 }
 
+/** The methods `e`'s own path answers: the interaction page's, without its forms' (INTERACTION_FORMS). */
+function methodsAt(e: EndpointDefinition): readonly string[] {
+  return e.id === ENDPOINTS.interaction.id ? e.methods.filter((m) => m !== INTERACTION_FORMS.method) : e.methods;
+}
+
 function endpointTable(options: ResolvedOptions): string {
   const rows = servedEndpoints(options).map((e) => {
     const [request, response] = ROWS[e.id as EndpointId](options);
-    return [e.methods.join(', '), code(templatePath(e.path)), request, response];
+    return [methodsAt(e).join(', '), code(templatePath(e.path)), request, response];
   });
   return table(['Method', 'Path', 'Request', 'Response'], rows);
 }

@@ -19,8 +19,8 @@
 import { fail, show } from '../config/check.ts';
 import type { RequireBearerOptions } from '../resource/require-bearer.ts';
 import { checkBearerGuard } from '../resource/guard-options.ts';
-import { ref, SECURITY_SCHEME } from './openapi/helpers.ts';
-import type { OpenApiOperation, OpenApiPaths } from './openapi/types.ts';
+import { jsonContent, ref, SECURITY_SCHEME } from './openapi/helpers.ts';
+import type { JsonSchema, OpenApiOperation, OpenApiPaths } from './openapi/types.ts';
 import { pathParameters, templatePath } from './surface.ts';
 
 export type BearerRouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -37,7 +37,7 @@ export interface BearerRouteDescription extends RequireBearerOptions {
   readonly parameters?: readonly Record<string, unknown>[];
   readonly requestBody?: Record<string, unknown>;
   /**
-   * The route's own answers; 401, 403 and 503 are added unless given.
+   * The route's own answers; 400, 401, 403 and 503 are added unless given.
    * @default { 200: { description: 'OK' } }
    */
   readonly responses?: Record<string, unknown>;
@@ -56,11 +56,30 @@ function guardSentence(guard: RequireBearerOptions): string {
     : `Requires a bearer access token${needs}${from}.`;
 }
 
+/**
+ * The guard's 400 (lib/resource/require-bearer.ts): a token sent more than one way (RFC 6750
+ * §2) is `invalid_request`, an RFC 6749 §5.2 body with the challenge, as the guard's 401 and
+ * 403 (RFC 6750 §3.1; lib/errors.ts, isBearerRefusal). `where`: where else the guard looks
+ * for an `access_token`; `also`: a route's own 400, which joins it (the body is either).
+ */
+export function sentTwiceResponse(where = 'the query', also?: { readonly description: string; readonly schema: JsonSchema }): Record<string, unknown> {
+  const why = `\`invalid_request\` with the \`WWW-Authenticate\` challenge: the access token is sent more than one way (two \`Authorization\` headers, or the header and an \`access_token\` in ${where})`;
+  const oauthError = ref('schemas', 'OAuthError');
+  return {
+    description: also ? `${also.description}; or ${why}` : why,
+    headers: { 'WWW-Authenticate': ref('headers', 'WWW-Authenticate') },
+    // anyOf: a route's body schema may accept an OAuthError body too (GraphQLResponse requires nothing)
+    content: jsonContent(also ? { anyOf: [also.schema, oauthError] } : oauthError),
+  };
+}
+
 /** An operation guarded like `requireBearer(guard)`: security, challenges and a sentence saying so. */
 export function bearerOperation(guard: RequireBearerOptions, operation: OpenApiOperation): OpenApiOperation {
   const scopes = [...(guard.scopes ?? [])];
   const refusable = scopes.length > 0 || (guard.audiences?.length ?? 0) > 0;
   const responses: Record<string, unknown> = { ...operation.responses };
+  // a body parser the host runs before the guard may have read an `access_token` too
+  responses['400'] ??= sentTwiceResponse('the query, or in a body read before the guard');
   responses['401'] ??= ref('responses', 'InvalidToken');
   if (refusable) responses['403'] ??= ref('responses', 'InsufficientScope');
   responses['503'] ??= ref('responses', 'TemporarilyUnavailable');

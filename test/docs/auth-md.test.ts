@@ -214,6 +214,35 @@ describe('what the page says of spent refresh tokens and of revocation is what t
   });
 });
 
+it('the endpoint table\'s methods of the interaction page are answered at its path; the form sub-paths it names take the forms\' POST', async () => {
+  const row = tableUnder(md, '## 4. Endpoints').rows.find((r) => codeSpans(r[1]!)[0] === '/oauth/interaction/{uid}')!;
+  const listed = row[0]!.split(',').map((m) => m.trim());
+  expect(listed).toContain('GET');
+  // a live interaction, with its cookies
+  const start = await fetch(buildAuthorizeUrl(app.baseUrl, MEMBER, { scope: 'openid account:read', challenge: pkcePair().challenge, state: randomState() }), { redirect: 'manual' });
+  const page = start.headers.get('location')!;
+  expect(page).toMatch(/^\/oauth\/interaction\/[^/]+$/);
+  const cookie = start.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const send = (method: string, path: string) => fetch(`${app.baseUrl}${path}`, {
+    method, redirect: 'manual', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, ...(method === 'POST' ? { body: 'a=b' } : {}),
+  });
+  for (const method of listed) expect([method, (await send(method, page)).status]).toEqual([method, 200]);
+  // the table listed `GET, POST` here while a POST to the page is 405 (`Allow: GET, HEAD`)
+  expect(listed).not.toContain('POST');
+  const post = await send('POST', page);
+  expect([post.status, post.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
+
+  const [, method, forms] = /the page's forms `([A-Z]+)` to (.*)$/.exec(row[2]!)!;
+  const actions = codeSpans(forms!);
+  expect(actions.map((path) => path.replace('/oauth/interaction/{uid}/', ''))).toEqual(['login', 'confirm', 'abort']);
+  for (const path of actions) {
+    const form = path.replace('/oauth/interaction/{uid}', page);
+    // the form's own answer (no CSRF token: 403), never the refusal of the method
+    expect([path, (await send(method!, form)).status]).not.toEqual([path, 405]);
+    expect([path, (await send('GET', form)).headers.get('allow')]).toEqual([path, method]);
+  }
+});
+
 it('says which authorization error redirects carry no error_description, as the server sends them', async () => {
   const errors = md.slice(md.indexOf('## 7. Errors'), md.indexOf('## 8.'));
   expect(errors).toContain('and `error_description` where the server has words for it (not for `request_not_supported` and `request_uri_not_supported`)');

@@ -11,7 +11,7 @@ import { ConfigurationError, createPlatformAuth } from '../../lib/index.ts';
 import type { PlatformAuthOptions } from '../../lib/index.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
-import { openApiErrors } from './support.ts';
+import { describedResponse, openApiErrors, schemaChecker } from './support.ts';
 
 const guard = { scopes: ['courses:read'], audiences: ['operator'] } as const;
 
@@ -73,6 +73,21 @@ describe('a host route declared with describeBearerRoute', () => {
     expect((doc.components.headers['WWW-Authenticate'] as { description: string }).description).toContain('without an error code (RFC 6750 §3.1)');
     expect(await none.json()).toMatchObject({ error: 'invalid_token' });
   });
+
+  it('its 400 for a token sent more than one way is documented, with the challenge', async () => {
+    // refused before the token is read: any token shows it
+    const twice = await fetch(`${app.baseUrl}${ADMIN_COURSES_PATH}?access_token=sent-twice`, { headers: { authorization: 'Bearer sent-twice' } });
+    expect(twice.status).toBe(400);
+    expect(twice.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_request", error_description="[^"]+", resource_metadata="/);
+    const body = await twice.json();
+    expect(body).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
+    for (const [path, method] of [[ADMIN_COURSES_PATH, 'get'], ['/admin/api/courses/{slug}', 'patch']]) {
+      const described = describedResponse(doc, path!, method!, 400)!;
+      expect(described.description).toContain('`invalid_request`');
+      expect(described.headers!['WWW-Authenticate']).toEqual({ $ref: '#/components/headers/WWW-Authenticate' });
+      expect(schemaChecker(doc)(described.content!['application/json']!.schema, body)).toEqual([]);
+    }
+  });
 });
 
 describe('describeBearerRoute', () => {
@@ -82,6 +97,13 @@ describe('describeBearerRoute', () => {
     expect(get.security).toEqual([{}, { oauth2: [] }]);
     expect(get.responses).not.toHaveProperty('403');
     expect(get.responses['401']).toEqual({ $ref: '#/components/responses/InvalidToken' });
+  });
+
+  it('adds the guard\'s 400 unless the route gives its own', () => {
+    const added = describeBearerRoute({ path: '/a', method: 'GET', summary: 'a' })['/a']!.get!;
+    expect(added.responses['400']).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/OAuthError' } } } });
+    const own = { description: 'the route\'s own' };
+    expect(describeBearerRoute({ path: '/a', method: 'POST', summary: 'a', responses: { 200: { description: 'OK' }, 400: own } })['/a']!.post!.responses['400']).toBe(own);
   });
 
   it.each([

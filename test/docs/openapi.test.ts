@@ -12,10 +12,14 @@ import { createCookieKey } from '../../lib/keys/secrets.ts';
 import type { OpenApiDocument, OpenApiOperation } from '../../lib/docs/index.ts';
 import type { PlatformAuthOptions } from '../../lib/index.ts';
 import { SCOPES } from '../../lib/index.ts';
-import { MEMBER, obtainTokens, postForm, STUDENT } from '../support/flows.ts';
+import { Browser, findForm, isPage, signIn } from '../support/browser.ts';
+import { ADMIN, buildAuthorizeUrl, MEMBER, obtainTokens, operator, postForm, STUDENT } from '../support/flows.ts';
+import { pkcePair, randomState } from '../support/pkce.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
-import { openApiErrors } from './support.ts';
+import { switchableAdapter } from '../support/switchable-adapter.ts';
+import type { StorageSwitch } from '../support/switchable-adapter.ts';
+import { describedResponse, openApiErrors, schemaChecker } from './support.ts';
 
 let app: RunningApp;
 let doc: OpenApiDocument;
@@ -123,6 +127,106 @@ it('lists the browser pages\' 503: the "Temporarily unavailable" page with Retry
   }
 });
 
+describe('the authorization\'s answers are the documented ones', () => {
+  const url = (client: { clientId: string; redirectUri: string }, scope: string, extra: Record<string, string> = {}) => buildAuthorizeUrl(app.baseUrl, client, {
+    scope, challenge: pkcePair().challenge, state: randomState(), extra,
+  });
+  const formPost = { response_mode: 'form_post' };
+
+  /** the answer `res` of `path` is the documented `status`, an HTML page whose description names form_post */
+  function expectFormPostPage(path: string, res: Response, html: string, status: number, fields: string[]) {
+    expect(res.status).toBe(status);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect([...html.matchAll(/<input type="hidden" name="([^"]+)"/g)].map((m) => m[1])).toEqual(expect.arrayContaining(fields));
+    const described = describedResponse(doc, path, 'get', status)!;
+    expect(Object.keys(described.content!)).toEqual(['text/html']);
+    expect(described.description).toContain('`response_mode=form_post`');
+    for (const field of fields) expect(described.description).toContain(`\`${field}\``);
+  }
+
+  it('each Location of a flow, relative ones included, validates against its documented header schema', async () => {
+    const check = schemaChecker(doc);
+    const browser = new Browser(app.baseUrl);
+    /** the 303 of `path` the request to `target` answers, its Location checked against the documented schema */
+    const redirect = async (path: string, target: string) => {
+      const res = await browser.request(target);
+      expect(res.status).toBe(303);
+      const location = res.headers.get('location')!;
+      const schema = describedResponse(doc, path, 'get', 303)!.headers!.Location!.schema;
+      expect([path, location, check(schema, location)]).toEqual([path, location, []]);
+      return location;
+    };
+    const submit = async (page: string, action: string, fields: Record<string, string> = {}) => {
+      const form = findForm(await (await browser.request(page)).text(), action);
+      const posted = await browser.request(form.action, {
+        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ ...form.hidden, ...fields }).toString(),
+      });
+      return posted.headers.get('location')!;
+    };
+    // the sign-in page, then consent after the resume: relative references; the last hop is redirect_uri
+    const signInPage = await redirect('/oauth/authorize', url(MEMBER, 'openid account:read'));
+    expect(signInPage).toMatch(/^\/oauth\/interaction\//);
+    const consentPage = await redirect('/oauth/authorize/{uid}', await submit(signInPage, '/login', STUDENT));
+    expect(consentPage).toMatch(/^\/oauth\/interaction\//);
+    expect(await redirect('/oauth/authorize/{uid}', await submit(consentPage, '/confirm'))).toMatch(/^http:\/\/127\.0\.0\.1:8765\/callback\?code=/);
+  });
+
+  it('response_mode=form_post: the resume endpoint answers the code with a 200 page, a denial with a 400 page', async () => {
+    for (const [decision, status, fields] of [['/confirm', 200, ['code', 'state', 'iss']], ['/abort', 400, ['error', 'error_description', 'state', 'iss']]] as const) {
+      const browser = new Browser(app.baseUrl);
+      let step = await browser.navigate(url(MEMBER, 'openid account:read', formPost));
+      if (!isPage(step)) throw new Error('expected the sign-in page');
+      step = await browser.submit(step, '/login', STUDENT);
+      if (!isPage(step)) throw new Error('expected the consent page');
+      step = await browser.submit(step, decision);
+      if (!isPage(step)) throw new Error(`expected the form_post page, was sent to ${step.redirect}`);
+      expect(new URL(step.url).pathname).toMatch(/^\/oauth\/authorize\/[^/]+$/);
+      expectFormPostPage('/oauth/authorize/{uid}', step.response, step.html, status, [...fields]);
+    }
+  });
+
+  it('response_mode=form_post: /oauth/authorize answers prompt=none with a 400 page, a web client with a session and a grant with a 200 page', async () => {
+    const refused = await fetch(url(MEMBER, 'openid account:read', { ...formPost, prompt: 'none' }), { redirect: 'manual' });
+    expectFormPostPage('/oauth/authorize', refused, await refused.text(), 400, ['error', 'error_description', 'state', 'iss']);
+
+    const client = operator(app.baseUrl, app.operatorSecret);
+    const browser = new Browser(app.baseUrl);
+    await signIn(browser, url(client, 'openid courses:read'), ADMIN);
+    const silent = await browser.request(url(client, 'openid courses:read', formPost));
+    expectFormPostPage('/oauth/authorize', silent, await silent.text(), 200, ['code', 'state', 'iss']);
+  });
+
+  it('the resume endpoint\'s 503 (storage outage) is the documented page with Retry-After', async () => {
+    const storage: StorageSwitch = { failure: 'none' };
+    const adapter = switchableAdapter(storage);
+    const down = await startApp({ auth: { adapter } });
+    try {
+      const downDoc = await (await fetch(`${down.baseUrl}/openapi.json`)).json() as OpenApiDocument;
+      const browser = new Browser(down.baseUrl);
+      const page = await browser.navigate(buildAuthorizeUrl(down.baseUrl, MEMBER, { scope: 'openid account:read', challenge: pkcePair().challenge, state: randomState() }));
+      if (!isPage(page)) throw new Error('expected the sign-in page');
+      const form = findForm(page.html, '/login');
+      // only writes of the browser session fail, so the sign-in goes through and the resume fails (test/storage/outage.test.ts)
+      Object.assign(storage, { models: new Set(['Session']), methods: new Set(['upsert']), failure: 'unavailable' });
+      const login = await browser.request(form.action, {
+        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ ...form.hidden, ...STUDENT }).toString(),
+      });
+      const location = login.headers.get('location')!;
+      expect(new URL(location, down.baseUrl).pathname).toMatch(/^\/oauth\/authorize\/[^/]+$/);
+      const res = await browser.request(location, { headers: { accept: 'text/html' } });
+      expect(res.status).toBe(503);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(res.headers.get('retry-after')).toEqual(expect.any(String));
+      const described = describedResponse(downDoc, '/oauth/authorize/{uid}', 'get', 503)!;
+      expect(Object.keys(described.content!)).toEqual(['text/html']);
+      expect(Object.keys(described.headers!)).toEqual(['Retry-After']);
+    } finally {
+      await down.stop();
+      await adapter.close();
+    }
+  });
+});
+
 it('describes /account/graphql: JSON body, account:read for member clients, 401/403 with WWW-Authenticate', () => {
   const op = operation('/account/graphql', 'post');
   expect(op.security).toEqual([{ oauth2: ['account:read'] }]);
@@ -144,6 +248,85 @@ it('what it says about /account/graphql is what the endpoint answers', async () 
   expect(none.status).toBe(401);
   expect(none.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token".*resource_metadata="/);
   expect((await none.json()).error).toBe('invalid_token');
+});
+
+it('a `first` over the cap is answered as documented: a 200 with a BAD_USER_INPUT field error, not a 400', async () => {
+  const op = operation('/account/graphql', 'post');
+  const cap = Number(/`first` at most (\d+)/.exec(op.description!)![1]);
+  expect(cap).toBe(app.auth.options.accountApi.maxPageSize);
+  const { access_token: token } = await obtainTokens(app.baseUrl, MEMBER, { scope: 'openid account:read', resource: app.baseUrl }, STUDENT);
+  const res = await fetch(`${app.baseUrl}/account/graphql`, {
+    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query: `{ viewer { enrolledCourses(first: ${cap + 1}) { totalCount } } }` }),
+  });
+  expect(res.status).toBe(200);
+  const body = await res.json();
+  expect(body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'PAGE_SIZE_TOO_LARGE', maximum: cap });
+  expect(body.data.viewer.enrolledCourses).toBeNull();
+  // the document listed `first` among the query limits, whose answer is a 400
+  const { description } = describedResponse(doc, '/account/graphql', 'post', 200)!;
+  for (const word of ['BAD_USER_INPUT', 'PAGE_SIZE_TOO_LARGE', `\`first\` over ${cap}`]) expect(description).toContain(word);
+  expect(op.description).toMatch(new RegExp(`\`first\` at most ${cap}; a larger one is not a 400`));
+});
+
+describe('a bearer token sent more than one way: the 400 invalid_request with the challenge is documented at every guarded route', () => {
+  const guarded = [
+    ['GET', '/api/oauth/userinfo', {}, undefined],
+    ['POST', '/api/oauth/userinfo', { 'content-type': 'application/x-www-form-urlencoded' }, 'a=b'],
+    ['POST', '/account/graphql', { 'content-type': 'application/json' }, '{"query":"{ viewer { id } }"}'],
+    ['POST', '/mcp', { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }, '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'],
+  ] as const;
+
+  it.each(guarded)('%s %s', async (method, path, headers, body) => {
+    // refused before the token is read: any token shows it
+    const res = await fetch(`${app.baseUrl}${path}?access_token=sent-twice`, { method, headers: { ...headers, authorization: 'Bearer sent-twice' }, body });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_request", error_description="[^"]+", resource_metadata="/);
+    const answer = await res.json();
+    expect(answer).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
+
+    const described = describedResponse(doc, path, method, 400)!;
+    expect(described.description).toContain('`invalid_request`');
+    expect(described.headers!['WWW-Authenticate']).toEqual({ $ref: '#/components/headers/WWW-Authenticate' });
+    expect((doc.components.headers['WWW-Authenticate'] as { description: string }).description).toContain('400 `invalid_request`');
+    expect(schemaChecker(doc)(described.content!['application/json']!.schema, answer)).toEqual([]);
+  });
+
+  it('the Account API\'s bodies that are either shape match their schema (anyOf: an OAuthError body is a GraphQLResponse too)', () => {
+    const check = schemaChecker(doc);
+    const unavailable = describedResponse(doc, '/account/graphql', 'post', 503)!.content!['application/json']!.schema;
+    expect(check(unavailable, { error: 'temporarily_unavailable', error_description: 'storage is unreachable' })).toEqual([]);
+    expect(check(unavailable, { errors: [{ message: 'x', extensions: { code: 'SERVICE_UNAVAILABLE' } }], data: null })).toEqual([]);
+  });
+
+  it.each([
+    ['/account/graphql', { 'content-type': 'application/json' }, '{"query":"{ viewer { id "}'],
+    ['/mcp', { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }, '[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]'],
+  ] as const)('the route\'s own 400 at %s still matches the documented body', async (path, headers, body) => {
+    const { access_token: token } = await obtainTokens(app.baseUrl, MEMBER, { scope: 'openid account:read', resource: app.baseUrl }, STUDENT);
+    const res = await fetch(`${app.baseUrl}${path}`, { method: 'POST', headers: { ...headers, authorization: `Bearer ${token}` }, body });
+    expect(res.status).toBe(400);
+    const described = describedResponse(doc, path, 'post', 400)!;
+    expect(schemaChecker(doc)(described.content!['application/json']!.schema, await res.json())).toEqual([]);
+  });
+});
+
+it('a client that tries HTTP Basic gets the documented 401 with a Basic challenge', async () => {
+  const { headers } = describedResponse(doc, '/api/oauth/token', 'post', 401)!;
+  // only with an `Authorization` header: an optional header
+  expect(headers!['WWW-Authenticate']).toMatchObject({ required: false, schema: { type: 'string' } });
+  for (const path of ['/api/oauth/token', '/api/oauth/revoke', '/api/oauth/introspect']) {
+    expect(operation(path, 'post').responses['401']).toEqual({ $ref: '#/components/responses/InvalidClient' });
+    const basic = await postForm(`${app.baseUrl}${path}`, { grant_type: 'refresh_token', refresh_token: 'x', token: 'x' }, {
+      authorization: `Basic ${Buffer.from(`${MEMBER.clientId}:x`).toString('base64')}`,
+    });
+    expect(basic.status).toBe(401);
+    expect(basic.headers.get('www-authenticate')).toMatch(/^Basic .*error="invalid_client"/);
+    expect((await basic.json()).error).toBe('invalid_client');
+    // without one, no challenge
+    const form = await postForm(`${app.baseUrl}${path}`, { client_id: 'no-such-client', grant_type: 'refresh_token', refresh_token: 'x', token: 'x' });
+    expect([form.status, form.headers.get('www-authenticate')]).toEqual([401, null]);
+  }
 });
 
 /** The names of `body` its schema `name` in `document` does not list. */
@@ -198,9 +381,9 @@ it('what it says about GET and DELETE /mcp is what the endpoint answers: 405 wit
   expect(JSON.stringify(doc.paths['/mcp'])).not.toMatch(/session-id/i);
   for (const method of ['get', 'delete']) {
     const op = operation('/mcp', method);
-    // answered before the token is read: no security, no challenge
+    // answered before the token is read: no security, no challenge (403: a refused Host or Origin, below)
     expect(op.security).toBeUndefined();
-    expect(Object.keys(op.responses)).toEqual(['405']);
+    expect(Object.keys(op.responses)).toEqual(['403', '405']);
     const described = op.responses['405'] as { headers: { Allow: { schema: { examples: string[] } } } };
     const res = await fetch(`${app.baseUrl}/mcp`, { method: method.toUpperCase(), headers: { accept: 'text/event-stream', authorization: 'Bearer not-read' } });
     expect(res.status).toBe(405);
@@ -208,6 +391,35 @@ it('what it says about GET and DELETE /mcp is what the endpoint answers: 405 wit
     expect(described.headers.Allow.schema.examples).toEqual([res.headers.get('allow')]);
     expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 }, id: null });
   }
+});
+
+describe('/mcp from a not-allowed Origin: the 403 the server gives (a JSON-RPC error, no challenge) is documented', () => {
+  const send = (method: string) => fetch(`${app.baseUrl}/mcp`, {
+    method,
+    headers: { origin: 'https://evil.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+    ...(method === 'POST' ? { body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' } : {}),
+  });
+
+  it.each(['POST', 'GET', 'DELETE'])('%s', async (method) => {
+    const res = await send(method);
+    expect(res.status).toBe(403);
+    expect(res.headers.get('www-authenticate')).toBeNull();
+    const body = await res.json();
+    expect(body).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Forbidden: Invalid Origin: https://evil.example' }, id: null });
+    const described = describedResponse(doc, '/mcp', method, 403)!;
+    expect(described.description).toContain('Forbidden: Invalid Origin: …');
+    expect(described.description).toContain('without a challenge');
+    // a challenge header, where documented, is not a required one
+    expect(described.headers?.['WWW-Authenticate']?.required).not.toBe(true);
+    expect(schemaChecker(doc)(described.content!['application/json']!.schema, body)).toEqual([]);
+  });
+
+  it('POST /mcp\'s 403 still documents insufficient_scope with its challenge', () => {
+    const described = describedResponse(doc, '/mcp', 'post', 403)!;
+    expect(described.description).toContain('`insufficient_scope`');
+    expect(described.headers!['WWW-Authenticate']).toEqual({ $ref: '#/components/headers/WWW-Authenticate' });
+    expect(schemaChecker(doc)(described.content!['application/json']!.schema, { error: 'insufficient_scope', error_description: 'x' })).toEqual([]);
+  });
 });
 
 it('describes registration per variant (default: Variant A, client_name lookup)', () => {

@@ -3,6 +3,9 @@
  * document, take the markdown tables of /auth.md apart, and run its curl examples.
  */
 import { Validator } from '@seriousme/openapi-schema-validator';
+// the validator above is built on them (its dependencies)
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 
 import type { OpenApiDocument } from '../../lib/docs/index.ts';
 
@@ -32,6 +35,37 @@ export async function openApiErrors(doc: unknown): Promise<unknown[]> {
     return [String(error)];
   }
   return [];
+}
+
+/** A documented response: its description, headers and bodies by media type. */
+export interface DescribedResponse {
+  readonly description: string;
+  readonly headers?: Record<string, { readonly required?: boolean; readonly $ref?: string; readonly schema?: unknown }>;
+  readonly content?: Record<string, { readonly schema: unknown }>;
+}
+
+/** The response `status` of `method path` in `doc`, a `$ref` to `components.responses` followed. */
+export function describedResponse(doc: OpenApiDocument, path: string, method: string, status: number | string): DescribedResponse | undefined {
+  const operation = (doc.paths[path] as Record<string, { responses: Record<string, unknown> }> | undefined)?.[method.toLowerCase()];
+  const response = operation?.responses[String(status)] as (DescribedResponse & { $ref?: string }) | undefined;
+  if (!response?.$ref) return response;
+  return doc.components.responses[response.$ref.replace('#/components/responses/', '')] as DescribedResponse;
+}
+
+/**
+ * Checks values against schemas of `doc` (JSON Schema 2020-12 with formats, `$ref`s into its
+ * components resolved); returns the errors, `[]` for a valid value.
+ */
+export function schemaChecker(doc: OpenApiDocument): (schema: unknown, value: unknown) => unknown[] {
+  const ajv = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false, allErrors: true });
+  (addFormats as unknown as (a: unknown) => void)(ajv);
+  const base = 'https://openapi.test/document';
+  ajv.addSchema({ $id: base, components: doc.components });
+  return (schema, value) => {
+    const rooted = JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', `"${base}#/components/`));
+    const validate = ajv.compile(rooted);
+    return validate(value) ? [] : [...(validate.errors ?? [])];
+  };
 }
 
 /** `[method, path]` of every operation in the document. */

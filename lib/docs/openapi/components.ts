@@ -38,7 +38,7 @@ function challengeHeader(options: ResolvedOptions) {
   const exception = (isServed('accountApi', options) ? `, except at \`${ENDPOINTS.accountApi.path}\`, which names \`invalid_token\`` : '')
     + (isServed('mcp', options) ? `; \`${ENDPOINTS.mcp.path}\` serves a request without a header anonymously and names \`invalid_token\` for another scheme` : '');
   return {
-    description: 'RFC 6750 §3 challenge with RFC 9728 `resource_metadata`, e.g. `Bearer error="invalid_token", error_description="…", resource_metadata="…/.well-known/oauth-protected-resource"`; with `insufficient_scope` it also names the `scope` needed. '
+    description: 'RFC 6750 §3 challenge with RFC 9728 `resource_metadata`, e.g. `Bearer error="invalid_token", error_description="…", resource_metadata="…/.well-known/oauth-protected-resource"`; with `insufficient_scope` it also names the `scope` needed; a 400 `invalid_request` (the token sent more than one way) carries it too. '
       + `A request that sent no credentials (no \`Authorization\`, or another scheme) gets \`Bearer resource_metadata="…"\` without an error code (RFC 6750 §3.1)${exception}.`,
     schema: { type: 'string' },
   };
@@ -55,7 +55,18 @@ export function buildComponents(options: ResolvedOptions): OpenApiDocument['comp
     schemas: buildSchemas(options),
     responses: {
       OAuthError: { description: 'RFC 6749 §5.2 error', content: jsonContent(oauthError) },
-      InvalidClient: { description: '`invalid_client`: client unknown or failing authentication', content: jsonContent(oauthError) },
+      InvalidClient: {
+        description: '`invalid_client`: client unknown or failing authentication',
+        // RFC 6749 §5.2: the challenge of the scheme the client tried (lib/policies/client-auth.ts)
+        headers: {
+          'WWW-Authenticate': {
+            description: 'only when the request carried an `Authorization` header, as HTTP Basic does (refused here: send the client\'s credentials in the form body): a `Basic` challenge with `error="invalid_client"`',
+            required: false,
+            schema: { type: 'string' },
+          },
+        },
+        content: jsonContent(oauthError),
+      },
       InvalidToken: withChallenge('`invalid_token`: the access token is missing, malformed, unknown, expired, revoked or bound to another origin'),
       InsufficientScope: withChallenge('`insufficient_scope`: the token lacks a required scope or is of the wrong audience; the challenge names the `scope` needed'),
       TemporarilyUnavailable: {

@@ -7,13 +7,14 @@
 import { UNAVAILABLE_CODE } from '../../account-api/errors.ts';
 import { ACCOUNT_API_ACCESS, MAX_FRAGMENT_NESTING } from '../../account-api/index.ts';
 import type { ResolvedOptions } from '../../config/options.ts';
-import { CONFIDENTIAL_CLIENT_AUTH_METHOD, MCP_REVISIONS, PUBLIC_CLIENT_AUTH_METHOD } from '../../constants.ts';
+import { CONFIDENTIAL_CLIENT_AUTH_METHOD, MCP_REVISIONS, PROTOCOL, PUBLIC_CLIENT_AUTH_METHOD } from '../../constants.ts';
 import { ENDPOINTS } from '../../endpoints.ts';
 import { MCP_ALLOW } from '../../mcp/http.ts';
+import type { MemberDataInputCode } from '../../member-data/errors.ts';
 import { REGISTRATION_LIMITS } from '../../policies/registration-limits.ts';
 import { USERINFO_FORM_LIMIT } from '../../resource/userinfo.ts';
 import type { EndpointId, HttpMethod } from '../../endpoints.ts';
-import { bearerOperation } from '../bearer-route.ts';
+import { bearerOperation, sentTwiceResponse } from '../bearer-route.ts';
 import { duration, perPeriod } from '../markdown.ts';
 import { authorizeParameters, DOCUMENT_NOT_FETCHED, DOCUMENT_REFUSED, documentFetchBudget } from '../protocol.ts';
 import { endpointUrl, templatePath } from '../surface.ts';
@@ -43,6 +44,19 @@ const unavailablePage = {
   ...htmlPage('`temporarily_unavailable`: storage is unreachable; a page, never a redirect to the client (a reload after `Retry-After` helps)'),
   headers: { 'Retry-After': ref('headers', 'Retry-After') },
 };
+
+/**
+ * The `Location` of an authorization's redirects: the hops to this server's pages are relative
+ * references (`/oauth/interaction/<uid>`), the last one is the absolute `redirect_uri`.
+ */
+const LOCATION = { Location: { schema: { type: 'string', format: 'uri-reference' } } };
+
+/** The response mode whose answer to the client is a page that posts to `redirect_uri`, not a redirect (discovery lists it). */
+const FORM_POST: (typeof PROTOCOL.responseModes)[number] = 'form_post';
+/** The page of `response_mode=form_post` posting `fields` to `redirect_uri` (it submits itself). */
+const formPost = (fields: string) => `with \`response_mode=${FORM_POST}\`, a page that posts ${fields} to \`redirect_uri\` at once (it submits itself)`;
+const FORM_POST_CODE = formPost('`code`, `state` and `iss`');
+const FORM_POST_ERROR = formPost('`error`, `error_description`, `state` and `iss`');
 
 /** 429 `temporarily_unavailable` with `Retry-After`: a rate limit (a 503 is a storage outage). */
 function tooMany(description: string, content: Record<string, unknown> = jsonContent(ref('schemas', 'OAuthError'))): Record<string, unknown> {
@@ -118,13 +132,15 @@ const DESCRIBE: Record<EndpointId, Describe> = {
         name: p.name, in: 'query', required: p.mandatory, description: p.rule, schema: p.schema,
       })),
       responses: {
+        // a web client whose user has a session and a grant gets its code without a page
+        200: htmlPage(`${FORM_POST_CODE}, when no sign-in or consent page is needed`),
         303: {
-          description: 'A redirect: to the sign-in and consent pages first; finally to `redirect_uri` with `code`, `state` and `iss` (RFC 9207), or with `error`, `error_description`, `state` and `iss`.',
-          headers: { Location: { schema: { type: 'string', format: 'uri' } } },
+          description: `A redirect: to the sign-in and consent pages first (a relative reference); finally to \`redirect_uri\` with \`code\`, \`state\` and \`iss\` (RFC 9207), or with \`error\`, \`error_description\`, \`state\` and \`iss\` (with \`response_mode=${FORM_POST}\`: 200 and 400 instead).`,
+          headers: LOCATION,
         },
         400: htmlPage(`an error page, when the client or \`redirect_uri\` cannot be trusted with a redirect${options.clientIdMetadataDocuments.enabled
           ? ` (also \`invalid_client\` for ${DOCUMENT_NOT_FETCHED}, \`invalid_client_metadata\` for ${DOCUMENT_REFUSED})`
-          : ''}`),
+          : ''}; or, ${FORM_POST_ERROR}, for an error the client is told of (\`prompt=none\` that needs a page, for example)`),
         ...documentFetchLimit(options, true),
         503: unavailablePage,
       },
@@ -145,16 +161,11 @@ const DESCRIBE: Record<EndpointId, Describe> = {
     },
   }),
   userinfo: () => {
-    // RFC 6750 §2: the token comes in the Authorization header only (lib/resource/require-bearer.ts)
-    const sentTwice = (where: string) => ({
-      description: `\`invalid_request\`: the access token is sent more than one way (two \`Authorization\` headers, or the header and an \`access_token\` in ${where})`,
-      content: jsonContent(ref('schemas', 'OAuthError')),
-    });
     const operation = (post: boolean) => bearerOperation({ scopes: ['openid'] }, {
       tags: [TAGS.oauth.name],
       responses: {
         200: { description: 'the claims the token\'s scopes release', content: jsonContent(ref('schemas', 'UserInfo')) },
-        400: sentTwice(post ? 'the query or the form body' : 'the query'),
+        400: sentTwiceResponse(post ? 'the query or the form body' : 'the query'),
         // lib/resource/userinfo.ts reads a form body up to this size, to refuse a token sent in it too
         ...(post ? { 413: { description: `\`invalid_request\`: the form body is over ${USERINFO_FORM_LIMIT} bytes`, content: jsonContent(ref('schemas', 'OAuthError')) } } : {}),
       },
@@ -239,22 +250,33 @@ const DESCRIBE: Record<EndpointId, Describe> = {
   }),
   accountApi: (options) => {
     const limits = options.accountApi;
+    // a field's input error, not the request's: that field is null in a 200 (lib/account-api/errors.ts)
+    const pageSizeTooLarge: MemberDataInputCode = 'PAGE_SIZE_TOO_LARGE';
+    const pageSizeError = `\`BAD_USER_INPUT\` (\`extensions.reason\` \`${pageSizeTooLarge}\`, \`extensions.maximum\` ${limits.maxPageSize})`;
     const post = bearerOperation(ACCOUNT_API_ACCESS, {
       tags: [TAGS.account.name],
-      description: `One GraphQL operation per request, for the signed-in member at the token's site. Query limits: depth ${limits.maxDepth}, fragments nested at most ${MAX_FRAGMENT_NESTING} levels, cost ${limits.maxCost}, ${limits.maxTokens} tokens, body ${limits.maxBodyBytes} bytes; \`first\` at most ${limits.maxPageSize}. Introspection is ${limits.introspection ? 'on' : 'off'}. A request without a token is refused (no anonymous mode).`,
+      description: `One GraphQL operation per request, for the signed-in member at the token's site. Query limits (a 400 over one): depth ${limits.maxDepth}, fragments nested at most ${MAX_FRAGMENT_NESTING} levels, cost ${limits.maxCost}, ${limits.maxTokens} tokens; body ${limits.maxBodyBytes} bytes (a 413 over it). Lists take \`first\` at most ${limits.maxPageSize}; a larger one is not a 400: its field is \`null\` in a 200, with the error ${pageSizeError}. Introspection is ${limits.introspection ? 'on' : 'off'}. A request without a token is refused (no anonymous mode).`,
       requestBody: {
         required: true,
         content: jsonContent(ref('schemas', 'GraphQLRequest'), { query: '{ viewer { id email enrolledCourses(first: 10) { nodes { slug expireDate hasLifetimeAccess } } } }' }),
       },
       responses: {
-        200: { description: 'the result', headers: CACHE_CONTROL, content: jsonContent(ref('schemas', 'GraphQLResponse')) },
-        400: { description: 'the request or query is invalid or over a limit (`extensions.code` says which)', content: jsonContent(ref('schemas', 'GraphQLResponse')) },
+        200: {
+          description: `the result; a field that failed is \`null\`, with its error in \`errors\` (\`extensions.code\`), e.g. ${pageSizeError} for a \`first\` over ${limits.maxPageSize}`,
+          headers: CACHE_CONTROL,
+          content: jsonContent(ref('schemas', 'GraphQLResponse')),
+        },
+        400: sentTwiceResponse('the query', {
+          description: 'the request or query is invalid or over a query limit (a `GraphQLResponse`; `extensions.code` says which)',
+          schema: ref('schemas', 'GraphQLResponse'),
+        }),
         413: { description: 'the body is over the size limit', content: jsonContent(ref('schemas', 'GraphQLResponse')) },
         415: { description: 'not `Content-Type: application/json`', content: jsonContent(ref('schemas', 'GraphQLResponse')) },
         503: {
           description: `storage or the data source is unavailable; retry after \`Retry-After\`: \`temporarily_unavailable\` when the token could not be checked, or \`${UNAVAILABLE_CODE}\` when the answer has no data (a failed nullable field is \`null\` in a 200, with that code)`,
           headers: { 'Retry-After': ref('headers', 'Retry-After') },
-          content: jsonContent({ oneOf: [ref('schemas', 'OAuthError'), ref('schemas', 'GraphQLResponse')] }),
+          // anyOf: an OAuthError body is a GraphQLResponse too (that schema requires nothing)
+          content: jsonContent({ anyOf: [ref('schemas', 'OAuthError'), ref('schemas', 'GraphQLResponse')] }),
         },
       },
     });
@@ -276,12 +298,16 @@ const DESCRIBE: Record<EndpointId, Describe> = {
     const headers = [
       { name: 'MCP-Protocol-Version', in: 'header', required: false, schema: { type: 'string' }, description: `the protocol revision: ${MCP_REVISIONS.current}, or the one \`initialize\` negotiated (${MCP_REVISIONS.legacy.join(', ')})` },
     ];
+    // DNS-rebinding protection, before anything else and for every method: no challenge
+    // (lib/mcp/endpoint.ts, `checkOrigin`; lib/mcp/request-origin.ts)
+    const foreignOrigin = 'a `Host` this endpoint does not answer or an `Origin` it does not allow: a JSON-RPC error `-32000` (`Forbidden: Invalid Host: …` or `Forbidden: Invalid Origin: …`), without a challenge';
     // stateless: no session to resume or end, no server-initiated stream; answered before the
     // token is read, so no security and no challenge (lib/mcp/endpoint.ts, `preflight`)
     const notOffered = (what: string) => ({
       tags: [TAGS.mcp.name],
       description: `${what} This server keeps no sessions and opens no server-initiated stream, so it answers 405 with a JSON-RPC error (MCP Streamable HTTP allows that).`,
       responses: {
+        403: { description: foreignOrigin, content: jsonContent(ref('schemas', 'JsonRpcMessage')) },
         405: {
           description: 'not offered; `Allow` names what is',
           headers: { Allow: { description: 'the methods `/mcp` answers', schema: { type: 'string', examples: [MCP_ALLOW] } } },
@@ -302,8 +328,15 @@ const DESCRIBE: Record<EndpointId, Describe> = {
             content: { 'application/json': { schema: ref('schemas', 'JsonRpcMessage') }, 'text/event-stream': { schema: { type: 'string' } } },
           },
           202: { description: 'accepted (a notification or response)' },
-          400: { description: 'not a valid JSON-RPC message, an unsupported protocol revision, or a batch the revision does not allow (only 2025-03-26 has batches)' },
-          403: ref('responses', 'InsufficientScope'),
+          400: sentTwiceResponse('the query', {
+            description: 'not a valid JSON-RPC message, an unsupported protocol revision, a batch the revision does not allow (only 2025-03-26 has batches), or on 2026-07-28 a standard header (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`) missing or disagreeing with the body (`-32020`, before any token is judged): a JSON-RPC error',
+            schema: ref('schemas', 'JsonRpcMessage'),
+          }),
+          403: {
+            description: `\`insufficient_scope\`: the token lacks a scope the tool needs or is of the wrong audience, and the \`WWW-Authenticate\` challenge names the \`scope\` needed; or ${foreignOrigin}`,
+            headers: { 'WWW-Authenticate': ref('headers', 'WWW-Authenticate') },
+            content: jsonContent({ oneOf: [ref('schemas', 'OAuthError'), ref('schemas', 'JsonRpcMessage')] }),
+          },
           406: { description: 'the `Accept` header lacks `application/json` or `text/event-stream`' },
           413: { description: 'the body is over the size limit' },
           415: { description: 'not `Content-Type: application/json`' },
@@ -343,9 +376,15 @@ export function describeEndpoint(id: EndpointId, options: ResolvedOptions): Open
         summary: 'Authorization resumes after sign-in and consent',
         operationId: 'authorizationResume',
         tags: [TAGS.browser.name],
-        description: `Reached by the browser from the consent page; redirects to \`redirect_uri\` like ${endpointUrl(options, 'authorization')}.`,
+        description: `Reached by the browser from the sign-in and consent pages; answers the client like ${endpointUrl(options, 'authorization')}.`,
         parameters: [{ name: 'uid', in: 'path', required: true, schema: { type: 'string' } }],
-        responses: { 303: { description: 'redirect to `redirect_uri`' }, 400: htmlPage('an error page') },
+        responses: {
+          200: htmlPage(`after consent, ${FORM_POST_CODE}`),
+          303: { description: 'a redirect: to the next page (the consent page after sign-in, a relative reference), or to `redirect_uri` as the authorization endpoint\'s', headers: LOCATION },
+          400: htmlPage(`an error page; or, ${FORM_POST_ERROR} (a denial, for example)`),
+          // the provider's 503s carry the outage page, as the pages that lead here (lib/storage/outage.ts)
+          503: unavailablePage,
+        },
       },
     };
   }

@@ -269,7 +269,8 @@ function resourceSchemas(options: ResolvedOptions): Record<string, JsonSchema> {
         required: ['jsonrpc'],
         properties: {
           jsonrpc: { const: '2.0' },
-          id: { type: ['string', 'integer'] },
+          // null in an error that answers no request in particular (JSON-RPC 2.0 §5): the 403 and 405 of /mcp
+          id: { type: ['string', 'integer', 'null'] },
           method: { type: 'string', examples: ['initialize', 'tools/list', 'tools/call'] },
           params: { type: 'object' },
           result: { type: 'object' },
