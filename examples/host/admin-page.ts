@@ -14,7 +14,7 @@ import { PlatformAuthError } from '../../lib/index.ts';
 import type { AccountStore, PlatformAuth, SiteStore } from '../../lib/index.ts';
 import { PageError } from './admin/page-error.ts';
 import { createAdminRouter, renderPageError } from './admin/routes.ts';
-import { AdminSessions } from './admin/session.ts';
+import { ADMIN_AREA, AdminSessions } from './admin/session.ts';
 
 export interface AdminPageDeps {
   readonly auth: PlatformAuth;
@@ -27,7 +27,7 @@ export interface AdminPageDeps {
 }
 
 export function adminPage({ auth, accounts, sites, secret, secureCookies }: AdminPageDeps): Middleware {
-  const sessions = new AdminSessions(secret, undefined, { secure: secureCookies });
+  const sessions = new AdminSessions(secret, ADMIN_AREA, { secure: secureCookies, storage: auth.options.adapter });
   const dispatch = createAdminRouter({ auth, accounts, sites, sessions }).routes() as Middleware;
 
   return async function adminArea(ctx, next) {

@@ -51,10 +51,8 @@ export async function buildApp(options: DemoOptions = {}): Promise<DemoApp> {
   const operatorSecret = options.operatorSecret ?? randomBytes(24).toString('base64url');
   const accounts = createAccountStore();
   const sites = withDemoBranding(createSiteStore());
-  // the host's own sign-in session (host-sign-in.ts), read by the library through signIn.session
   // Secure cookies as baseUrl says, not as the connection does (a proxy may end TLS before it)
   const secureCookies = new URL(baseUrl).protocol === 'https:';
-  const hostSessions = createHostSessions(options.adminSecret ?? randomBytes(32).toString('base64url'), { secure: secureCookies });
   const auth = await createPlatformAuth({
     baseUrl,
     accounts,
@@ -64,8 +62,13 @@ export async function buildApp(options: DemoOptions = {}): Promise<DemoApp> {
     registration: { variant: 'restricted', vendors: [{ clientId: VENDOR_CLIENT_ID }] },
     memberClients: { betaEnabled: [...BETA_SITES] },
     mcp: demoMcpOptions({ accounts }),
-    signIn: { session: hostSession(hostSessions), ...(options.signIn === 'host' ? { loginUrl: HOST_SIGN_IN_PATH } : {}) },
+    // the host's own sign-in session (host-sign-in.ts), made below: it keeps its sign-outs in
+    // the library's storage, so needs the library first. Only requests read it, and they come after
+    signIn: { session: (ctx) => hostSession(hostSessions, ctx), ...(options.signIn === 'host' ? { loginUrl: HOST_SIGN_IN_PATH } : {}) },
     ...options.auth,
+  });
+  const hostSessions = createHostSessions(options.adminSecret ?? randomBytes(32).toString('base64url'), {
+    secure: secureCookies, storage: auth.options.adapter,
   });
 
   const app = new Koa();

@@ -72,7 +72,7 @@ function createRouter({ auth, accounts, sessions }: Omit<ConnectedAppsPageDeps, 
   }
 
   router.get(CONNECTED_APPS_HOME, async function home(ctx) {
-    const session = sessions.read(ctx);
+    const session = await sessions.read(ctx);
     const member = await signedIn(session);
     if (!member) {
       // an anonymous session exists only to bind the sign-in form's CSRF token
@@ -89,7 +89,7 @@ function createRouter({ auth, accounts, sessions }: Omit<ConnectedAppsPageDeps, 
 
   router.post(MEMBER_SIGN_IN_ACTION, async function signIn(ctx) {
     const form = await readForm(ctx);
-    const session = sessions.read(ctx);
+    const session = await sessions.read(ctx);
     if (!session || !sessions.verifyCsrf(session, form.get('csrf'))) throw EXPIRED();
     const email = field(form, 'email');
     const password = form.get('password') ?? '';
@@ -108,15 +108,15 @@ function createRouter({ auth, accounts, sessions }: Omit<ConnectedAppsPageDeps, 
 
   router.post(MEMBER_SIGN_OUT_ACTION, async function signOut(ctx) {
     const form = await readForm(ctx);
-    const session = sessions.read(ctx);
+    const session = await sessions.read(ctx);
     if (!session || !sessions.verifyCsrf(session, form.get('csrf'))) throw EXPIRED();
-    sessions.end(ctx, session);
+    await sessions.end(ctx, session);
     seeOther(ctx, CONNECTED_APPS_HOME);
   });
 
   router.post(REVOKE_ACTION, async function revoke(ctx) {
     const form = await readForm(ctx);
-    const session = sessions.read(ctx);
+    const session = await sessions.read(ctx);
     if (!sessions.verifyCsrf(session, form.get('csrf'))) throw EXPIRED();
     const member = await signedIn(session);
     if (!member) throw new PageError(403, 'Signed out', 'Your session has ended. Sign in again to continue.');
@@ -131,7 +131,7 @@ function createRouter({ auth, accounts, sessions }: Omit<ConnectedAppsPageDeps, 
 }
 
 export function connectedAppsPage({ auth, accounts, secret, secureCookies }: ConnectedAppsPageDeps): Middleware {
-  const sessions = new AdminSessions(secret, MEMBER_AREA, { secure: secureCookies });
+  const sessions = new AdminSessions(secret, MEMBER_AREA, { secure: secureCookies, storage: auth.options.adapter });
   const dispatch = createRouter({ auth, accounts, sessions }).routes() as Middleware;
 
   return async function connectedApps(ctx, next) {

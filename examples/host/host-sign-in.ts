@@ -8,9 +8,9 @@
  *   POST /sign-in/cancel   gives up: the app receives access_denied
  *   POST /sign-out         ends the host session, and the library's (auth.interactions.signOut)
  *
- * `hostSession(...)` is `options.signIn.session`: a member signed in here goes straight to
- * consent. With `loginUrl: '/sign-in'` the library sends every sign-in here instead of
- * showing its own page (the demo's `signIn: 'host'`, `SIGN_IN=host npm run example`).
+ * `hostSession(sessions, ctx)` is `options.signIn.session`: a member signed in here goes
+ * straight to consent. With `loginUrl: '/sign-in'` the library sends every sign-in here
+ * instead of showing its own page (the demo's `signIn: 'host'`, `SIGN_IN=host npm run example`).
  *
  * The session cookie is the admin area's kind (admin/session.ts) with a cookie of its own,
  * sent to the whole site (the library reads it at /oauth/interaction/…). Every form carries a
@@ -22,7 +22,7 @@ import { Router } from '@koa/router';
 import type { Context, Middleware } from 'koa';
 
 import { createNonce, html, page, setPageHeaders } from '../../lib/index.ts';
-import type { AccountStore, HostSessionResolver, PendingSignIn, PlatformAuth } from '../../lib/index.ts';
+import type { AccountStore, AdapterFactory, HostSignIn, PendingSignIn, PlatformAuth } from '../../lib/index.ts';
 import { readForm } from './admin/form.ts';
 import { PageError } from './admin/page-error.ts';
 import { AdminSessions, SESSION_SECONDS } from './admin/session.ts';
@@ -35,13 +35,13 @@ export const HOST_SIGN_IN_PATH = '/sign-in';
 /** The page was shown for another sign-in than the one waiting now (PendingSignIn.id). */
 const EXPIRED = 'This form has expired. Try again.';
 const CHANGED = 'The app waiting for this sign-in changed since this page was shown. Check which app it is, then sign in again.';
+/** Cancel pressed again (the back button, a double click), or the sign-in expired meanwhile. */
+const NOT_WAITING = 'No sign-in is waiting any more: it was cancelled, finished or has expired, so there is nothing to cancel. Go back to the app to start again.';
 
 /** `options.signIn.session`: the account of the host session, signed in `SESSION_SECONDS` before it expires. */
-export function hostSession(sessions: AdminSessions): HostSessionResolver {
-  return (ctx) => {
-    const session = sessions.read(ctx);
-    return session?.accountId ? { accountId: session.accountId, authTime: session.exp - SESSION_SECONDS, amr: ['pwd'] } : undefined;
-  };
+export async function hostSession(sessions: AdminSessions, ctx: Context): Promise<HostSignIn | undefined> {
+  const session = await sessions.read(ctx);
+  return session?.accountId ? { accountId: session.accountId, authTime: session.exp - SESSION_SECONDS, amr: ['pwd'] } : undefined;
 }
 
 interface FormView {
@@ -96,8 +96,8 @@ export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Mi
   }
 
   /** The session, or an anonymous one for the form's CSRF token. */
-  function sessionOf(ctx: Context): AdminSession {
-    return sessions.read(ctx) ?? sessions.start(ctx);
+  async function sessionOf(ctx: Context): Promise<AdminSession> {
+    return (await sessions.read(ctx)) ?? sessions.start(ctx);
   }
 
   /**
@@ -127,7 +127,7 @@ export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Mi
       return await readForm(ctx);
     } catch (err) {
       if (!(err instanceof PageError)) throw err;
-      const session = sessions.read(ctx);
+      const session = await sessions.read(ctx);
       if (!session) withoutSession(ctx);
       else await showFor(ctx, session, err.status, `${err.title}: ${err.message}`);
       return undefined;
@@ -135,13 +135,13 @@ export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Mi
   }
 
   router.get(HOST_SIGN_IN_PATH, async function hostSignInForm(ctx) {
-    await showFor(ctx, sessionOf(ctx), 200);
+    await showFor(ctx, await sessionOf(ctx), 200);
   });
 
   router.post(HOST_SIGN_IN_PATH, async function hostSignIn(ctx) {
     const form = await formOf(ctx);
     if (!form) return;
-    const session = sessions.read(ctx);
+    const session = await sessions.read(ctx);
     if (!session) return withoutSession(ctx);
     if (!sessions.verifyCsrf(session, form.get('csrf'))) return show(ctx, 403, { csrf: sessions.csrfToken(session), pending: undefined, error: EXPIRED });
     const pending = await auth.interactions.pendingSignIn(ctx);
@@ -168,25 +168,28 @@ export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Mi
   router.post(`${HOST_SIGN_IN_PATH}/cancel`, async function hostCancel(ctx) {
     const form = await formOf(ctx);
     if (!form) return;
-    const session = sessions.read(ctx);
+    const session = await sessions.read(ctx);
     if (!session) return withoutSession(ctx);
     const pending = await auth.interactions.pendingSignIn(ctx);
     // the page again, with a fresh form, never a bare 403: the person can still cancel
     if (!sessions.verifyCsrf(session, form.get('csrf'))) return show(ctx, 403, { csrf: sessions.csrfToken(session), pending, error: EXPIRED });
-    if (pending && form.get('sign_in') !== pending.id) return show(ctx, 409, { csrf: sessions.csrfToken(session), pending, error: CHANGED });
+    // none waiting (Cancel pressed again, or it expired): cancelSignIn would throw, and the
+    // person would get Koa's plain-text 400
+    if (!pending) return show(ctx, 409, { csrf: sessions.csrfToken(session), pending, error: NOT_WAITING });
+    if (form.get('sign_in') !== pending.id) return show(ctx, 409, { csrf: sessions.csrfToken(session), pending, error: CHANGED });
     await auth.interactions.cancelSignIn(ctx, { expected: form.get('sign_in') ?? undefined });
   });
 
   router.post('/sign-out', async function hostSignOut(ctx) {
     const form = await formOf(ctx);
     if (!form) return;
-    const session = sessions.read(ctx);
+    const session = await sessions.read(ctx);
     if (!session) return withoutSession(ctx);
     if (!sessions.verifyCsrf(session, form.get('csrf'))) return showFor(ctx, session, 403, EXPIRED);
     // the library's sign-in first: if storage fails, the host session (and its sign-out form)
     // is still there to try again
     await auth.interactions.signOut(ctx);
-    sessions.end(ctx, session);
+    await sessions.end(ctx, session);
     ctx.status = 303;
     ctx.redirect(HOST_SIGN_IN_PATH);
   });
@@ -194,7 +197,7 @@ export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Mi
   return router.routes() as Middleware;
 }
 
-/** `secure`: `Secure` cookies, when the host's baseUrl is https (see AdminSessions). */
-export function createHostSessions(secret: string, { secure }: { secure: boolean }): AdminSessions {
-  return new AdminSessions(secret, HOST_AREA, { secure });
+/** `secure`: `Secure` cookies, when the host's baseUrl is https; `storage`: the library's (see AdminSessions). */
+export function createHostSessions(secret: string, options: { secure: boolean; storage: AdapterFactory }): AdminSessions {
+  return new AdminSessions(secret, HOST_AREA, options);
 }

@@ -14,7 +14,8 @@ import Koa from 'koa';
 import { adminPage } from '../../examples/host/admin-page.ts';
 import { createSiteStore } from '../../examples/host/seed.ts';
 import type { Account, AccountStore } from '../../lib/index.ts';
-import { ADMIN, buildAuthorizeUrl } from '../support/flows.ts';
+import { Browser, signIn } from '../support/browser.ts';
+import { ADMIN, STUDENT, buildAuthorizeUrl } from '../support/flows.ts';
 import { pkcePair } from '../support/pkce.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
@@ -53,6 +54,48 @@ async function signedInAdmin(origin = app.baseUrl, account: { email: string; pas
   return admin;
 }
 
+/** The words a POSIX shell makes of `command`: single quotes, backslash escapes, line continuations. */
+function shellWords(command: string): string[] {
+  const words: string[] = [];
+  let word: string | undefined;
+  for (let i = 0; i < command.length; i += 1) {
+    const c = command[i]!;
+    if (c === "'") {
+      const end = command.indexOf("'", i + 1);
+      word = (word ?? '') + command.slice(i + 1, end);
+      i = end;
+    } else if (c === '\\') {
+      i += 1;
+      if (command[i] !== '\n') word = (word ?? '') + command[i];
+    } else if (/\s/.test(c)) {
+      if (word !== undefined) words.push(word);
+      word = undefined;
+    } else word = (word ?? '') + c;
+  }
+  return word === undefined ? words : [...words, word];
+}
+
+/** curl's percent-encoding (every byte but A-Z a-z 0-9 - . _ ~), as `--data-urlencode` applies it. */
+const curlEscape = (value: string) => encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/**
+ * The POST `curl -sS <url> -d … --data-urlencode …` sends: `-d` values as they are,
+ * `--data-urlencode name=value` with the value encoded, joined by `&`.
+ */
+function curlPost(command: string): { url: string; body: string } {
+  const [curl, silent, url, ...options] = shellWords(command);
+  expect([curl, silent]).toEqual(['curl', '-sS']);
+  const fields: string[] = [];
+  for (let i = 0; i < options.length; i += 2) {
+    const [option, value] = [options[i], options[i + 1]!];
+    const eq = value.indexOf('=');
+    if (option === '-d') fields.push(value);
+    else if (option === '--data-urlencode') fields.push(`${value.slice(0, eq)}=${curlEscape(value.slice(eq + 1))}`);
+    else throw new Error(`unexpected curl option ${option}`);
+  }
+  return { url: url!, body: fields.join('&') };
+}
+
 /** The page's strict headers: a CSP without script, a style nonce, no framing, no caching. */
 function expectStrictPage(res: Response, body: string): void {
   const csp = res.headers.get('content-security-policy') ?? '';
@@ -84,6 +127,26 @@ describe('an application\'s page', () => {
       response_type: 'code', client_id: evilId, redirect_uri: 'http://127.0.0.1/cb', scope: 'openid account:read', code_challenge_method: 'S256', resource: app.baseUrl,
     });
     expect(page.html).toContain(`curl -sS &#39;${app.baseUrl}/.well-known/oauth-protected-resource&#39;`);
+  });
+
+  it.each([
+    'http://127.0.0.1/callback',
+    'http://127.0.0.1/callback?app=buddy&step=2',
+    'http://127.0.0.1/call%2Bback+more',
+    "http://127.0.0.1/it's-me",
+  ])('the connection test\'s curl redeems the code for an application whose redirect URI is %s', async (redirectUri) => {
+    const { client } = await app.auth.memberClients.create('demo-school', {
+      name: 'Curl test', type: 'public', redirectUris: [redirectUri], scopes: ['openid', 'account:read'],
+    });
+    const page = await (await signedInAdmin()).page(appPath(client.clientId));
+    const authorize = text(/<a href="([^"]*\/oauth\/authorize\?[^"]*)"/.exec(page.html)![1]!);
+    const code = new URL(await signIn(new Browser(app.baseUrl), authorize, STUDENT)).searchParams.get('code')!;
+    expect(code).toBeTruthy();
+
+    const command = text(/<pre class="cmd"><code>(curl -sS [^<]*\/api\/oauth\/token[^<]*)<\/code>/.exec(page.html)![1]!);
+    const { url, body } = curlPost(command.replace('THE_CODE_FROM_THE_ADDRESS_BAR', code));
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+    expect({ status: res.status, body: res.status === 200 ? 'tokens' : await res.json() }).toEqual({ status: 200, body: 'tokens' });
   });
 
   it('the list shows each application\'s latest activity and links to its page', async () => {

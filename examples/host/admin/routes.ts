@@ -93,7 +93,7 @@ export function createAdminRouter({ auth, accounts, sites, sessions }: AdminRout
   /** CSRF, then the session, then (for site routes) the site: in that order, before any work. */
   async function authorizePost(ctx: Context): Promise<{ op: Operator; form: URLSearchParams }> {
     const form = await readForm(ctx);
-    const session = sessions.read(ctx);
+    const session = await sessions.read(ctx);
     if (!sessions.verifyCsrf(session, form.get('csrf'))) throw EXPIRED();
     const op = await signedIn(session);
     if (!op) throw new PageError(403, 'Signed out', 'Your session has ended. Sign in again to continue.');
@@ -155,7 +155,7 @@ export function createAdminRouter({ auth, accounts, sites, sessions }: AdminRout
   }
 
   router.get('/admin', async function home(ctx) {
-    const session = sessions.read(ctx);
+    const session = await sessions.read(ctx);
     const op = await signedIn(session);
     if (op) {
       if (op.sites.length === 1) return redirect(ctx, appsPath(op.sites[0]!.id));
@@ -174,7 +174,7 @@ export function createAdminRouter({ auth, accounts, sites, sessions }: AdminRout
 
   router.post('/admin/sign-in', async function signIn(ctx) {
     const form = await readForm(ctx);
-    const session = sessions.read(ctx);
+    const session = await sessions.read(ctx);
     if (!session || !sessions.verifyCsrf(session, form.get('csrf'))) throw EXPIRED();
     const email = field(form, 'email');
     const password = form.get('password') ?? '';
@@ -197,21 +197,21 @@ export function createAdminRouter({ auth, accounts, sites, sessions }: AdminRout
 
   router.post('/admin/sign-out', async function signOut(ctx) {
     const form = await readForm(ctx);
-    const session = sessions.read(ctx);
+    const session = await sessions.read(ctx);
     if (!session || !sessions.verifyCsrf(session, form.get('csrf'))) throw EXPIRED();
-    sessions.end(ctx, session);
+    await sessions.end(ctx, session);
     redirect(ctx, ADMIN_HOME);
   });
 
   router.get('/admin/sites/:site/apps', async function listApps(ctx) {
-    const op = await signedIn(sessions.read(ctx));
+    const op = await signedIn(await sessions.read(ctx));
     if (!op) return redirect(ctx, ADMIN_HOME);
     const site = siteOf(op, ctx.params.site!);
     await renderApps(ctx, op, site, ctx.query.deleted === '1' ? { notice: 'The application was deleted. Its tokens no longer work.' } : {});
   });
 
   router.get('/admin/sites/:site/apps/:clientId', async function showApp(ctx) {
-    const op = await signedIn(sessions.read(ctx));
+    const op = await signedIn(await sessions.read(ctx));
     if (!op) return redirect(ctx, ADMIN_HOME);
     const site = siteOf(op, ctx.params.site!);
     let client;
@@ -227,7 +227,7 @@ export function createAdminRouter({ auth, accounts, sites, sessions }: AdminRout
     ctx.body = appPage({ site, header: op.header, client, trace, baseUrl: auth.options.baseUrl }, nonceOf(ctx));
   });
 
-  addStaffRoutes(router, { auth, nonceOf, signedIn: (ctx) => signedIn(sessions.read(ctx)) });
+  addStaffRoutes(router, { auth, nonceOf, signedIn: async (ctx) => signedIn(await sessions.read(ctx)) });
 
   router.post('/admin/sites/:site/apps', async function createApp(ctx) {
     const { op, form } = await authorizePost(ctx);

@@ -3,6 +3,10 @@
  * demo needs no session store. Before sign-in the session is anonymous (`acc` absent): it
  * exists only so the sign-in form, like every other form, carries a CSRF token bound to it.
  *
+ * Only a sign-out is stored: the signed cookie alone would stay valid until `exp`, so the
+ * session is recorded as ended in the library's storage until then, where every instance
+ * sharing that storage (one Redis, the same `adminSecret`) finds it.
+ *
  * @module
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -10,6 +14,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 
 import { CsrfTokens } from '../../../lib/index.ts';
+import type { AdapterFactory } from '../../../lib/index.ts';
 
 export interface AdminSession {
   /** random; the CSRF tokens are bound to it */
@@ -38,6 +43,9 @@ export interface SessionArea {
 
 export const ADMIN_AREA: SessionArea = { cookie: SESSION_COOKIE, path: SESSION_PATH, label: 'admin' };
 
+/** The storage model of the sessions signed out before they expire, by sid. */
+export const ENDED_SESSION_MODEL = 'DemoEndedSession';
+
 /** A key of its own per area and purpose, so a CSRF token can never pass as a cookie signature, nor one area's cookie as another's. */
 function derive(secret: string, label: string, purpose: string): Buffer {
   return createHmac('sha256', secret).update(`platform-auth demo ${label} ${purpose} v1`).digest();
@@ -48,17 +56,19 @@ export class AdminSessions {
   readonly #secure: boolean;
   readonly #key: Buffer;
   readonly #csrf: CsrfTokens;
-  /** sid → exp of sessions signed out early: the signed cookie alone would stay valid until exp */
-  readonly #ended = new Map<string, number>();
+  /** the sessions signed out before their `exp` (ENDED_SESSION_MODEL) */
+  readonly #ended: ReturnType<AdapterFactory>;
 
   /**
    * `secure`: whether the cookie is `Secure`, from the host's `baseUrl` (https), not from the
    * connection: behind a proxy that ends TLS the demo sees plain HTTP, and a cookie the
-   * connection decided would then travel over plain HTTP too.
+   * connection decided would then travel over plain HTTP too. `storage`: the library's
+   * (`auth.options.adapter`), where sign-outs are kept.
    */
-  constructor(secret: string, area: SessionArea = ADMIN_AREA, { secure = false }: { secure?: boolean } = {}) {
+  constructor(secret: string, area: SessionArea, { secure = false, storage }: { secure?: boolean; storage: AdapterFactory }) {
     this.#secure = secure;
     this.#area = area;
+    this.#ended = storage(ENDED_SESSION_MODEL);
     this.#key = derive(secret, area.label, 'session');
     this.#csrf = new CsrfTokens(derive(secret, area.label, 'csrf').toString('base64url'));
   }
@@ -67,7 +77,7 @@ export class AdminSessions {
     return createHmac('sha256', this.#key).update(payload).digest('base64url');
   }
 
-  read(ctx: Context): AdminSession | undefined {
+  async read(ctx: Context): Promise<AdminSession | undefined> {
     const value = ctx.cookies.get(this.#area.cookie, { signed: false });
     const dot = value?.indexOf('.') ?? -1;
     if (!value || dot < 1) return undefined;
@@ -84,7 +94,7 @@ export class AdminSessions {
     const { sid, acc, exp } = (data ?? {}) as Record<string, unknown>;
     if (typeof sid !== 'string' || typeof exp !== 'number' || exp <= now()) return undefined;
     if (acc !== undefined && typeof acc !== 'string') return undefined;
-    if (this.#ended.has(sid)) return undefined;
+    if (await this.#ended.find(sid)) return undefined;
     return acc === undefined ? { sid, exp } : { sid, accountId: acc, exp };
   }
 
@@ -105,10 +115,13 @@ export class AdminSessions {
     });
   }
 
-  end(ctx: Context, session: AdminSession): void {
-    const t = now();
-    for (const [sid, exp] of this.#ended) if (exp <= t) this.#ended.delete(sid);
-    this.#ended.set(session.sid, session.exp);
+  /**
+   * Ends the session on every instance, until it would have expired anyway. Stored before the
+   * cookie is cleared: if storage fails, the browser keeps the session to sign out again with.
+   */
+  async end(ctx: Context, session: AdminSession): Promise<void> {
+    // at least a second: the session was read as live, but its last second may have begun since
+    await this.#ended.upsert(session.sid, { exp: session.exp }, Math.max(1, session.exp - now()));
     this.#setCookie(ctx, '', 0);
   }
 

@@ -92,6 +92,9 @@ curl -sS ${shellQuote(resource)}</code></pre></li>`;
  * The steps a developer can run to see where a member client's connection fails: the
  * metadata, a sign-in in the browser, the code exchange. Each step lands in the trace below
  * it, with what to do when it fails.
+ *
+ * The URLs go to curl as `--data-urlencode`: `-d` sends its value as is, so a redirect URI
+ * with a query (`&`), a `+` or a `%xx` would arrive as another URI and the code be refused.
  */
 export function memberConnectionTest(baseUrl: string, client: TestedClient): Html {
   const { verifier, challenge } = testPkce();
@@ -107,9 +110,9 @@ ${metadataChecks(baseUrl)}
 <pre class="cmd"><code>curl -sS ${shellQuote(token)} \\
   -d grant_type=authorization_code \\
   -d client_id=${shellQuote(client.clientId)} \\
-  -d redirect_uri=${shellQuote(client.redirectUris[0] ?? '')} \\
+  --data-urlencode redirect_uri=${shellQuote(client.redirectUris[0] ?? '')} \\
   -d code_verifier=${verifier} \\
-  -d resource=${shellQuote(baseUrl)}${secret} \\
+  --data-urlencode resource=${shellQuote(baseUrl)}${secret} \\
   -d code=THE_CODE_FROM_THE_ADDRESS_BAR</code></pre></li>
 </ol>
 <p>Reload this page afterwards: each step shows up under “Recent activity”, and a failed one says what to change.</p>`;
