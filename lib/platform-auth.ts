@@ -33,6 +33,7 @@ import { createMemberClientManager } from './member-clients/manager.ts';
 import type { MemberClientManager } from './member-clients/manager.ts';
 import { buildConfiguration } from './provider/configuration.ts';
 import { dispatchToProvider } from './provider/dispatch.ts';
+import { dropUngrantableIdentityScopes } from './provider/identity-scopes.ts';
 import type { ProviderDispatch } from './provider/dispatch.ts';
 import { openRegistrationLimits } from './registration/open.ts';
 import { restrictedRegistration } from './registration/restricted.ts';
@@ -51,6 +52,7 @@ import { noteOwnPageSignIns, OwnPageSignIns } from './policies/host-session.ts';
 import { noIdTokenOnRefresh } from './policies/refresh.ts';
 import { revokeOnForeignReuse } from './policies/refresh-grace.ts';
 import { withholdErrorRedirects } from './policies/redirect-trust.ts';
+import { scopeAllowance } from './policies/scope-allowance.ts';
 import { BearerVerifier } from './resource/bearer.ts';
 import { protectedResourceMetadata, resourceMetadataUrl } from './resource/metadata.ts';
 import { catchBearerErrors, createBearerAuthenticator, createRequireBearer } from './resource/require-bearer.ts';
@@ -159,6 +161,11 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   const discovery = createDiscoveryCache(options.baseUrl);
   // outermost: a storage failure anywhere below, the steps on the answer included, is a 503
   provider.use(providerStorageOutageGuard(options.logger));
+  // what the protected-resource metadata advertises, every client can ask for (lib/provider/identity-scopes.ts)
+  provider.use(dropUngrantableIdentityScopes(async (clientId) => {
+    const client = await findClient(clientId);
+    return client && scopeAllowance(client, options.clientIdMetadataDocuments);
+  }));
   // the policies' work on each answer, in this order, as one middleware (lib/provider/after-answer.ts)
   provider.use(afterProviderAnswer([
     // RFC 9700 §4.11.2: no error redirect to a self-registered client before the user has acted

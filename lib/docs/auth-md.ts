@@ -73,8 +73,8 @@ Rules:
 ${bullets([
     `${codeList(memberOnly)} ${memberOnly.length === 1 ? 'is' : 'are'} reserved to the member audience. Requesting ${memberOnly.length === 1 ? 'it' : 'one'} from an operator client (one obtained through the registration endpoint or a Client ID Metadata Document) fails with \`invalid_scope\`. Operator clients use the other scopes.`,
     'A member client may hold only the scopes its site operator picked for it.',
-    'An unknown scope, or one the client may not hold, is refused with `invalid_scope`; scopes are never silently dropped.',
-    `The protected-resource metadata lists ${codeList(prm)} in \`scopes_supported\`: every client may request those. Request data scopes when needed; a \`403\` \`insufficient_scope\` answer names the scope it lacks (step-up).`,
+    'An unknown scope, or a data scope the client may not hold, is refused with `invalid_scope`.',
+    `The protected-resource metadata lists ${codeList(prm)} in \`scopes_supported\`: every client may request those. One of them the client may not hold is left out of the grant, not refused (unless nothing else was asked for); the token response's \`scope\` says what was granted. Request data scopes when needed; a \`403\` \`insufficient_scope\` answer names the scope it lacks (step-up).`,
   ])}`;
 }
 

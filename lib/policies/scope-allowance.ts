@@ -6,11 +6,18 @@
  * resource server knows, so every requested scope is checked here first and anything
  * unknown or outside the client's allowance is `invalid_scope` (RFC 6749 §4.1.2.1, §5.2).
  *
+ * One exception ({@link grantableScope}): an identity scope (`openid`, `profile`, `email`) the
+ * client may not hold is dropped from an authorization request. The protected-resource
+ * metadata lists exactly those as `scopes_supported` (lib/resource/metadata.ts), and MCP
+ * clients request that list as it is when no challenge names a scope; a member client whose
+ * scopes the site's operator picked without `email` would otherwise never sign in. RFC 6749
+ * §3.3 lets the server grant less than asked, and the token response's `scope` says what was.
+ *
  * @module
  */
 import { errors } from 'oidc-provider';
 
-import { isKnownScope, parseScope, scopesForAudience } from '../scopes/catalogue.ts';
+import { IDENTITY_SCOPES, isKnownScope, parseScope, scopesForAudience } from '../scopes/catalogue.ts';
 import { clientAudience } from './audience.ts';
 import type { AudienceClient } from './audience.ts';
 import { unreviewedMayHold } from './metadata-documents.ts';
@@ -67,4 +74,15 @@ export function assertScopesAllowed(requested: string | undefined, allowance: Re
       throw new errors.InvalidScope(`the scope ${scope} is not allowed for this client`, scope);
     }
   }
+}
+
+/**
+ * `requested` without the identity scopes outside `allowance`, or `undefined` when nothing is
+ * to be dropped. Nothing is dropped either when nothing would remain: then the request is
+ * refused naming the scope, as any other. Every other scope is left for the checks above.
+ */
+export function grantableScope(requested: string | undefined, allowance: ReadonlySet<string>): string | undefined {
+  const scopes = parseScope(requested);
+  const kept = scopes.filter((scope) => !IDENTITY_SCOPES.includes(scope) || allowance.has(scope));
+  return kept.length === scopes.length || kept.length === 0 ? undefined : kept.join(' ');
 }

@@ -3,7 +3,8 @@
  *
  * `scopes_supported` lists the identity scopes only: MCP clients request exactly this list
  * before anything else, and it must be one that every client that reads it can be granted
- * (operator, member and unreviewed CIMD clients alike). Data scopes are then requested by
+ * (operator, member and unreviewed CIMD clients alike): one a client may not hold is dropped
+ * from its request, not refused (lib/policies/scope-allowance.ts, grantableScope). Data scopes are then requested by
  * step-up, driven by the `scope` of 403 `insufficient_scope` answers.
  *
  * @module

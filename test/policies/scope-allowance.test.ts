@@ -1,10 +1,10 @@
 /**
- * lib/policies/scope-allowance.ts without HTTP: which scopes a client may hold, and the
- * refusal (never the trimming) of anything else.
+ * lib/policies/scope-allowance.ts without HTTP: which scopes a client may hold, the refusal of
+ * anything else, and the one exception: identity scopes a client may not hold are dropped.
  */
 import { errors } from 'oidc-provider';
 
-import { assertScopesAllowed, scopeAllowance } from '../../lib/policies/scope-allowance.ts';
+import { assertScopesAllowed, grantableScope, scopeAllowance } from '../../lib/policies/scope-allowance.ts';
 import type { ScopedClient, ScopePolicy } from '../../lib/policies/scope-allowance.ts';
 import { findScope, IDENTITY_SCOPES, scopesForAudience } from '../../lib/scopes/catalogue.ts';
 
@@ -155,5 +155,36 @@ describe('assertScopesAllowed', () => {
 
   it('refuses against an empty allowance', () => {
     expect(() => assertScopesAllowed('openid', new Set())).toThrow(errors.InvalidScope);
+  });
+});
+
+describe('grantableScope: the identity scopes a client may not hold are dropped, nothing else', () => {
+  const memberWithoutEmail = new Set(['openid', 'profile', 'account:read']);
+
+  it('drops an identity scope outside the allowance, keeping the order', () => {
+    expect(grantableScope('openid profile email', memberWithoutEmail)).toBe('openid profile');
+    expect(grantableScope('email account:read openid', memberWithoutEmail)).toBe('account:read openid');
+    expect(grantableScope('openid profile email', new Set(['account:read', 'email']))).toBe('email');
+  });
+
+  it('leaves a request alone that asks for nothing to drop', () => {
+    expect(grantableScope('openid profile account:read', memberWithoutEmail)).toBeUndefined();
+    expect(grantableScope(undefined, memberWithoutEmail)).toBeUndefined();
+    expect(grantableScope('', memberWithoutEmail)).toBeUndefined();
+  });
+
+  it('drops no other scope: those are refused (invalid_scope), never trimmed', () => {
+    expect(grantableScope('openid courses:read', memberWithoutEmail)).toBeUndefined();
+    expect(grantableScope('openid email courses:read', memberWithoutEmail)).toBe('openid courses:read');
+    expect(() => assertScopesAllowed('openid courses:read', memberWithoutEmail)).toThrow(errors.InvalidScope);
+  });
+
+  it('drops nothing when nothing would remain: the request is refused naming the scope', () => {
+    expect(grantableScope('openid profile email', new Set(['account:read']))).toBeUndefined();
+  });
+
+  it('covers every identity scope the protected-resource metadata advertises', () => {
+    expect(grantableScope(IDENTITY_SCOPES.join(' '), new Set(['courses:read']))).toBeUndefined();
+    expect(grantableScope(`${IDENTITY_SCOPES.join(' ')} courses:read`, new Set(['courses:read']))).toBe('courses:read');
   });
 });
