@@ -161,11 +161,6 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   const discovery = createDiscoveryCache(options.baseUrl);
   // outermost: a storage failure anywhere below, the steps on the answer included, is a 503
   provider.use(providerStorageOutageGuard(options.logger));
-  // what the protected-resource metadata advertises, every client can ask for (lib/provider/identity-scopes.ts)
-  provider.use(dropUngrantableIdentityScopes(async (clientId) => {
-    const client = await findClient(clientId);
-    return client && scopeAllowance(client, options.clientIdMetadataDocuments);
-  }));
   // the policies' work on each answer, in this order, as one middleware (lib/provider/after-answer.ts)
   provider.use(afterProviderAnswer([
     // RFC 9700 §4.11.2: no error redirect to a self-registered client before the user has acted
@@ -257,7 +252,11 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     registration: answeredBy('registration', options) === 'platform'
       ? restrictedRegistration(provider, options.registration.vendors)
       : undefined,
-    provider: dispatchToProvider(provider, options, discovery),
+    // what the protected-resource metadata advertises, every client can ask for (lib/provider/identity-scopes.ts)
+    provider: dispatchToProvider(provider, options, discovery, dropUngrantableIdentityScopes(async (clientId) => {
+      const client = await findClient(clientId);
+      return client && scopeAllowance(client, options.clientIdMetadataDocuments);
+    })),
     accountApi: accountApi || undefined,
     mcp,
     docs,

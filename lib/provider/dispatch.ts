@@ -14,6 +14,7 @@ import { TOKEN_RESPONSE_HEADERS } from '../constants.ts';
 import { ENDPOINTS } from '../endpoints.ts';
 import { allowedMethods, methodsByPath, refuseUnservedMethod } from '../http/allowed-methods.ts';
 import { PROVIDER_PAGE_HEADERS } from '../pages/headers.ts';
+import type { AuthorizationRewrite } from './identity-scopes.ts';
 import { refuseBasicClientAuth, usesBasicClientAuth } from '../policies/client-auth.ts';
 import { OPEN_CORS, openCors } from '../policies/cors.ts';
 import type { DiscoveryCache } from '../policies/discovery-cache.ts';
@@ -29,7 +30,9 @@ export type ProviderDispatch = Middleware & { handles(path: string): boolean };
  * `discovery`: the discovery document the provider computed, kept by an answer step of the
  * provider (lib/policies/discovery-cache.ts), which answers later `GET`s of it here.
  */
-export function dispatchToProvider(provider: Provider, facts: ServingFacts & HostPinning, discovery: DiscoveryCache): ProviderDispatch {
+export function dispatchToProvider(
+  provider: Provider, facts: ServingFacts & HostPinning, discovery: DiscoveryCache, rewriteAuthorization?: AuthorizationRewrite,
+): ProviderDispatch {
   const paths = new Set(providerEndpoints(facts).map((e) => e.path));
   // after sign-in and consent the browser resumes at /oauth/authorize/:uid
   const authorization = ENDPOINTS.authorization.path;
@@ -86,7 +89,8 @@ export function dispatchToProvider(provider: Provider, facts: ServingFacts & Hos
     }
     // a page the provider may write itself (form_post) gets the pages' CSP and framing headers
     if (path === authorization || path.startsWith(resumePrefix)) ctx.set(PROVIDER_PAGE_HEADERS);
-    return handOver(ctx);
+    const rewriting = path === authorization ? rewriteAuthorization?.(ctx.req) : undefined;
+    return rewriting ? rewriting.then(() => handOver(ctx)) : handOver(ctx);
   };
 
   // no async frame: this runs on every request the provider answers (see lib/storage/outage.ts, guard)

@@ -38,7 +38,7 @@ async function linesAfter(before: number, match: string): Promise<string[]> {
   return eventually(async () => app.warnings.slice(before).filter((w) => w.includes(match)), (l) => l.length > 0);
 }
 
-const memberTokens = () => obtainTokens(app.baseUrl, MEMBER, { scope: 'openid account:read', resource: app.baseUrl }, STUDENT);
+const memberTokens = () => obtainTokens(app.baseUrl, MEMBER, { scope: 'openid email account:read', resource: app.baseUrl }, STUDENT);
 
 it('a listener that throws: its line names the request it failed on', async () => {
   const off = app.auth.events.on('access.refused', () => { throw new Error('listener bug'); });
