@@ -25,21 +25,29 @@ export function fail(message: string): never {
 const SECRET_MEMBER = /secret|password|passwd|cookiekeys|^(?:(?:access|refresh|id|registration_access|initial_access)_?)?token$|^(?:d|p|q|dp|dq|qi|k|oth)$/i;
 /** `scheme://user:password@`: the password of a URL given with credentials. */
 const URL_PASSWORD = /(\/\/[^/?#@\s:]*:)[^/?#@\s]*@/g;
+/**
+ * A secret-named field inside a string, `"client_secret":"…"` or `password=…`: options that
+ * arrive as text still to be parsed (`clients` from an environment variable, given as JSON).
+ */
+const SECRET_PAIR = /((?:secret|password|passwd|token|cookie_?keys)\w*["']?\s*[:=]\s*)("(?:[^"\\]|\\.)*"|'[^']*'|[^\s&,;}\]]+)/gi;
 
 const redacted = (key: string, value: unknown): unknown => {
   if (key !== '' && SECRET_MEMBER.test(key) && value !== undefined && value !== null) return '[redacted]';
-  return typeof value === 'string' ? value.replace(URL_PASSWORD, '$1[redacted]@') : value;
+  return typeof value === 'string' ? value.replace(URL_PASSWORD, '$1[redacted]@').replace(SECRET_PAIR, '$1[redacted]') : value;
 };
 
 /**
  * A received value as a message shows it: strings JSON-quoted, `undefined` as `undefined`,
  * functions as `a function`, anything else as JSON, or `[object X]` when it has none
- * (cycles, BigInt). Members named like secrets and the password of a URL are shown as
- * `[redacted]`; a bare secret value must still never be passed to it.
+ * (cycles, BigInt); `NaN` and `Infinity` as themselves. Members named like secrets, the
+ * password of a URL and a secret-named field inside a string (JSON not yet parsed) are shown
+ * as `[redacted]`; a bare secret value must still never be passed to it.
  */
 export function show(value: unknown): string {
   if (value === undefined) return 'undefined';
   if (typeof value === 'function') return 'a function';
+  // JSON has no NaN or Infinity: it would print null, which names another mistake
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
   try {
     return JSON.stringify(value, redacted) ?? String(value);
   } catch {

@@ -13,7 +13,7 @@ import { resolveDiagnosticsOptions } from '../events/options.ts';
 import { resolveMcpOptions } from '../mcp/options.ts';
 import { resolvePagesOptions, resolveSignInOptions } from '../pages/options.ts';
 import { normaliseClientName } from '../registration/vendor-names.ts';
-import { DEFAULT_TTL, PROTOCOL, isLoopbackHost } from '../constants.ts';
+import { CONFIDENTIAL_CLIENT_AUTH_METHOD, DEFAULT_TTL, PROTOCOL, PUBLIC_CLIENT_AUTH_METHOD, isLoopbackHost } from '../constants.ts';
 import {
   MIN_COOKIE_KEY_LENGTH, SecretsInputError, checkCookieKeys as checkCookieKeyList, checkProductionCookieKeys, checkSigningJwks, createCookieKey,
   createSigningKey, notRandom,
@@ -134,6 +134,26 @@ function checkProductionClientSecret(path: string, secret: unknown): void {
   }
 }
 
+/**
+ * The resource servers that may introspect any token: confidential clients of `options.clients`.
+ * A public client listed here would let anyone who knows its (public) `client_id` introspect
+ * every token without a secret; an id naming no client would never match, silently.
+ */
+function checkIntrospectionClients(value: unknown, clients: readonly StaticClient[]): readonly string[] {
+  const ids = checkStringList('options.introspectionClients', value, OPTION_DEFAULTS.introspectionClients);
+  for (const [i, id] of ids.entries()) {
+    const path = `options.introspectionClients[${i}]`;
+    const client = clients.find((c) => c.client_id === id);
+    if (!client) {
+      fail(`${path} is ${show(id)}, which names no client of options.clients: list the client ids of the resource servers that introspect tokens${didYouMean(id, clients.map((c) => c.client_id))}`);
+    }
+    if ((client.token_endpoint_auth_method ?? PROTOCOL.defaultTokenEndpointAuthMethod) === PUBLIC_CLIENT_AUTH_METHOD) {
+      fail(`${path} names the public client ${show(id)} (token_endpoint_auth_method "none"): anyone who knows its client_id could introspect every token without a secret; list confidential clients (${CONFIDENTIAL_CLIENT_AUTH_METHOD}) only`);
+    }
+  }
+  return ids;
+}
+
 function checkClients(value: unknown, production: boolean): StaticClient[] {
   if (value === undefined) return [...OPTION_DEFAULTS.clients];
   if (!Array.isArray(value)) mustBe('options.clients', 'an array of client metadata objects', value);
@@ -160,6 +180,10 @@ function checkClients(value: unknown, production: boolean): StaticClient[] {
       fail(`${path}.org_id is only for member clients; operator clients act for the site the signing-in operator chooses`);
     }
     const allowed = new Set(scopesForAudience(audience));
+    // anything but a string was read as "no scope given", i.e. every scope of the audience
+    if (client.scope !== undefined && typeof client.scope !== 'string') {
+      mustBe(`${path}.scope`, 'a string of space-separated scope names, e.g. "openid courses:read" (leave it out for the audience\'s default)', client.scope);
+    }
     const requested = typeof client.scope === 'string'
       ? client.scope.split(' ').filter(Boolean)
       : audience === 'member' ? [...IDENTITY_SCOPES, 'account:read'] : scopesForAudience('operator');
@@ -434,7 +458,7 @@ export async function validateOptions(input: PlatformAuthOptions): Promise<Resol
     idTokens,
     operatorRoles: checkStringList('options.operatorRoles', input.operatorRoles, OPTION_DEFAULTS.operatorRoles),
     ttl: checkTtl(input.ttl),
-    introspectionClients: checkStringList('options.introspectionClients', input.introspectionClients, OPTION_DEFAULTS.introspectionClients),
+    introspectionClients: checkIntrospectionClients(input.introspectionClients, clients),
     refreshTokenGrace: checkInteger('options.refreshTokenGrace', input.refreshTokenGrace, OPTION_DEFAULTS.refreshTokenGrace),
     proxy,
     proxyHops: checkInteger('options.proxyHops', input.proxyHops, OPTION_DEFAULTS.proxyHops),

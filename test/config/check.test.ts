@@ -64,6 +64,20 @@ describe('fail and show', () => {
     expect(show({ client_secret: null })).toBe('{"client_secret":null}');
   });
 
+  it('show never quotes a secret-named field inside a string: options given as JSON text not yet parsed', () => {
+    const client = { client_id: 'svc', client_secret: 'TopSecretClientValue0123', redirect_uris: ['https://a.example/cb'] };
+    for (const value of [JSON.stringify([client]), [JSON.stringify(client)], 'client_id=svc&client_secret=TopSecretClientValue0123', "{ password: 'TopSecretClientValue0123' }"]) {
+      const shown = show(value);
+      expect(shown).not.toContain('TopSecretClientValue0123');
+      expect(shown).toContain('[redacted]');
+    }
+    expect(show(JSON.stringify([client]))).toContain('client_id\\":\\"svc');
+  });
+
+  it.each([[Number.NaN, 'NaN'], [Number.POSITIVE_INFINITY, 'Infinity'], [Number.NEGATIVE_INFINITY, '-Infinity']])('show: %p as itself, not as JSON\'s null', (value, shown) => {
+    expect(show(value)).toBe(shown);
+  });
+
   it('show falls back for a value JSON cannot hold', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;

@@ -311,4 +311,49 @@ describe('secrets in start-up errors', () => {
     expect(message).not.toContain(secret);
     expect(message).toContain('"client_id":"svc"');
   });
+
+  it.each([
+    ['the clients as JSON text (an environment variable not parsed)', (c: object) => JSON.stringify([c]), /^options\.clients must be an array of client metadata objects/],
+    ['a client as JSON text', (c: object) => [JSON.stringify(c)], /^options\.clients\[0\] must be a client metadata object/],
+  ])('%s is refused without quoting its client_secret', async (_label, given, refusal) => {
+    const secret = 'static-client-secret-value-0123456789abcdef';
+    const message = await rejection({ clients: given({ client_id: 'svc', client_secret: secret }) as unknown as PlatformAuthOptions['clients'] });
+    expect(message).toMatch(refusal);
+    expect(message).not.toContain(secret);
+  });
+});
+
+describe('introspectionClients', () => {
+  const spa = { client_id: 'spa', token_endpoint_auth_method: 'none', redirect_uris: ['http://127.0.0.1/cb'] };
+  const reporting = { client_id: 'reporting', client_secret: 'reporting-secret-0123456789abcdefghij', redirect_uris: ['https://r.example/cb'] };
+
+  it('takes confidential clients of options.clients', async () => {
+    const resolved = await validateOptions({ ...base, clients: [spa, reporting], introspectionClients: ['reporting'] });
+    expect(resolved.introspectionClients).toEqual(['reporting']);
+  });
+
+  it('refuses a public client: anyone knowing its client_id would introspect every token without a secret', async () => {
+    expect(await rejection({ clients: [spa, reporting], introspectionClients: ['spa'] }))
+      .toMatch(/^options\.introspectionClients\[0\] names the public client "spa" \(token_endpoint_auth_method "none"\): anyone who knows its client_id could introspect every token/);
+  });
+
+  it('refuses an id that names no client, which would never match, with a did-you-mean', async () => {
+    expect(await rejection({ clients: [spa, reporting], introspectionClients: ['reportng'] }))
+      .toMatch(/^options\.introspectionClients\[0\] is "reportng", which names no client of options\.clients.*; did you mean "reporting"\?$/);
+  });
+});
+
+describe('a static client\'s scope', () => {
+  const client = { client_id: 'svc', client_secret: 'svc-secret-0123456789abcdefghijklmn', redirect_uris: ['https://svc.example/cb'] };
+
+  it.each([[['openid', 'courses:read']], [5], [null]])('refuses %p, which was read as every scope of the audience', async (scope) => {
+    expect(await rejection({ clients: [{ ...client, scope } as never] }))
+      .toMatch(/^options\.clients\[0\]\.scope must be a string of space-separated scope names, e\.g\. "openid courses:read"/);
+  });
+
+  it('takes a string, and gives a client without one its audience\'s default', async () => {
+    const resolved = await validateOptions({ ...base, clients: [{ ...client, scope: 'openid courses:read' }, { ...client, client_id: 'all' }] });
+    expect(resolved.clients[0]!.scope).toBe('openid courses:read');
+    expect(resolved.clients[1]!.scope!.split(' ')).toContain('courses:write');
+  });
 });
