@@ -384,7 +384,8 @@ export interface PlatformAuthOptions {
   refreshTokenGrace?: number;
   /**
    * Who may introspect a token besides the client it was issued to: the client ids of
-   * trusted resource servers.
+   * trusted resource servers, confidential clients of `clients` (a public client or an
+   * unknown id is refused at start-up).
    * @default {@link OPTION_DEFAULTS}.introspectionClients
    */
   introspectionClients?: string[];
