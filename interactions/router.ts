@@ -145,7 +145,8 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
   const redirectTrust = { configuredClients: trust.staticClients, isReviewed: (clientId: string) => trust.isReviewed(clientId) };
   const base = PAGES_BASE;
   const router = new Router({ ...ROUTER_MATCHING, prefix: base });
-  const csrf = new CsrfTokens(options.cookieKeys[0]!);
+  // every cookie key: a form shown before a rotation is taken after it, as its cookies are
+  const csrf = new CsrfTokens(options.cookieKeys);
   // forms only, small: the pages post a handful of fields
   const parseForm = bodyParser({ enableTypes: ['form'], formLimit: '16kb' }) as unknown as RouterMiddleware;
   /**

@@ -10,22 +10,35 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
+/**
+ * `secrets`: one, or the cookie keys newest first. Tokens are issued with the first and
+ * accepted from any, so a form shown before a key rotation (`cookieKeys: [NEW, OLD]`) is
+ * still taken after it, as its signed cookies are; dropping a key ends what it signed.
+ */
 export class CsrfTokens {
-  readonly #key: Buffer;
+  readonly #keys: readonly Buffer[];
 
-  constructor(secret: string) {
+  constructor(secrets: string | readonly string[]) {
+    const list = typeof secrets === 'string' ? [secrets] : secrets;
+    if (list.length === 0) throw new TypeError('CsrfTokens: give at least one secret');
     // a key of its own, so a CSRF token can never double as a cookie signature
-    this.#key = createHmac('sha256', secret).update('platform-auth csrf v1').digest();
+    this.#keys = list.map((secret) => createHmac('sha256', secret).update('platform-auth csrf v1').digest());
   }
 
   issue(uid: string): string {
-    return createHmac('sha256', this.#key).update(uid).digest('base64url');
+    return tokenOf(this.#keys[0]!, uid);
   }
 
   verify(uid: string, token: unknown): boolean {
     if (typeof token !== 'string') return false;
-    const expected = Buffer.from(this.issue(uid));
     const given = Buffer.from(token);
-    return given.length === expected.length && timingSafeEqual(given, expected);
+    return this.#keys.some((key) => {
+      const expected = Buffer.from(tokenOf(key, uid));
+      return given.length === expected.length && timingSafeEqual(given, expected);
+    });
   }
+}
+
+function tokenOf(key: Buffer, uid: string): string {
+  return createHmac('sha256', key).update(uid).digest('base64url');
 }
