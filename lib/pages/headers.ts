@@ -29,11 +29,16 @@ export function createNonce(): string {
   return nonce;
 }
 
-/** A CSP source expression for the origin (or custom scheme) of `redirectUri`. */
-function redirectSource(redirectUri: string | undefined): string | undefined {
+/**
+ * A CSP source expression for the origin (or custom scheme) of `redirectUri`. An IPv6 literal
+ * host (`http://[::1]:5555`, the IPv6 loopback of RFC 8252 §7.3) has no host-source form in
+ * CSP: browsers drop it as invalid and then block the form's redirect to it, so its scheme
+ * (`http:`) stands in, for that page alone.
+ */
+export function redirectSource(redirectUri: string | undefined): string | undefined {
   const url = redirectUri ? URL.parse(redirectUri) : null;
   if (!url) return undefined;
-  if (url.protocol === 'http:' || url.protocol === 'https:') return url.origin;
+  if (url.protocol === 'http:' || url.protocol === 'https:') return url.hostname.startsWith('[') ? url.protocol : url.origin;
   // native-app custom scheme (RFC 8252 §7.1); scheme sources contain no quotes or spaces
   return /^[a-z][a-z0-9+.-]*:$/i.test(url.protocol) ? url.protocol : undefined;
 }
