@@ -72,7 +72,7 @@ export interface InteractionRouterDeps {
   readonly trust: TrustSources;
 }
 
-type NoticeName = 'expired' | 'unknownClient' | 'formExpired' | 'alreadySignedIn' | 'nothingToConfirm' | 'cancelled';
+type NoticeName = 'expired' | 'unknownClient' | 'clientUnavailable' | 'formExpired' | 'alreadySignedIn' | 'nothingToConfirm' | 'cancelled';
 
 const siteView = (site: Site): SiteView => ({ id: site.id, name: site.name });
 
@@ -185,7 +185,16 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
     }
     const uiLocales = interaction.params.ui_locales;
     if (interaction.uid !== ctx.params.uid) return notice(pages.for(ctx, { uiLocales }), 400, 'expired');
-    const client = await provider.Client.find(String(interaction.params.client_id));
+    let client;
+    try {
+      client = await provider.Client.find(String(interaction.params.client_id));
+    } catch (err) {
+      // a Client ID Metadata Document that could not be fetched again (its host down, its
+      // cached copy expired, or another instance serving the page) or is refused now: the
+      // provider's invalid_client, for the person a page, as for any other client it cannot use
+      if (err instanceof errors.InvalidClient || err instanceof errors.InvalidClientMetadata) return notice(pages.for(ctx, { uiLocales }), 400, 'clientUnavailable');
+      throw err;
+    }
     if (!client) return notice(pages.for(ctx, { uiLocales }), 400, 'unknownClient');
     const memberSite = memberClientSite(client);
     const site = memberSite ? await options.sites.findById(memberSite) : undefined;

@@ -324,7 +324,7 @@ describe('secrets in start-up errors', () => {
 });
 
 describe('introspectionClients', () => {
-  const spa = { client_id: 'spa', token_endpoint_auth_method: 'none', redirect_uris: ['http://127.0.0.1/cb'] };
+  const spa = { client_id: 'spa', token_endpoint_auth_method: 'none' as const, redirect_uris: ['http://127.0.0.1/cb'] };
   const reporting = { client_id: 'reporting', client_secret: 'reporting-secret-0123456789abcdefghij', redirect_uris: ['https://r.example/cb'] };
 
   it('takes confidential clients of options.clients', async () => {

@@ -79,6 +79,8 @@ export const de: MessageCatalogue = {
   'notice.expired.message': 'Kehren Sie zur Anwendung zurück und beginnen Sie die Anmeldung erneut.',
   'notice.unknownClient.title': 'Unbekannte Anwendung',
   'notice.unknownClient.message': 'Die Anwendung, die Sie hierher geschickt hat, ist nicht mehr registriert.',
+  'notice.clientUnavailable.title': 'Diese Anwendung kann gerade nicht geprüft werden',
+  'notice.clientUnavailable.message': 'Ihre Beschreibung konnte nicht von ihrer Adresse geladen werden. Versuchen Sie es gleich noch einmal, oder kehren Sie zur Anwendung zurück.',
   'notice.formExpired.title': 'Dieses Formular ist abgelaufen',
   'notice.formExpired.message': 'Laden Sie die Seite neu und versuchen Sie es noch einmal.',
   'notice.alreadySignedIn.title': 'Bereits angemeldet',

@@ -50,6 +50,8 @@ export const en = {
   'notice.expired.message': 'Go back to the application and start signing in again.',
   'notice.unknownClient.title': 'Unknown application',
   'notice.unknownClient.message': 'The application that sent you here is no longer registered.',
+  'notice.clientUnavailable.title': "This application can't be checked right now",
+  'notice.clientUnavailable.message': 'Its description could not be loaded from where it is published. Try again in a moment, or go back to the application.',
   'notice.formExpired.title': 'This form has expired',
   'notice.formExpired.message': 'Reload the page and try again.',
   'notice.alreadySignedIn.title': 'Already signed in',

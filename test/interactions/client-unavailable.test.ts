@@ -1,0 +1,64 @@
+/**
+ * The sign-in page of a Client ID Metadata Document's client, when the document must be fetched
+ * again (its cached copy expired, or another instance on the same storage serves the page) and
+ * its host fails (404, 503): oidc-provider's `invalid_client` was left to Koa, a plain-text 400
+ * without the pages' headers and without words for the person. It is the pages' notice that
+ * the application cannot be checked right now (interactions/router.ts, loadInteraction).
+ */
+import { createMemoryAdapter } from '../../adapters/memory.ts';
+import { Browser, isPage } from '../support/browser.ts';
+import { buildAuthorizeUrl } from '../support/flows.ts';
+import { startDocumentServer } from '../support/metadata-documents.ts';
+import type { DocumentServer } from '../support/metadata-documents.ts';
+import { pkcePair } from '../support/pkce.ts';
+import { startApp } from '../support/start-app.ts';
+import type { RunningApp } from '../support/start-app.ts';
+
+let docs: DocumentServer;
+const apps: RunningApp[] = [];
+beforeAll(async () => { docs = await startDocumentServer(); });
+afterAll(async () => {
+  await Promise.all(apps.map((a) => a.stop()));
+  await docs.close();
+});
+
+const documentOf = (clientId: string) => ({
+  client_id: clientId, client_name: 'Agent', redirect_uris: ['http://127.0.0.1/callback'],
+  token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'],
+});
+
+it.each([[404], [503]])('a document answering %s when the sign-in page is shown by another instance: a page, not plain text', async (status) => {
+  const adapter = createMemoryAdapter();
+  const auth = { adapter, cookieKeys: ['a-cookie-key-for-review-0123456789abcdef'], clientIdMetadataDocuments: { allowedHosts: ['tools.example'], fetch: docs.fetch } };
+  const first = await startApp({ auth });
+  const second = await startApp({ baseUrl: first.baseUrl, auth });
+  apps.push(first, second);
+  const path = `/review/${status}.json`;
+  const clientId = docs.url('tools.example', path);
+  docs.serve(path, { body: documentOf(clientId) });
+
+  const browser = new Browser(first.baseUrl);
+  const page = await browser.navigate(buildAuthorizeUrl(first.baseUrl, { clientId, redirectUri: 'http://127.0.0.1:5555/callback' }, { scope: 'openid profile', challenge: pkcePair().challenge, state: 's' }));
+  if (!isPage(page) || page.response.status !== 200) throw new Error('expected the sign-in page');
+  // the document host fails now, and the shared copy has expired (it lives 30 s without Cache-Control)
+  docs.serve(path, { status, body: {} });
+  await adapter('ClientMetadataDocument').destroy(clientId);
+
+  const cookie = ['_interaction', '_interaction.sig'].map((n) => `${n}=${browser.cookie(n)}`).join('; ');
+  const res = await fetch(`http://127.0.0.1:${second.port}${new URL(page.url).pathname}`, { headers: { cookie, accept: 'text/html' }, redirect: 'manual' });
+  expect({
+    type: res.headers.get('content-type'),
+    csp: res.headers.get('content-security-policy'),
+    frame: res.headers.get('x-frame-options'),
+    cache: res.headers.get('cache-control'),
+    referrer: res.headers.get('referrer-policy'),
+  }).toEqual({
+    type: expect.stringMatching(/^text\/html/),
+    csp: expect.stringContaining("frame-ancestors 'none'"),
+    frame: 'DENY',
+    cache: 'no-store',
+    referrer: 'no-referrer',
+  });
+  expect(res.status).toBe(400);
+  expect(await res.text()).toMatch(/<h1[^>]*>This application can(?:'|&#39;|&#x27;)t be checked right now<\/h1>/);
+});
