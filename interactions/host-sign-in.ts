@@ -197,7 +197,7 @@ export function createSignInFlow({ provider, options, ownPageSignIns, pages, tru
       if (request.maxAge !== undefined && now() - authTime > request.maxAge) {
         throw new InvalidRequestError(`the client accepts a sign-in at most ${request.maxAge} seconds old (max_age); this one is older`);
       }
-      return conclude(ctx, interaction, await loginResult(provider, interaction, { ...given, authTime }));
+      return conclude(ctx, interaction, await loginResult(provider, ctx, interaction, { ...given, authTime }));
     },
 
     async signOut(ctx) {
@@ -258,7 +258,7 @@ export function createSignInFlow({ provider, options, ownPageSignIns, pages, tru
       const hinted = hintedAccount(interaction);
       if (hinted !== undefined && hinted !== found.accountId) return false;
       if (!await options.accounts.findById(found.accountId)) return false;
-      const result = await loginResult(provider, interaction, { ...found, authTime: authTime ?? now() });
+      const result = await loginResult(provider, ctx, interaction, { ...found, authTime: authTime ?? now() });
       // on the interaction loadInteraction read in this request (./interaction-result.ts)
       const returnTo = await saveInteractionResult(interaction, result, { mergeWithLastSubmission: false });
       ctx.set('Cache-Control', 'no-store');

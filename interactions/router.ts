@@ -359,7 +359,7 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
           // its time fixed here: a consent's resume applies the same sign-in again, and without
           // a time oidc-provider would stamp it anew, so the own-page note (made at the first
           // resume) would no longer match when the two resumes fall in different seconds
-          loginResult(provider, state.interaction, { accountId: account.id, authTime: Math.floor(Date.now() / 1000) }),
+          loginResult(provider, ctx, state.interaction, { accountId: account.id, authTime: Math.floor(Date.now() / 1000) }),
           // a host session store that fails here leaves the sign-in standing: recorded as naming
           // nobody, it fails closed at the consent check (which asks the host again)
           signIn.hostAccount(ctx, state.interaction, state.client).catch(() => undefined),
