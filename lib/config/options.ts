@@ -299,7 +299,8 @@ export interface TokenLifetimes {
    */
   session?: number;
   /**
-   * A user's consent to a client.
+   * A user's consent to a client. Its tokens end with it, so it is at least as long as
+   * `accessToken` and `refreshToken` (refused at start-up otherwise).
    * @default {@link DEFAULT_TTL}.grant
    */
   grant?: number;

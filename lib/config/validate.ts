@@ -236,6 +236,13 @@ function checkTtl(value: unknown): Required<TokenLifetimes> {
     if (!Number.isSafeInteger(seconds) || (seconds as number) <= 0) mustBe(`options.ttl.${name}`, 'a positive whole number of seconds', seconds);
     out[name as keyof TokenLifetimes] = seconds as number;
   }
+  // oidc-provider treats a token whose grant has expired as gone: a token outliving its grant
+  // would stop working before its expires_in (or its refresh) said
+  for (const token of ['accessToken', 'refreshToken'] as const) {
+    if (out[token] > out.grant) {
+      fail(`options.ttl.${token} (${out[token]} s) is longer than options.ttl.grant (${out.grant} s): tokens end with their grant, so it would stop working early; raise ttl.grant or lower ttl.${token}`);
+    }
+  }
   return out;
 }
 

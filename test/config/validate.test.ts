@@ -357,3 +357,17 @@ describe('a static client\'s scope', () => {
     expect(resolved.clients[1]!.scope!.split(' ')).toContain('courses:write');
   });
 });
+
+describe('ttl: tokens end with their grant', () => {
+  it.each([
+    [{ grant: 600 }, 'options.ttl.accessToken (3600 s) is longer than options.ttl.grant (600 s)'],
+    [{ refreshToken: 30 * 86_400 }, 'options.ttl.refreshToken (2592000 s) is longer than options.ttl.grant (1209600 s)'],
+  ])('refuses %p: the token would stop working before its expires_in said', async (ttl, words) => {
+    expect(await rejection({ ttl })).toBe(`${words}: tokens end with their grant, so it would stop working early; raise ttl.grant or lower ttl.${words.slice('options.ttl.'.length).split(' ')[0]}`);
+  });
+
+  it('takes tokens as long as the grant', async () => {
+    const resolved = await validateOptions({ ...base, ttl: { refreshToken: 30 * 86_400, grant: 30 * 86_400, accessToken: 30 * 86_400 } });
+    expect(resolved.ttl.refreshToken).toBe(30 * 86_400);
+  });
+});

@@ -257,7 +257,7 @@ it('says which authorization error redirects carry no error_description, as the 
 it('takes the host\'s limits and the configured lifetimes and caps', async () => {
   const custom = await startApp({
     auth: {
-      ttl: { accessToken: 900, refreshToken: 30 * 86400, authorizationCode: 120 },
+      ttl: { accessToken: 900, refreshToken: 30 * 86400, authorizationCode: 120, grant: 30 * 86400 },
       accountApi: { maxPageSize: 50, maxDepth: 6 },
       docs: { authMd: { rateLimits: '600 requests per minute per IP address; 429 with Retry-After beyond', limits: [{ item: 'Request body (proxy)', value: '1 MiB' }] } },
     },
