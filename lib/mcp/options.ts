@@ -141,6 +141,13 @@ const KNOWN = new Set([
   'advertiseMemberTools', 'serverInfo', 'instructions',
 ]);
 const RESERVED = new Set<string>([...PUBLIC_TOOL_NAMES, ...MEMBER_TOOL_NAMES]);
+/** A host tool's members (McpTool): a misspelt one would be dropped without a word. */
+const TOOL_KEYS = Object.keys({
+  name: true, title: true, description: true, audience: true, scopes: true, inputSchema: true, annotations: true, handler: true,
+} satisfies Record<keyof AnyMcpTool, true>);
+/** MCP's tool annotations: `title`, and hints that are booleans. */
+const ANNOTATION_HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
+const SERVER_INFO_KEYS = ['name', 'version', 'title'] as const;
 const AUDIENCES: readonly McpToolAudience[] = ['public', 'member', 'operator'];
 // the MCP tool-name rule (SEP-986)
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -170,6 +177,9 @@ function checkTool(tool: unknown, index: number, seen: Set<string>): AnyMcpTool 
     mustBe(`${at}.name`, '1 to 128 letters, digits, "_", "-" or "."', t.name);
   }
   const where = `${at} (${t.name})`;
+  checkKnownKeys(where, t, TOOL_KEYS, 'tool member');
+  if (t.title !== undefined && (typeof t.title !== 'string' || t.title.trim() === '')) mustBe(`${where}.title`, 'a non-empty string', t.title);
+  checkAnnotations(`${where}.annotations`, t.annotations);
   if (RESERVED.has(t.name)) fail(`${where}: the name is one of the library's own tools (${[...RESERVED].join(', ')}); pick another`);
   if (seen.has(t.name)) fail(`${where}: another tool has the same name; tool names must be unique`);
   seen.add(t.name);
@@ -195,6 +205,15 @@ function checkTool(tool: unknown, index: number, seen: Set<string>): AnyMcpTool 
   prepareInputSchema(where, t.inputSchema as McpInputSchema);
   if (typeof t.handler !== 'function') fail(`${where}.handler must be a function (args, caller, context) => result`);
   return tool as AnyMcpTool;
+}
+
+/** What the tool tells clients about itself (MCP `ToolAnnotations`), passed to `tools/list` as given. */
+function checkAnnotations(path: string, value: unknown): void {
+  if (value === undefined) return;
+  const given = checkObject(path, value, 'an object of hints like { readOnlyHint: false, destructiveHint: true }')!;
+  checkKnownKeys(path, given, ['title', ...ANNOTATION_HINTS], 'annotation');
+  for (const hint of ANNOTATION_HINTS) checkBoolean(`${path}.${hint}`, given[hint]);
+  if (given.title !== undefined && typeof given.title !== 'string') mustBe(`${path}.title`, 'a string', given.title);
 }
 
 function checkAllowedOrigins(value: unknown): readonly string[] | '*' | undefined {
@@ -236,6 +255,10 @@ export function resolveMcpOptions(input: McpOptions | false | undefined): Resolv
   const info = given.serverInfo;
   if (info !== undefined && (info === null || typeof info.name !== 'string' || !info.name || typeof info.version !== 'string' || !info.version)) {
     mustBe('options.mcp.serverInfo', '{ name, version } with non-empty strings', info);
+  }
+  if (info !== undefined) {
+    checkKnownKeys('options.mcp.serverInfo', info, SERVER_INFO_KEYS);
+    if (info.title !== undefined && typeof info.title !== 'string') mustBe('options.mcp.serverInfo.title', 'a string', info.title);
   }
   if (given.instructions !== undefined && typeof given.instructions !== 'string') {
     mustBe('options.mcp.instructions', 'a string', given.instructions);

@@ -89,3 +89,25 @@ describe('resolveMcpOptions', () => {
     });
   });
 });
+
+describe('a host tool\'s members and serverInfo: nothing misspelt is dropped, nothing mistyped reaches tools/list', () => {
+  it.each([
+    ['a misspelt annotations (the write tool would be advertised read-only)', { annotation: { readOnlyHint: false } }, /options\.mcp\.tools\[0\] \(list_site_courses\)\.annotation is not a known tool member.*did you mean "annotations"\?/],
+    ['annotations that are not an object', { annotations: 'destructive' }, /options\.mcp\.tools\[0\] \(list_site_courses\)\.annotations must be an object of hints/],
+    ['a hint that is not a boolean', { annotations: { readOnlyHint: 'no' } }, /annotations\.readOnlyHint must be/],
+    ['a misspelt hint', { annotations: { readonlyHint: true } }, /annotations\.readonlyHint is not a known annotation.*did you mean "readOnlyHint"\?/],
+    ['a title that is not a string', { title: 5 }, /options\.mcp\.tools\[0\] \(list_site_courses\)\.title must be a non-empty string; got 5/],
+  ])('refuses %s', (_label, over, message) => {
+    expect(refusal({ tools: [tool(over)] })).toMatch(message);
+  });
+
+  it('takes every member a tool has, annotations included', () => {
+    const resolved = resolveMcpOptions({ tools: [tool({ title: 'Courses', annotations: { title: 'Courses', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } })] } as McpOptions);
+    expect(resolved.tools).toHaveLength(1);
+  });
+
+  it('refuses a misspelt or mistyped serverInfo member', () => {
+    expect(refusal({ serverInfo: { name: 'x', version: '1', titel: 'X' } })).toMatch(/options\.mcp\.serverInfo\.titel is not a known option.*did you mean "title"\?/);
+    expect(refusal({ serverInfo: { name: 'x', version: '1', title: 5 } })).toMatch(/options\.mcp\.serverInfo\.title must be a string/);
+  });
+});
