@@ -25,7 +25,7 @@ import type { RegistrationRateSettings } from '../policies/registration-limits.t
 import type { SignInThrottleSettings } from '../policies/sign-in-throttle.ts';
 import { specialUseHostOf } from '../policies/special-use-addresses.ts';
 import type { FetchBudgetSettings } from '../cimd/budget.ts';
-import { EXTRA_CLIENT_METADATA } from '../policies/client-metadata.ts';
+import { EXTRA_CLIENT_METADATA, isMetadataDocumentId } from '../policies/client-metadata.ts';
 import {
   checkBoolean, checkFunction, checkInteger, checkKnownKeys, checkObject, checkStringList, didYouMean, fail, isPlainObject, mustBe, show, unknownKey,
 } from './check.ts';
@@ -350,6 +350,13 @@ function checkMetadataDocuments(
     const fn = v.reviewed;
     isReviewed = async (id) => (await fn(id)) === true;
   } else if (Array.isArray(v.reviewed) && v.reviewed.every((r) => typeof r === 'string')) {
+    // a document's client_id is always an https URL: anything else (a host, a bare name) would
+    // never match, and its client would stay limited without a word
+    for (const [i, id] of v.reviewed.entries()) {
+      if (!isMetadataDocumentId(id) || !URL.parse(id)) {
+        mustBe(`${name}.reviewed[${i}]`, 'the client_id of a document, its https URL ("https://tools.example/client.json")', id);
+      }
+    }
     const list = new Set(v.reviewed);
     isReviewed = async (id) => list.has(id);
   } else mustBe(`${name}.reviewed`, 'an array of client_id URLs or a function (clientId) => boolean', v.reviewed);

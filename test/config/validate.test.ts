@@ -371,3 +371,15 @@ describe('ttl: tokens end with their grant', () => {
     expect(resolved.ttl.refreshToken).toBe(30 * 86_400);
   });
 });
+
+describe('clientIdMetadataDocuments.reviewed', () => {
+  it.each(['tools.example', 'http://tools.example/client.json', 'Tools'])('refuses %p, which no document client_id can be', async (entry) => {
+    expect(await rejection({ clientIdMetadataDocuments: { allowedHosts: ['tools.example'], reviewed: [entry] } }))
+      .toMatch(/^options\.clientIdMetadataDocuments\.reviewed\[0\] must be the client_id of a document, its https URL/);
+  });
+
+  it('takes https client_id URLs', async () => {
+    const resolved = await validateOptions({ ...base, clientIdMetadataDocuments: { allowedHosts: ['tools.example'], reviewed: ['https://tools.example/client.json'] } });
+    expect(await resolved.clientIdMetadataDocuments.isReviewed('https://tools.example/client.json')).toBe(true);
+  });
+});
