@@ -267,8 +267,11 @@ function checkRegistration(value: PlatformAuthOptions['registration'], clients: 
     const client = clients.find((c) => c.client_id === vendor.clientId);
     if (!client) fail(`${path}.clientId ${show(vendor.clientId)} must name a client in options.clients`);
     if (client.audience !== 'operator') fail(`${path}.clientId ${show(vendor.clientId)} is a member client; vendor platforms are operator clients`);
+    if (vendor.names !== undefined && (!Array.isArray(vendor.names) || vendor.names.length === 0)) {
+      mustBe(`${path}.names`, 'a non-empty array of the client_name values of this platform, e.g. ["Acme LMS"] (leave it out for the client\'s client_name)', vendor.names);
+    }
     const names = vendor.names ?? (client.client_name ? [client.client_name] : []);
-    if (!Array.isArray(names) || names.length === 0) fail(`${path}.names must list the client_name values of this platform (the client has no client_name to default to)`);
+    if (names.length === 0) fail(`${path}.names must list the client_name values of this platform (the client has no client_name to default to)`);
     for (const name of names) {
       if (typeof name !== 'string' || !normaliseClientName(name)) mustBe(`${path}.names`, 'non-empty strings', name);
       const key = normaliseClientName(name);
@@ -302,7 +305,9 @@ function checkUnusedClientExpiry(value: unknown): number | false {
 
 function checkHost(name: string, host: unknown): string {
   const url = typeof host === 'string' && !host.includes('/') ? URL.parse(`https://${host}`) : null;
-  if (!url || url.host !== String(host).toLowerCase() || url.username || url.password) {
+  // documents are fetched over https: ":443" is the same host, and URL drops it
+  const given = String(host).toLowerCase();
+  if (!url || (url.host !== given && `${url.host}:443` !== given) || url.username || url.password) {
     mustBe(`${name} entries`, 'host names, optionally with a port ("app.example.com", "app.example.com:8443")', host);
   }
   return url.host;

@@ -235,7 +235,9 @@ function checkAllowedHosts(value: unknown): readonly string[] | undefined {
   if (!Array.isArray(value) || value.length === 0) mustBe(path, 'a non-empty array of host[:port] values', value);
   return Object.freeze(value.map((host: unknown, i: number) => {
     const url = typeof host === 'string' && !host.includes('/') ? URL.parse(`http://${host}`) : null;
-    if (!url || url.host !== String(host).toLowerCase()) mustBe(`${path}[${i}]`, 'a host name with an optional port ("learn.example.com", "localhost:3000")', host);
+    // ":80" is the same host (URL drops it), as a client's Host header would leave it out
+    const given = String(host).toLowerCase();
+    if (!url || (url.host !== given && `${url.host}:80` !== given)) mustBe(`${path}[${i}]`, 'a host name with an optional port ("learn.example.com", "localhost:3000")', host);
     return url.host;
   }));
 }

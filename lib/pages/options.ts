@@ -155,7 +155,8 @@ function checkLoginUrl(value: unknown, baseUrl: string): string | undefined {
   const name = 'options.signIn.loginUrl';
   if (value === undefined) return undefined;
   const hint = `a path such as "/login" or a URL on ${baseUrl}`;
-  if (typeof value !== 'string' || (!value.startsWith('/') && !value.startsWith(`${baseUrl}/`)) || value.startsWith('//')) mustBe(name, hint, value);
+  // a path, or an absolute URL whose origin is baseUrl's however it is spelt (case, default port)
+  if (typeof value !== 'string' || (!value.startsWith('/') && !URL.canParse(value)) || value.startsWith('//')) mustBe(name, hint, value);
   const url = URL.parse(value, baseUrl);
   if (!url || url.origin !== baseUrl || url.hash) mustBe(name, `${hint}, without a fragment`, value);
   return url.href;

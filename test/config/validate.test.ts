@@ -171,6 +171,9 @@ describe('registration, metadata documents and member clients', () => {
     [{ registration: { vendors: [{ clientId: 'missing' }] } }, /vendors\[0\]\.clientId "missing" must name a client in options\.clients/],
     [{ clients: [{ ...vendor, audience: 'member', org_id: 's', scope: 'openid' }], registration: { vendors: [{ clientId: 'v' }] } }, /is a member client; vendor platforms are operator clients/],
     [{ clients: [{ ...vendor, client_name: undefined }], registration: { vendors: [{ clientId: 'v' }] } }, /names must list the client_name values/],
+    // names given, of the wrong shape: said so, not that the client has no client_name
+    [{ clients: [vendor], registration: { vendors: [{ clientId: 'v', names: 'Vendor' }] } }, /^options\.registration\.vendors\[0\]\.names must be a non-empty array of the client_name values of this platform, e\.g\. \["Acme LMS"\] \(leave it out for the client's client_name\); got "Vendor"$/],
+    [{ clients: [vendor], registration: { vendors: [{ clientId: 'v', names: [] }] } }, /^options\.registration\.vendors\[0\]\.names must be a non-empty array.*; got \[\]$/],
     [{ clients: [vendor, { ...vendor, client_id: 'w' }], registration: { vendors: [{ clientId: 'v' }, { clientId: 'w', names: [' VENDOR '] }] } }, /already names the vendor "v"/],
     [{ clientIdMetadataDocuments: { enabled: true } }, /accepted only from allowedHosts; list the hosts or set enabled: false/],
     [{ clientIdMetadataDocuments: { allowedHosts: ['https://tools.example'] } }, /allowedHosts entries must be host names/],
@@ -382,4 +385,9 @@ describe('clientIdMetadataDocuments.reviewed', () => {
     const resolved = await validateOptions({ ...base, clientIdMetadataDocuments: { allowedHosts: ['tools.example'], reviewed: ['https://tools.example/client.json'] } });
     expect(await resolved.clientIdMetadataDocuments.isReviewed('https://tools.example/client.json')).toBe(true);
   });
+});
+
+it('takes a metadata-document host with the default port :443 (documents are fetched over https)', async () => {
+  const resolved = await validateOptions({ ...base, clientIdMetadataDocuments: { allowedHosts: ['A.example:443', 'b.example:8443'] } });
+  expect([...resolved.clientIdMetadataDocuments.allowedHosts!]).toEqual(['a.example', 'b.example:8443']);
 });

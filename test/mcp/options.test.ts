@@ -111,3 +111,8 @@ describe('a host tool\'s members and serverInfo: nothing misspelt is dropped, no
     expect(refusal({ serverInfo: { name: 'x', version: '1', title: 5 } })).toMatch(/options\.mcp\.serverInfo\.title must be a string/);
   });
 });
+
+it('takes an allowed host with the default port, as a client\'s Host header leaves it out', () => {
+  expect(resolveMcpOptions({ allowedHosts: ['Learn.Example.com:80', 'localhost:3000'] } as McpOptions).allowedHosts).toEqual(['learn.example.com', 'localhost:3000']);
+  expect(refusal({ allowedHosts: ['learn.example.com:80x'] })).toMatch(/allowedHosts\[0\] must be a host name with an optional port/);
+});

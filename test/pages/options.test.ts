@@ -13,6 +13,8 @@ it('takes loginUrl as a path or a URL on baseUrl, and makes it absolute', () => 
   expect(resolveSignInOptions({ loginUrl: '/login?next=1' }, BASE).loginUrl).toBe('https://learn.example/login?next=1');
   expect(resolveSignInOptions({ loginUrl: 'https://learn.example/account/login' }, BASE).loginUrl).toBe('https://learn.example/account/login');
   expect(resolveSignInOptions(undefined, BASE)).toEqual({ session: undefined, loginUrl: undefined });
+  // baseUrl's origin however it is spelt: case, the default port
+  expect(resolveSignInOptions({ loginUrl: 'https://Learn.Example:443/login' }, BASE).loginUrl).toBe('https://learn.example/login');
 });
 
 it.each([
@@ -22,6 +24,9 @@ it.each([
   ['https://learn.example.evil/login', /options\.signIn\.loginUrl must be/],
   ['/login#frag', /without a fragment/],
   [42, /options\.signIn\.loginUrl must be/],
+  ['javascript:alert(1)', /options\.signIn\.loginUrl must be/],
+  ['/\\other.example/login', /options\.signIn\.loginUrl must be/],
+  ['https://learn.example:8443/login', /options\.signIn\.loginUrl must be/],
 ])('refuses loginUrl %j', (loginUrl, message) => {
   expect(() => resolveSignInOptions({ loginUrl }, BASE)).toThrow(message);
 });
