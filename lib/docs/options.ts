@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { checkFunction, checkKnownKeys, checkObject, fail, isPlainObject, mustBe, show } from '../config/check.ts';
+import { checkFunction, checkKnownKeys, checkObject, fail, isPlainObject, mustBe, show, unknownKey } from '../config/check.ts';
 import { OPENAPI_METHODS } from './openapi/types.ts';
 import type { OpenApiDocument, OpenApiPathItem, OpenApiPaths } from './openapi/types.ts';
 
@@ -85,7 +85,10 @@ export const DOCS_DEFAULTS = Object.freeze({
   authMd: Object.freeze({ enabled: true, limits: Object.freeze([]) as readonly LimitRow[] }),
 });
 
-/** Merges path objects; a path and method described twice is an error. */
+/** An OpenAPI 3.1 Path Item's fields besides its operations; `x-` extensions are taken too. */
+const PATH_ITEM_FIELDS = ['$ref', 'summary', 'description', 'servers', 'parameters'] as const;
+
+/** Merges path objects; a path and method described twice is an error, and so is a misspelt field (the route would go undescribed). */
 export function mergePaths(name: string, groups: readonly OpenApiPaths[]): OpenApiPaths {
   const merged: Record<string, OpenApiPathItem> = {};
   groups.forEach((group, i) => {
@@ -97,6 +100,9 @@ export function mergePaths(name: string, groups: readonly OpenApiPaths[]): OpenA
       const target = (merged[path] ??= {}) as Record<string, unknown>;
       for (const [key, value] of Object.entries(item as Record<string, unknown>)) {
         const isMethod = (OPENAPI_METHODS as readonly string[]).includes(key);
+        if (!isMethod && !(PATH_ITEM_FIELDS as readonly string[]).includes(key) && !key.startsWith('x-')) {
+          unknownKey(`${where}[${show(path)}]`, key, [...OPENAPI_METHODS, ...PATH_ITEM_FIELDS], 'path item field');
+        }
         if (isMethod && !isPlainObject(value)) mustBe(`${where}[${show(path)}].${key}`, 'an OpenAPI operation object', value);
         if (key in target) fail(`${where}: ${key.toUpperCase()} ${path} is described twice; describe each route once`);
         target[key] = value;

@@ -141,11 +141,18 @@ describe('bad docs options fail at start-up', () => {
     ['extend not a function', { openapi: { extend: {} } }, /^options\.docs\.openapi\.extend must be a function/],
     ['a path without a leading slash', { openapi: { paths: { admin: {} } } }, /must start with "\/"/],
     ['an operation that is not an object', { openapi: { paths: { '/admin': { get: 'list' } } } }, /\.get must be an OpenAPI operation object/],
+    ['a misspelt method (the route would go undescribed)', { openapi: { paths: { '/admin': { gett: { summary: 'list' } } } } }, /^options\.docs\.openapi\.paths\["\/admin"\]\.gett is not a known path item field; use one of get, .*; did you mean "get"\?$/],
     ['the same route twice', { openapi: { paths: [describeBearerRoute({ path: '/a', method: 'GET', summary: 'a' }), describeBearerRoute({ path: '/a', method: 'GET', summary: 'b' })] } }, /GET \/a is described twice/],
     ['a bad limits row', { authMd: { limits: [{ item: 'x' }] } }, /^options\.docs\.authMd\.limits\[0\] must be \{ item: string, value: string \}/],
     ['an empty rateLimits', { authMd: { rateLimits: ' ' } }, /^options\.docs\.authMd\.rateLimits must be a non-empty sentence/],
   ])('%s', async (_name, docs, message) => {
     expect(await refusal(docs)).toMatch(message);
+  });
+
+  it('takes every field an OpenAPI 3.1 path item has, and x- extensions', async () => {
+    const item = { summary: 's', description: 'd', parameters: [], servers: [], 'x-internal': true, get: { responses: { 200: { description: 'ok' } } } };
+    const resolved = await validateOptions({ ...base, docs: { openapi: { paths: { '/admin/courses': item } } } } as PlatformAuthOptions);
+    expect(resolved.docs.openapi && resolved.docs.openapi.paths['/admin/courses']).toEqual(item);
   });
 
   it('a host path that is a library endpoint', async () => {
