@@ -1,7 +1,7 @@
 /**
  * Two authorizations started in two tabs of one browser before anyone signed in; tab A signs
- * in as one account, then tab B as another (README "Sign-in options", "Another account": a
- * sign-in as another account than the browser's session signs the old account out first).
+ * in as one account, then tab B as another (README "Sign-in options": a sign-in as another
+ * account than the browser's session signs the old account out first).
  * The check read the session as tab B's authorization saw it when it began (nobody signed in),
  * so tab B's resume was oidc-provider's logout form to /session/end/confirm, which this service
  * does not serve: the person in tab B never reached consent (interactions/login-result.ts).
