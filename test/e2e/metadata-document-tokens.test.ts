@@ -10,7 +10,7 @@
  */
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import { ADMIN, obtainTokens } from '../support/flows.ts';
-import { startDocumentServer } from '../support/metadata-documents.ts';
+import { publicClientDocument, startDocumentServer } from '../support/metadata-documents.ts';
 import type { DocumentServer } from '../support/metadata-documents.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
@@ -23,11 +23,6 @@ afterAll(async () => {
   await docs.close();
 });
 
-const documentOf = (clientId: string) => ({
-  client_id: clientId, client_name: 'Agent', redirect_uris: ['http://127.0.0.1/callback'],
-  token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'],
-});
-
 /** Two instances of one issuer on shared storage; a token issued by the first, for a published document. */
 async function issued(path: string, fetchBudget?: object) {
   const adapter = createMemoryAdapter();
@@ -36,7 +31,7 @@ async function issued(path: string, fetchBudget?: object) {
   const second = await startApp({ baseUrl: first.baseUrl, auth: { adapter, proxy: true, clientIdMetadataDocuments: cimd } });
   apps.push(first, second);
   const clientId = docs.url('tools.example', path);
-  docs.serve(path, { body: documentOf(clientId) });
+  docs.serve(path, { body: publicClientDocument(clientId) });
   const tokens = await obtainTokens(first.baseUrl, { clientId, redirectUri: 'http://127.0.0.1:5555/callback' }, { scope: 'openid profile' }, ADMIN);
   // the shared copy expires (its lifetime, at least 30 s); the second instance never loaded it
   const expire = () => adapter('ClientMetadataDocument').destroy(clientId);
@@ -99,7 +94,7 @@ describe('a host whose budget junk client_ids spent', () => {
     for (let i = 0; i < 4; i += 1) await authorize(first, docs.url('tools.example', `/junk?${i}`));
     // a new document on that host is refused for now: the budget is spent
     const fresh = docs.url('tools.example', '/tokens/new.json');
-    docs.serve('/tokens/new.json', { body: documentOf(fresh) });
+    docs.serve('/tokens/new.json', { body: publicClientDocument(fresh) });
     const refused = await authorize(first, fresh);
     expect({ status: refused.status, page: /too many client_id metadata document fetches from this host/.test(await refused.text()) }).toEqual({ status: 429, page: true });
   }
@@ -118,7 +113,7 @@ describe('a host whose budget junk client_ids spent', () => {
   it('a document only fetched, its client never issued tokens, spends its host\'s budget as any other', async () => {
     const { first, second, expire } = await issued('/tokens/issued.json', BUDGET);
     const fetchedOnly = docs.url('tools.example', '/tokens/fetched-only.json');
-    docs.serve('/tokens/fetched-only.json', { body: documentOf(fetchedOnly) });
+    docs.serve('/tokens/fetched-only.json', { body: publicClientDocument(fetchedOnly) });
     expect((await authorize(first, fetchedOnly)).status).toBe(303);
     await spent(first);
     await expire();

@@ -8,7 +8,7 @@
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import { Browser, isPage } from '../support/browser.ts';
 import { buildAuthorizeUrl } from '../support/flows.ts';
-import { startDocumentServer } from '../support/metadata-documents.ts';
+import { publicClientDocument, startDocumentServer } from '../support/metadata-documents.ts';
 import type { DocumentServer } from '../support/metadata-documents.ts';
 import { pkcePair } from '../support/pkce.ts';
 import { startApp } from '../support/start-app.ts';
@@ -22,11 +22,6 @@ afterAll(async () => {
   await docs.close();
 });
 
-const documentOf = (clientId: string) => ({
-  client_id: clientId, client_name: 'Agent', redirect_uris: ['http://127.0.0.1/callback'],
-  token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'],
-});
-
 it.each([[404], [503]])('a document answering %s when the sign-in page is shown by another instance: a page, not plain text', async (status) => {
   const adapter = createMemoryAdapter();
   const auth = { adapter, cookieKeys: ['a-cookie-key-for-review-0123456789abcdef'], clientIdMetadataDocuments: { allowedHosts: ['tools.example'], fetch: docs.fetch } };
@@ -35,7 +30,7 @@ it.each([[404], [503]])('a document answering %s when the sign-in page is shown 
   apps.push(first, second);
   const path = `/review/${status}.json`;
   const clientId = docs.url('tools.example', path);
-  docs.serve(path, { body: documentOf(clientId) });
+  docs.serve(path, { body: publicClientDocument(clientId) });
 
   const browser = new Browser(first.baseUrl);
   const page = await browser.navigate(buildAuthorizeUrl(first.baseUrl, { clientId, redirectUri: 'http://127.0.0.1:5555/callback' }, { scope: 'openid profile', challenge: pkcePair().challenge, state: 's' }));

@@ -39,6 +39,14 @@ function plainHeaders(init: HeadersInit | undefined): Record<string, string> {
   return out;
 }
 
+/** A public client's document (a native app on a loopback redirect), whose client_id is the URL it is served at. */
+export function publicClientDocument(clientId: string) {
+  return {
+    client_id: clientId, client_name: 'Agent', redirect_uris: ['http://127.0.0.1/callback'],
+    token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'],
+  };
+}
+
 export interface ServedDocument {
   status?: number;
   body: unknown;
