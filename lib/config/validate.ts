@@ -331,7 +331,7 @@ const METADATA_DOCUMENT_KEYS = Object.keys({
 } satisfies Record<keyof ClientIdMetadataDocumentOptions, true>);
 
 function checkMetadataDocuments(
-  value: PlatformAuthOptions['clientIdMetadataDocuments'], open: boolean, production: boolean,
+  value: PlatformAuthOptions['clientIdMetadataDocuments'], open: boolean, production: boolean, logger: Logger,
 ): ResolvedClientIdMetadataDocuments {
   const name = 'options.clientIdMetadataDocuments';
   const v = checkObject<ClientIdMetadataDocumentOptions>(name, value, 'an object', { allowArray: true }) ?? {};
@@ -353,7 +353,12 @@ function checkMetadataDocuments(
   if (v.reviewed === undefined) isReviewed = async () => false;
   else if (typeof v.reviewed === 'function') {
     const fn = v.reviewed;
-    isReviewed = async (id) => (await fn(id)) === true;
+    // a lookup that fails (throws or rejects) counts as not reviewed, as the README says: the
+    // client keeps the unreviewed limits and the sign-in goes on, where it was a 500
+    isReviewed = (id) => Promise.resolve().then(() => fn(id)).then((reviewed) => reviewed === true, (error: unknown) => {
+      logger.warn(`platform-auth: ${name}.reviewed failed for ${JSON.stringify(id).slice(0, 300)}, so the client counts as not reviewed: ${error instanceof Error ? error.message : String(error)}`);
+      return false;
+    });
   } else if (Array.isArray(v.reviewed) && v.reviewed.every((r) => typeof r === 'string')) {
     // a document's client_id is always an https URL: anything else (a host, a bare name) would
     // never match, and its client would stay limited without a word
@@ -487,7 +492,7 @@ export async function validateOptions(input: PlatformAuthOptions): Promise<Resol
     memberData: checkMemberData(input.memberData),
     accountApi: resolveAccountApiOptions(input.accountApi, production),
     registration,
-    clientIdMetadataDocuments: checkMetadataDocuments(input.clientIdMetadataDocuments, registration.variant === 'open', production),
+    clientIdMetadataDocuments: checkMetadataDocuments(input.clientIdMetadataDocuments, registration.variant === 'open', production, logger),
     betaEnabled: checkBeta(memberClients.betaEnabled),
     mcp: resolveMcpOptions(input.mcp),
     docs: resolveDocsOptions(input.docs),
