@@ -57,11 +57,23 @@ export function isAcceptableRedirectTarget(uri: string): boolean {
 }
 
 /**
- * Whitespace and control characters, which no URI holds (RFC 3986 §2). The URL parser drops
- * tabs and line breaks without a word, so such a redirect URI would be accepted as the URL it
- * parses to while its raw string, line breaks included, is stored and matched exactly.
+ * Whitespace, control characters and backslashes, which no URI holds (RFC 3986 §2). The URL
+ * parser drops tabs and line breaks and reads `\` as `/` without a word, so such a redirect
+ * URI would be accepted as the URL it parses to while its raw string is stored and matched
+ * exactly (`https://trusted.example\@evil.example/` reads as trusted.example).
  */
-const NOT_IN_A_URI = /[\s\p{Cc}]/u;
+const NOT_IN_A_URI = /[\s\p{Cc}\\]/u;
+
+/**
+ * An http(s) URI whose authority is empty (`https:///trusted.example/`): RFC 3986 wants a host
+ * there, and the URL parser skips the extra slashes to find one, a rewrite like those above.
+ */
+const EMPTY_AUTHORITY = /^https?:\/\/(?:[/?#]|$)/i;
+
+/** Whether `uri` holds what no URI does, or is one the URL parser would rewrite (see above). */
+function isMalformedUri(uri: string): boolean {
+  return NOT_IN_A_URI.test(uri) || EMPTY_AUTHORITY.test(uri);
+}
 
 /**
  * Control and text-direction characters (bidi overrides, embeddings, isolates, marks): a
@@ -78,11 +90,11 @@ function hasUserInfo(uri: string): boolean {
 
 /**
  * The redirect rule of member and registered clients: an acceptable target
- * ({@link isAcceptableRedirectTarget}) without a fragment (RFC 6749 §3.1.2), whitespace or
- * control characters.
+ * ({@link isAcceptableRedirectTarget}) without a fragment (RFC 6749 §3.1.2), whitespace,
+ * control characters or backslashes, with a host after `//`.
  */
 export function isAcceptableRedirect(uri: unknown): uri is string {
-  if (typeof uri !== 'string' || NOT_IN_A_URI.test(uri) || hasUserInfo(uri)) return false;
+  if (typeof uri !== 'string' || isMalformedUri(uri) || hasUserInfo(uri)) return false;
   const url = URL.parse(uri);
   return url !== null && !url.hash && isAcceptableRedirectTarget(uri);
 }
@@ -99,7 +111,7 @@ export function applicationTypeFor(uris: readonly string[]): 'native' | 'web' {
 function checkDynamicRedirects(metadata: Metadata, origin: 'registration' | 'metadata-document'): void {
   const documentHost = origin === 'metadata-document' ? URL.parse(String(metadata.client_id))?.hostname : undefined;
   for (const uri of redirectUris(metadata)) {
-    if (NOT_IN_A_URI.test(uri)) throw new errors.InvalidClientMetadata('redirect_uris must not contain whitespace or control characters');
+    if (isMalformedUri(uri)) throw new errors.InvalidClientMetadata('redirect_uris must be URIs as RFC 3986 writes them: no whitespace, control characters or backslashes, and a host after "//"');
     if (hasUserInfo(uri)) throw new errors.InvalidClientMetadata('redirect_uris must not name a user or password');
     if (isLoopbackUri(uri)) continue;
     if (origin === 'registration') {

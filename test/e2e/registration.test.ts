@@ -130,6 +130,14 @@ describe('Variant B (open)', () => {
     return (await fetch(`${app.baseUrl}/api/oauth/introspect`, { method: 'POST', body })).json();
   }
 
+  it.each([
+    ['a backslash before a user part (browsers go to trusted.example)', 'https://trusted.example\\@evil.example/cb'],
+    ['a backslash as path separator', 'https://trusted.example\\cb'],
+    ['an empty authority', 'https:///trusted.example/cb'],
+  ])('refuses a redirect URI with %s as invalid_redirect_uri (RFC 6749 §3.1.2: an absolute URI)', async (_label, uri) => {
+    await expectRefusal(await register(app, { redirect_uris: [uri], token_endpoint_auth_method: 'none' }), 'invalid_redirect_uri');
+  });
+
   it('registers a public client, which then completes a code flow on any loopback port', async () => {
     const res = await register(app, {
       client_name: 'Desk Agent',
