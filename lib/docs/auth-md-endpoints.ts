@@ -200,7 +200,7 @@ function openRegistrationLimits(options: ResolvedOptions): string {
   return [
     `Limits: ${rate}.`,
     `Metadata outside these limits is refused with \`invalid_client_metadata\`: \`client_name\` at most ${limits.clientNameLength} characters; at most ${limits.redirectUris} \`redirect_uris\`, each at most ${limits.uriLength} characters; ${andList(HTTPS_ONLY_METADATA.map(code))} https only, each at most ${limits.uriLength} characters; the client as stored (its metadata as JSON) at most ${bytes(limits.metadataBytes)}.`,
-    `A request body over ${bytes(limits.bodyBytes)} is answered \`413\`.`,
+    `A request body declared (\`Content-Length\`) over ${bytes(limits.bodyBytes)} is answered \`413\`; one sent without it (chunked) is read up to the provider's own 56 KiB, beyond which it is \`invalid_client_metadata\` ("failed to parse the request body"), and the cap on what is stored applies either way.`,
     expiry,
   ].join(' ');
 }

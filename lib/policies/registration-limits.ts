@@ -29,6 +29,7 @@ import { errors } from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 
 import type { Adapter, AdapterFactory, AdapterPayload, CompareAndSet } from '../../adapters/types.ts';
+import { scopesForAudience } from '../scopes/catalogue.ts';
 import { RecordUpdater } from '../storage/record-update.ts';
 import { EXTRA_CLIENT_METADATA } from './client-metadata.ts';
 import { addressKeyOf } from './sign-in-throttle.ts';
@@ -68,6 +69,9 @@ function refuse(description: string): never {
 /** Characters of `text` as a person counts them (code points, not UTF-16 units): how every size limit here counts. */
 export const characters = (text: string) => [...text].length;
 
+/** The scope every registered client is stored with (./client-metadata.ts, checkAudience). */
+const OPERATOR_SCOPE = scopesForAudience('operator').join(' ');
+
 /**
  * The size and scheme rules on a registration's metadata; throws oidc-provider's
  * `InvalidClientMetadata` (400 `invalid_client_metadata`). Values of the wrong type are left
@@ -94,7 +98,9 @@ export function checkRegistrationMetadata(metadata: Metadata): void {
     if (characters(uri) > limits.uriLength) refuse(`${field} must be at most ${limits.uriLength} characters`);
     if (URL.parse(uri)?.protocol !== 'https:') refuse(`${field} must be an https URL`);
   }
-  const bytes = Buffer.byteLength(JSON.stringify(metadata));
+  // as it will be stored: registration gives every registered client the operator audience and
+  // every operator scope (./client-metadata.ts, checkAudience), after this check runs
+  const bytes = Buffer.byteLength(JSON.stringify({ ...metadata, audience: 'operator', scope: OPERATOR_SCOPE }));
   if (bytes > limits.metadataBytes) {
     refuse(`the client metadata must be at most ${limits.metadataBytes} bytes as JSON; got ${bytes}`);
   }
