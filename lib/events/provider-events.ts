@@ -239,7 +239,10 @@ export function deriveProviderEvents(provider: Provider, deps: ProviderEventDeps
   // endpoints without an event of their own count in the error metric
   if (metrics) {
     for (const name of ['revocation.error', 'introspection.error', 'discovery.error', 'jwks.error', 'userinfo.error']) {
-      on(name, (ctx: ProviderContext, error: ProviderError) => metrics.error(routeLabel(ctx), error.error));
+      // a storage outage is counted as storage.unavailable, as at the endpoints with events
+      on(name, (ctx: ProviderContext, error: ProviderError) => {
+        if (error.status !== 503) metrics.error(routeLabel(ctx), error.error);
+      });
     }
   }
 }

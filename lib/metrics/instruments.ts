@@ -36,7 +36,7 @@ export const METRICS = Object.freeze({
   errors: {
     name: 'platform_auth.errors',
     unit: '{error}',
-    description: 'Error answers by endpoint and OAuth error code (other for codes outside the known set).',
+    description: 'Error answers by endpoint and OAuth error code (other for codes outside the known set); a storage outage counts in platform_auth.storage.unavailable instead.',
     attributes: ['endpoint', 'error'],
   },
   signInFailures: {

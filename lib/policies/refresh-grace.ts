@@ -56,6 +56,7 @@ import { REFRESH_USE_MODEL } from '../../adapters/types.ts';
 import type { Adapter, AdapterFactory, AdapterPayload, PutRecords, RecordWrite, SynchronousWrites } from '../../adapters/types.ts';
 import { decorateModel, DelegatingAdapter } from '../storage/model-decorator.ts';
 import { revokeGrant } from './deleted-clients.ts';
+import { memberClientSite } from './audience.ts';
 import type { AfterAnswer } from './provider-answer.ts';
 import { SuccessorWrites, withAccessTokensAfterRefresh } from './refresh-issue.ts';
 
@@ -310,7 +311,7 @@ export function revokeOnForeignReuse(
   provider: () => Provider,
   adapter: AdapterFactory,
   /** told of each grant revoked so, for `refresh.reuse_detected` */
-  onReuse?: (ctx: Context, owner: { clientId?: string; accountId?: string }) => void,
+  onReuse?: (ctx: Context, owner: { clientId?: string; accountId?: string; site?: string }) => void,
 ): AfterAnswer {
   const refreshTokens = adapter('RefreshToken');
 
@@ -322,7 +323,12 @@ export function revokeOnForeignReuse(
       // not best effort: a revocation lost to a storage fault rejects, the provider's outage
       // guard answers 503, and the retry finds the same rotated token and revokes again
       await revokeGrant(provider(), stored.grantId);
-      onReuse?.(ctx, { clientId: stored.clientId, accountId: (stored as { accountId?: string }).accountId });
+      if (!onReuse) return;
+      // the site of the token's own client (a member client's), not the presenter's: rare
+      // enough for a lookup, and a failed one leaves only the site out of the event
+      const owner = stored.clientId === undefined ? undefined : await provider().Client.find(stored.clientId).catch(() => undefined);
+      const site = owner ? memberClientSite(owner) : undefined;
+      onReuse(ctx, { clientId: stored.clientId, accountId: (stored as { accountId?: string }).accountId, ...(site ? { site } : {}) });
     }
   }
 
