@@ -30,6 +30,9 @@ import type { TraceEntry } from './entry.ts';
 import { TRACED_CLIENTS_KEPT, UNKNOWN_CLIENT_EVENTS } from './store.ts';
 import type { ClientTraceStore, TracedClient } from './store.ts';
 
+/** How many known clients an instance remembers for the budget of unknown ones. */
+const MAX_KNOWN_CLIENTS = 10_000;
+
 /** The shortest time between two writes of the list of traced clients by one instance. */
 export const TRACE_INDEX_INTERVAL_MS = 1000;
 
@@ -77,6 +80,12 @@ export class TraceRecorder implements EventSink {
   readonly #now: () => number;
   readonly #queues = new Map<string, Queue>();
   #budget = { windowStart: -Infinity, used: 0 };
+  /**
+   * Clients this instance traced with an entry of another kind (the client is known: its
+   * document was fetched, it got tokens): their metadata-document failures are not held to the
+   * budget, which junk URLs would otherwise spend before them.
+   */
+  readonly #known = new Set<string>();
   /** clients written since the list of traced clients was last written */
   #touched = new Map<string, TracedClient>();
   #indexTimer: NodeJS.Timeout | undefined;
@@ -94,7 +103,8 @@ export class TraceRecorder implements EventSink {
   record(event: PlatformAuthEvent): void {
     const { clientId } = event;
     if (this.#closed || clientId === undefined || clientId.length === 0 || clientId.length > MAX_TRACED_CLIENT_ID) return;
-    if (UNKNOWN_CLIENT_EVENTS.has(event.name) && !this.#spendBudget()) return;
+    if (!UNKNOWN_CLIENT_EVENTS.has(event.name)) this.#noteKnown(clientId);
+    else if (!this.#known.has(clientId) && !this.#spendBudget()) return;
     let queue = this.#queues.get(clientId);
     if (!queue) {
       if (this.#queues.size >= MAX_QUEUED_CLIENTS) return;
@@ -104,6 +114,13 @@ export class TraceRecorder implements EventSink {
     queue.events.push(event);
     if (queue.events.length >= 2 * this.#max) queue.events.splice(0, queue.events.length - this.#max);
     this.#schedule(clientId, queue);
+  }
+
+  #noteKnown(clientId: string): void {
+    // cleared when full rather than kept in order: a client forgotten so is held to the budget
+    // until its next entry of another kind
+    if (this.#known.size >= MAX_KNOWN_CLIENTS && !this.#known.has(clientId)) this.#known.clear();
+    this.#known.add(clientId);
   }
 
   /** The trace of `clientId`, newest first, with what this instance has not written yet. */

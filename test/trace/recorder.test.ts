@@ -131,6 +131,19 @@ it('keeps at most a budget a minute of entries for clients named by metadata-doc
   expect(await recorder.read('https://evil.example/next-minute')).toHaveLength(1);
 });
 
+it('holds a known client\'s metadata-document failures to no budget: junk URLs cannot hide them from its trace', async () => {
+  const { store } = countingStore();
+  const recorder = new TraceRecorder({ store, entries: 50, logger: silent, now: () => 0 });
+  const known = 'https://tools.example/client.json';
+  recorder.record({ name: 'metadata_document.fetched', at: 1, clientId: known });
+  for (let i = 0; i < UNKNOWN_CLIENT_BUDGET + 10; i += 1) recorder.record(documentFailed(`https://evil.example/${i}`));
+  recorder.record(documentFailed(known));
+  recorder.record(documentFailed('https://evil.example/one-more'));
+  await recorder.close();
+  expect((await recorder.read(known)).map((e) => e.event)).toEqual(['metadata_document.failed', 'metadata_document.fetched']);
+  expect(await recorder.read('https://evil.example/one-more')).toHaveLength(0);
+});
+
 it('has the store keep a trace of unknown clients\' entries only an hour, a known client\'s trace.ttlSeconds', async () => {
   const WEEK = 7 * 86_400;
   const lifetimes: [string, number][] = [];
