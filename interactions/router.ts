@@ -25,6 +25,7 @@ import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 
 import type { ResolvedOptions } from '../lib/config/options.ts';
+import { ACCOUNT_GONE_DESCRIPTION } from '../lib/constants.ts';
 import type { Account, Site } from '../lib/contracts.ts';
 import { ENDPOINTS } from '../lib/endpoints.ts';
 import { allowedMethods } from '../lib/http/allowed-methods.ts';
@@ -313,7 +314,7 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
     }
     if (await signIn.signInEnded(ctx, interaction, client)) return signInAgain(ctx);
     const account = await accountOf(interaction);
-    if (!account) return finish(ctx, { error: 'login_required', error_description: 'the signed-in account no longer exists' });
+    if (!account) return finish(ctx, { error: 'login_required', error_description: ACCOUNT_GONE_DESCRIPTION });
     await showConsent(ctx, state, account);
   });
 
@@ -376,7 +377,7 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
     // checked again here, not only when the page was shown: the page may have stayed open
     if (await signIn.signInEnded(ctx, interaction, client)) return signInAgain(ctx);
     const account = await accountOf(interaction);
-    if (!account) return finish(ctx, { error: 'login_required', error_description: 'the signed-in account no longer exists' });
+    if (!account) return finish(ctx, { error: 'login_required', error_description: ACCOUNT_GONE_DESCRIPTION });
     const eligibility = checkEligibility(client, account, options.operatorRoles);
     if (!eligibility.allowed) {
       // the account lost its role between the page and the answer

@@ -44,6 +44,13 @@ export const PROTOCOL = Object.freeze({
  * RFC 6749 §5.1 asks for `Pragma: no-cache` too (for HTTP/1.0 caches; RFC 9111 deprecates
  * the header, oidc-provider no longer sends it, and it costs nothing to keep the RFC's word).
  */
+/**
+ * The `error_description` of the `login_required` answered when the account a sign-in or a
+ * consent was for no longer exists (interactions/router.ts); the trace tells it from a
+ * `prompt=none` that needs a page by it (lib/trace/explain.ts).
+ */
+export const ACCOUNT_GONE_DESCRIPTION = 'the signed-in account no longer exists';
+
 export const TOKEN_RESPONSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({ Pragma: 'no-cache' });
 
 export type GrantType = (typeof PROTOCOL.grantTypes)[number];

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { LOOPBACK_REDIRECT_ORIGINS } from '../constants.ts';
+import { ACCOUNT_GONE_DESCRIPTION, LOOPBACK_REDIRECT_ORIGINS } from '../constants.ts';
 import type { PlatformAuthEvent, PlatformAuthEventMap, ResourceEndpoint } from '../events/types.ts';
 import { DOCUMENT_BODY_LIMIT } from '../policies/metadata-documents.ts';
 
@@ -126,6 +126,13 @@ function authorizationFailed(event: PlatformAuthEventMap['authorization.failed']
     case 'login_required':
     case 'consent_required':
     case 'interaction_required':
+      if (description === ACCOUNT_GONE_DESCRIPTION) {
+        return {
+          outcome: 'refused',
+          summary: 'The account the person signed in with no longer exists (accounts.findById no longer knows it), so the sign-in could not go on.',
+          action: SIGN_IN_AGAIN,
+        };
+      }
       return {
         outcome: 'refused',
         summary: `The app asked to continue without showing a page (prompt=none), but the person must ${error === 'login_required' ? 'sign in' : 'consent'} first.`,

@@ -3,6 +3,7 @@
  * words are built from what the event carries (the registered redirect URIs, the scope, the
  * status), never showing "undefined".
  */
+import { ACCOUNT_GONE_DESCRIPTION } from '../../lib/constants.ts';
 import { EVENT_NAMES } from '../../lib/events/types.ts';
 import type { AccessRefusalReason, MetadataDocumentFailure, PlatformAuthEvent, PlatformAuthEventMap } from '../../lib/events/types.ts';
 import { explain, GRANT_DETAILS } from '../../lib/trace/explain.ts';
@@ -86,6 +87,14 @@ it.each<[MetadataDocumentFailure, RegExp]>([
   });
   expect(summary).toMatch(words);
   expect(action).toBeTruthy();
+});
+
+it('tells an account that no longer exists from a prompt=none that needed a page (both are login_required)', () => {
+  const gone = explain({ name: 'authorization.failed', at: 1, error: 'login_required', description: ACCOUNT_GONE_DESCRIPTION });
+  expect(gone.summary).toMatch(/^The account the person signed in with no longer exists/);
+  expect(gone.summary).not.toMatch(/prompt=none/);
+  const silent = explain({ name: 'authorization.failed', at: 1, error: 'login_required', description: 'End-User authentication is required' });
+  expect(silent.summary).toMatch(/prompt=none/);
 });
 
 it('names what revokes a refresh token here, and not signing out (a session never ends tokens)', () => {
