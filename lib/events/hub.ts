@@ -1,8 +1,9 @@
 /**
  * `auth.events`: subscribe to the library's events by name, or to all of them with `'*'`.
  *
- * Listeners run synchronously, in the order they were added, inside the request the event
- * happened in (do slow work asynchronously). A listener that throws, or whose promise
+ * Listeners run synchronously inside the request the event happened in (do slow work
+ * asynchronously), those of the event's name before those of `'*'`, each in the order they
+ * were added. A listener that throws, or whose promise
  * rejects, is logged (rate-limited) and never breaks the request or the other listeners.
  * Each event is frozen: what one listener sees, all see.
  *

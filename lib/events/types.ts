@@ -90,7 +90,7 @@ export interface ConsentGrantedEvent extends EventBase {
 export interface ConsentDeniedEvent extends EventBase {
   readonly name: 'consent.denied';
   /** `user`: the person declined; `ineligible`: the account may not authorize this client */
-  readonly reason: 'user' | 'ineligible' | 'other';
+  readonly reason: 'user' | 'ineligible';
 }
 
 export interface AuthorizationFailedEvent extends EventBase {
