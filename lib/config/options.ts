@@ -354,8 +354,8 @@ export interface PlatformAuthOptions {
   /**
    * Secrets that sign the sign-in session cookies, newest first (rotate by prepending).
    * Each at least 32 characters; in production also all different, not a shorter string
-   * repeated, and of at least 7 distinct characters (what `npx platform-auth keys` prints always
-   * is). Required in production.
+   * repeated, and of at least 7 distinct characters (what `npx --no-install platform-auth keys`
+   * prints always is). Required in production.
    * @default random keys generated at start-up (development only, with a warning)
    */
   cookieKeys?: string[];

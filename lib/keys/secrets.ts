@@ -206,8 +206,8 @@ export function checkCookieKeys(value: unknown, source = 'cookieKeys'): string[]
  */
 export const MIN_COOKIE_KEY_DISTINCT_CHARACTERS = 7;
 
-/** what `npx platform-auth keys` gives: said in every refusal of a weak cookie key */
-const NEW_COOKIE_KEY_HINT = 'replace it with a long random secret, e.g. the "cookieKeys" entry that `npx platform-auth keys` prints (sign-in sessions it signed will end)';
+/** what `npx --no-install platform-auth keys` gives: said in every refusal of a weak cookie key */
+const NEW_COOKIE_KEY_HINT = 'replace it with a long random secret, e.g. the "cookieKeys" entry that `npx --no-install platform-auth keys` prints (sign-in sessions it signed will end)';
 
 /**
  * The shortest period of `chars`: the least p with chars[i] === chars[i + p] for every i

@@ -37,7 +37,7 @@ async function refusal(cookieKeys: string[]): Promise<string> {
     expect(err).toBeInstanceOf(ConfigurationError);
     const { message } = err as Error;
     for (const key of cookieKeys) expect(message).not.toContain(key);
-    expect(message).toContain('`npx platform-auth keys`');
+    expect(message).toContain('`npx --no-install platform-auth keys`');
     return message;
   }
   throw new Error('expected the cookie keys to be refused in production');
@@ -63,7 +63,7 @@ describe('production refuses guessable cookie keys', () => {
 
   it('a shorter string repeated, also behind a good key (an old key still listed)', async () => {
     for (const key of ['changeme'.repeat(4), 'correct horse battery stap'.repeat(2), 'Tr0ub4dor&3x'.repeat(3).slice(0, 33)]) {
-      expect(await refusal([key])).toMatch(/^options\.cookieKeys\[0\] is a shorter string repeated, not a random secret; production refuses it: replace it with a long random secret, e.g\. the "cookieKeys" entry that `npx platform-auth keys` prints/);
+      expect(await refusal([key])).toMatch(/^options\.cookieKeys\[0\] is a shorter string repeated, not a random secret; production refuses it: replace it with a long random secret, e.g\. the "cookieKeys" entry that `npx --no-install platform-auth keys` prints/);
       expect(await refusal([good, key])).toMatch(/^options\.cookieKeys\[1\] is a shorter string repeated/);
     }
     expect(await refusal(['a'.repeat(32)])).toMatch(/^options\.cookieKeys\[0\] is a shorter string repeated/);
