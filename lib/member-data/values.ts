@@ -52,19 +52,34 @@ function normalisedIso(value: string): string | undefined {
 const formatted = new BoundedMemo<number | string, string>(4096);
 
 /**
+ * Whether the calendar date and the time of day of `iso` (normalised) are the ones `date`
+ * holds: `Date` rolls an impossible date over (February 30th becomes March 2nd) instead of
+ * refusing it. Compared before the offset is applied, on the digits as written.
+ */
+function sameFieldsAs(iso: string, date: Date): boolean {
+  const offsetMinutes = iso.endsWith('Z') ? 0 : (iso.at(-6) === '-' ? -1 : 1) * (Number(iso.slice(-5, -3)) * 60 + Number(iso.slice(-2)));
+  const local = new Date(date.getTime() + offsetMinutes * 60_000);
+  const written = [0, 5, 8, 11, 14, 17].map((at, i) => Number(iso.slice(at, i === 0 ? 4 : at + 2)));
+  const held = [local.getUTCFullYear(), local.getUTCMonth() + 1, local.getUTCDate(), local.getUTCHours(), local.getUTCMinutes(), local.getUTCSeconds()];
+  return written.every((n, i) => n === held[i]);
+}
+
+/**
  * ISO 8601 in UTC (`2025-03-01T09:00:00.000Z`); throws for a value that is not a point in
- * time or a string that is not ISO 8601. A string without an offset is UTC.
+ * time or a string that is not ISO 8601, an impossible date (`2025-02-30`) included. A string
+ * without an offset is UTC.
  */
 export function toIsoInstant(value: Instant): string {
-  if (typeof value === 'string' && CANONICAL.test(value)) return value;
   const key = value instanceof Date ? value.getTime() : value;
   return formatted.get(key, () => {
-    const iso = typeof value === 'string' ? normalisedIso(value.trim()) : undefined;
+    const iso = typeof value === 'string' ? (CANONICAL.test(value) ? value : normalisedIso(value.trim())) : undefined;
     if (typeof value === 'string' && iso === undefined) {
       throw new TypeError('member data: a date string is not ISO 8601 (e.g. 2025-03-01T09:00:00Z)');
     }
     const date = value instanceof Date ? value : new Date(iso!);
-    if (Number.isNaN(date.getTime())) throw new TypeError('member data: a date is not a valid point in time');
+    if (Number.isNaN(date.getTime()) || (iso !== undefined && !sameFieldsAs(iso, date))) {
+      throw new TypeError('member data: a date is not a valid point in time');
+    }
     return date.toISOString();
   });
 }

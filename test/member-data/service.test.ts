@@ -175,6 +175,19 @@ describe('values', () => {
     it.each(['March 2, 2025', '03/02/2025', '2025-03-01T25:00:00Z', '2025-13-01', '1740819600000', 'now'])('refuses %p, which is not ISO 8601 (Date would guess at it)', (value) => {
       expect(() => toIsoInstant(value)).toThrow(TypeError);
     });
+
+    // Date rolls them over (February 30th is March 2nd), and the canonical form passed unread
+    it.each(['2025-02-30', '2025-02-30 09:00:00', '2025-02-29T00:00:00Z', '2025-13-01T00:00:00.000Z', '2025-02-30T00:00:00.000Z', '2025-04-31T10:00:00+02:00', '2025-01-01T23:59:60Z'])(
+      'refuses the impossible date %p', (value) => {
+        expect(() => toIsoInstant(value)).toThrow('member data: a date is not a valid point in time');
+      },
+    );
+
+    it('takes the last day of a month, a leap day and an offset across midnight', () => {
+      expect(toIsoInstant('2024-02-29')).toBe('2024-02-29T00:00:00.000Z');
+      expect(toIsoInstant('2025-04-30T23:30:00-02:00')).toBe('2025-05-01T01:30:00.000Z');
+      expect(toIsoInstant('2025-03-01T00:30:00+05:30')).toBe('2025-02-28T19:00:00.000Z');
+    });
   });
 });
 
