@@ -31,6 +31,7 @@ export function demoMcpTools({ accounts }: DemoMcpToolDeps): AnyMcpTool[] {
     title: 'School courses',
     description: 'Every course of the school you administer, including unlisted ones, with whether each is in the public catalogue.',
     audience: 'operator',
+    annotations: { readOnlyHint: true, openWorldHint: false }, // it only reads the school's data
     scopes: ['courses:read'],
     inputSchema: { includeUnlisted: z.boolean().default(true).describe('include courses that are not in the public catalogue') },
     handler({ includeUnlisted }, caller) {
@@ -47,6 +48,7 @@ export function demoMcpTools({ accounts }: DemoMcpToolDeps): AnyMcpTool[] {
     title: 'School students',
     description: 'The students of the school you administer: name, email and roles.',
     audience: 'operator',
+    annotations: { readOnlyHint: true, openWorldHint: false },
     scopes: ['students:read'],
     inputSchema: {},
     async handler(_args, caller) {

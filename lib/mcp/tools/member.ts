@@ -12,7 +12,7 @@ import type { MemberDataService } from '../../member-data/service.ts';
 import { DEFAULT_PAGE_SIZE } from '../../member-data/pagination.ts';
 import type { BearerAuth } from '../../resource/bearer.ts';
 import { pageOf, pagingShape } from './paging.ts';
-import { defineMcpTool } from './types.ts';
+import { defineMcpTool, READ_ONLY_TOOL } from './types.ts';
 import type { AnyMcpTool } from './types.ts';
 
 export const MEMBER_TOOL_SCOPES = ['account:read'] as const;
@@ -34,7 +34,7 @@ function clock(seconds: number): string {
 
 export function memberTools({ service, maxPageSize }: MemberToolDeps): AnyMcpTool[] {
   const paging = pagingShape(maxPageSize, DEFAULT_PAGE_SIZE);
-  const common = { audience: 'member', scopes: MEMBER_TOOL_SCOPES } as const;
+  const common = { audience: 'member', scopes: MEMBER_TOOL_SCOPES, annotations: READ_ONLY_TOOL } as const;
   const account = (caller: BearerAuth) => service.forMember(caller);
 
   const myCourses = defineMcpTool({

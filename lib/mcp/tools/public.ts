@@ -13,7 +13,7 @@ import { DEFAULT_PAGE_SIZE } from '../../member-data/pagination.ts';
 import type { BearerAuth } from '../../resource/bearer.ts';
 import { McpToolError } from '../errors.ts';
 import { pageOf, pagingShape } from './paging.ts';
-import { defineMcpTool } from './types.ts';
+import { defineMcpTool, READ_ONLY_TOOL } from './types.ts';
 import type { AnyMcpTool } from './types.ts';
 
 export interface PublicToolDeps {
@@ -43,6 +43,7 @@ function whoami() {
     title: 'Who am I',
     description: 'Says who this connection speaks for: anonymous, or the signed-in person (account id, school, roles), the client and the scopes of its token.',
     audience: 'public',
+    annotations: READ_ONLY_TOOL,
     scopes: [],
     inputSchema: {},
     handler(_args, caller) {
@@ -67,6 +68,7 @@ function catalogueTools(catalogue: CatalogueService, deps: PublicToolDeps) {
     title: 'Search courses',
     description: 'Searches a school\'s public course catalogue by title or summary; an empty query lists every public course. Answers slug, title and summary, a page at a time.',
     audience: 'public',
+    annotations: READ_ONLY_TOOL,
     scopes: [],
     inputSchema: {
       query: z.string().max(MAX_SEARCH_TEXT_LENGTH).default('').describe('words to look for in titles and summaries; empty for all'),
@@ -84,6 +86,7 @@ function catalogueTools(catalogue: CatalogueService, deps: PublicToolDeps) {
     title: 'Course outline',
     description: 'The outline of a public course: its sections and lectures, with durations and which lectures are free previews.',
     audience: 'public',
+    annotations: READ_ONLY_TOOL,
     scopes: [],
     inputSchema: { course: slug, site },
     async handler({ course, site: requested }, caller) {

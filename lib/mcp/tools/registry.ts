@@ -38,8 +38,6 @@ export interface RegistryOptions {
 /** `_meta` key on a tool an anonymous caller sees but may call only once signed in. */
 export const SIGN_IN_META_KEY = 'platform-auth/requiresSignIn';
 
-const READ_ONLY = Object.freeze({ readOnlyHint: true, openWorldHint: false });
-
 function prepare(tool: AnyMcpTool): PreparedTool {
   const { validator, jsonSchema } = prepareInputSchema(`the MCP tool ${tool.name}`, tool.inputSchema);
   const descriptor: Tool = {
@@ -47,7 +45,7 @@ function prepare(tool: AnyMcpTool): PreparedTool {
     ...(tool.title === undefined ? {} : { title: tool.title }),
     description: tool.description,
     inputSchema: jsonSchema,
-    annotations: tool.annotations ?? READ_ONLY,
+    ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
   };
   return Object.freeze({ tool, schema: validator, descriptor: Object.freeze(descriptor) });
 }

@@ -92,7 +92,11 @@ export interface McpTool<S extends McpInputSchema = McpInputSchema, A extends Mc
   readonly scopes: readonly string[];
   /** validated by the SDK before the handler runs; a failure is a tool error naming the field */
   readonly inputSchema: S;
-  /** @default { readOnlyHint: true, openWorldHint: false } */
+  /**
+   * What the tool does, for clients deciding whether to ask before calling it. Left out, none
+   * are sent and MCP's defaults apply (it may write, and reach beyond the school): the library
+   * cannot know a host tool is read-only, so say so (`{ readOnlyHint: true, openWorldHint: false }`).
+   */
   readonly annotations?: ToolAnnotations;
   /**
    * Runs the tool for `caller`. Throw `McpToolError` for an answer the caller should see
@@ -117,3 +121,6 @@ export interface AnyMcpTool extends Omit<McpTool, 'audience' | 'handler'> {
   readonly audience: McpToolAudience;
   handler(args: never, caller: never, context: McpToolContext): McpToolResult | Promise<McpToolResult>;
 }
+
+/** The library's own tools: they read the school's data and nothing else. */
+export const READ_ONLY_TOOL: ToolAnnotations = Object.freeze({ readOnlyHint: true, openWorldHint: false });
