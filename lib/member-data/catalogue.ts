@@ -31,8 +31,9 @@ export function createCatalogueService(source: PublicCatalogueSource, maxPageSiz
       if (query.length > MAX_SEARCH_TEXT_LENGTH) {
         throw new MemberDataInputError('INVALID_ARGUMENT', 'text', `text must be at most ${MAX_SEARCH_TEXT_LENGTH} characters`);
       }
-      // the text is part of the list's name, so a cursor of one search is refused by another
-      const list = `catalogue.${createHash('sha256').update(query).digest('base64url').slice(0, 16)}`;
+      // the school and the text are the list's name, so a cursor of one search is refused by
+      // another, of this school or another one
+      const list = `catalogue.${createHash('sha256').update(`${site}\u0000${query}`).digest('base64url').slice(0, 16)}`;
       const page = resolvePage(list, args, maxPageSize);
       const result = await source.searchCourses(site, query, page);
       return toConnection(list, page, result, ({ slug, title, summary }) => ({ slug, title, summary }));

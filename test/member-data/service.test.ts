@@ -267,6 +267,8 @@ describe('the demo data through the service', () => {
     const second = await catalogue.searchCourses('demo-school', '', { first: 10, after: first.pageInfo.endCursor });
     expect(second.nodes[0]!.slug).not.toBe(first.nodes[0]!.slug);
     await expect(catalogue.searchCourses('demo-school', 'drawing', { after: first.pageInfo.endCursor })).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
+    // nor by the same search at another school
+    await expect(catalogue.searchCourses('other-school', '', { after: first.pageInfo.endCursor })).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
     const drawing = await catalogue.searchCourses('demo-school', 'Drawing');
     // life-drawing is not public
     expect(drawing.nodes.map((c) => c.slug).sort()).toEqual(['figure-drawing', 'pen-drawing']);
