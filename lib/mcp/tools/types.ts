@@ -47,11 +47,13 @@ export type McpCaller<A extends McpToolAudience = McpToolAudience> = A extends '
 export interface McpToolContext {
   /**
    * Aborted once the answer to this call is no longer wanted: the client went away before
-   * it (closed the connection, or aborted its request), `/mcp` answered 503 without it once
-   * `options.mcp.answerTimeout` ran out, or the client cancelled the request
-   * (`notifications/cancelled`). Pass it on to what the handler waits for (`fetch`, a
-   * database driver) so that work stops too; whatever the handler returns afterwards is
-   * discarded. The MCP SDK's per-request signal (`ctx.mcpReq.signal`).
+   * it (closed the connection, or aborted its HTTP request), or `/mcp` answered 503 without
+   * it once `options.mcp.answerTimeout` ran out. A `notifications/cancelled` does not reach
+   * it: this server keeps no sessions, so it comes in a POST of its own, to another server
+   * than the call's (a client that cancels by that message alone, as the 2025 SDK client does,
+   * leaves the call to run until the bound). Pass it on to what the handler waits for
+   * (`fetch`, a database driver) so that work stops too; whatever the handler returns
+   * afterwards is discarded. The MCP SDK's per-request signal (`ctx.mcpReq.signal`).
    */
   readonly signal: AbortSignal;
 }
