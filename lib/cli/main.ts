@@ -74,7 +74,8 @@ Examples:
 
 /** What the CLI touches outside itself; tests pass their own. */
 export interface CliIo {
-  readonly stdout: { write(text: string): unknown };
+  /** `done` once the text is written, with the error when it could not be (a full disk, a closed pipe) */
+  readonly stdout: { write(text: string, done: (error?: Error | null) => void): unknown };
   readonly stderr: { write(text: string): unknown };
   /** all of standard input; `undefined` when it is a terminal (nothing piped) */
   readStdin(): Promise<string | undefined>;
@@ -90,9 +91,27 @@ export interface CliIo {
   writeSecretFile(path: string, text: string, how: 'create' | 'replace'): Promise<readonly string[] | void>;
 }
 
+/**
+ * Standard output, its failure told to `done` once: Node reports it to the write's callback and
+ * then, a tick later, as an 'error' event, which unheard would end the process with a stack
+ * trace. So the listener stays (a command writes once or twice).
+ */
+const processStdout: CliIo['stdout'] = {
+  write(text, done) {
+    let told = false;
+    const tell = (error?: Error | null) => {
+      if (told) return;
+      told = true;
+      done(error);
+    };
+    process.stdout.on('error', tell);
+    return process.stdout.write(text, tell);
+  },
+};
+
 /** The real process. */
 export const processIo: CliIo = {
-  stdout: process.stdout,
+  stdout: processStdout,
   stderr: process.stderr,
   async readStdin() {
     if (process.stdin.isTTY) return undefined;
@@ -145,6 +164,7 @@ function reasonOf(err: unknown): string {
   const reasons: Record<string, string> = {
     ENOENT: 'no such file or directory', EISDIR: 'it is a directory', EACCES: 'permission denied', EPERM: 'permission denied',
     ENOSPC: 'no space left on the device', EFBIG: 'file too large (a file size limit)', EROFS: 'read-only file system',
+    EPIPE: 'what reads it closed the pipe',
   };
   return (code && reasons[code]) ?? code ?? 'failed';
 }
@@ -170,6 +190,13 @@ async function destination(io: CliIo, out: string | undefined, force: boolean, i
   throw new UsageError(`--out ${out} already exists and platform-auth does not overwrite secrets: pass a new path, or add --force to replace it`, false);
 }
 
+/** `text` on standard output; a failure (a full disk, a closed pipe) is the command's, exit 1 */
+function writeOut(io: CliIo, text: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    io.stdout.write(text, (error) => (error ? reject(new Error(`cannot write the output: ${reasonOf(error)}`)) : resolve()));
+  });
+}
+
 async function emit(io: CliIo, to: Destination, value: unknown): Promise<void> {
   const text = `${JSON.stringify(value, null, 2)}\n`;
   if (to.path === undefined) {
@@ -178,7 +205,7 @@ async function emit(io: CliIo, to: Destination, value: unknown): Promise<void> {
     if (stdout?.isFile && (stdout.mode & 0o077) !== 0) {
       io.stderr.write(`platform-auth: warning: stdout is a file others can read (mode ${(stdout.mode & 0o777).toString(8).padStart(4, '0')}); run chmod 600 on it, or use --out <file>, which writes mode ${SECRET_FILE_MODE.toString(8).padStart(4, '0')}\n`);
     }
-    io.stdout.write(text);
+    await writeOut(io, text);
     return;
   }
   let notes: readonly string[] | void;
@@ -253,7 +280,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<void> {
   const { values, positionals } = parsed;
   const [command, ...rest] = positionals;
   if (values.help) {
-    io.stdout.write(USAGE);
+    await writeOut(io, USAGE);
     return;
   }
   if (command === undefined) throw new UsageError('a command is needed: keys or rotate');

@@ -298,3 +298,16 @@ describe('--help', () => {
     expect(stdout).toContain('platform-auth rotate --keep 1 --cookie-keys secrets.json secrets.json --out secrets.json');
   });
 });
+
+describe('stdout that cannot be written (a full disk, a closed pipe)', () => {
+  const sh = (script: string) => spawnSync('sh', ['-c', script], { env: { ...process.env, NODE: process.execPath, CLI }, encoding: 'utf8' });
+
+  it('keys > /dev/full: exit 1 with one line naming the cause, never a stack trace', () => {
+    expect(sh('"$NODE" "$CLI" keys > /dev/full; echo "exit $?" >&2').stderr).toBe('platform-auth: cannot write the output: no space left on the device\nexit 1\n');
+  });
+
+  it('keys into a pipe closed early: at most one line, never a stack trace', () => {
+    const { stderr } = sh('"$NODE" "$CLI" keys | true');
+    expect(stderr).toMatch(/^(?:platform-auth: cannot write the output: what reads it closed the pipe\n)?$/);
+  });
+});

@@ -48,7 +48,7 @@ async function runMain(args: string[], { stdin, files = {} }: { stdin?: string; 
   let stdout = '';
   let stderr = '';
   const io: CliIo = {
-    stdout: { write: (text) => { stdout += text; } },
+    stdout: { write: (text, done) => { stdout += text; done(); } },
     stderr: { write: (text) => { stderr += text; } },
     readStdin: async () => stdin,
     readFile: async (path) => {
