@@ -22,7 +22,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fstatSync } from 'node:fs';
 import type { Stats } from 'node:fs';
-import { lstat, open, realpath, rename, stat, unlink } from 'node:fs/promises';
+import { link, lstat, open, realpath, rename, stat, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
@@ -167,8 +167,10 @@ async function syncDirectory(dir: string): Promise<void> {
  * Writes `text` to `path` with mode 0600, and returns notes for stderr (what a replaced
  * file's access could not keep; see the module header).
  *
- * - `create`: only if nothing is at `path` (O_EXCL: a file created meanwhile is not
- *   overwritten; the error then has code `EEXIST`). A failed write removes what it created.
+ * - `create`: only if nothing is at `path`: the text is written to a temporary file beside it
+ *   and flushed, then linked to `path` (`link` fails with `EEXIST` when a file was created
+ *   meanwhile: it is not overwritten), so `path` appears whole or not at all, also when the
+ *   process is killed halfway (an empty file there would refuse the next run's --out).
  * - `replace`: writes a temporary file (mode 0600) beside `path`, gives it the owner, group
  *   and group access of the file at `path`, flushes it and renames it over `path`, so `path`
  *   holds either its old content or all of `text`, never a part. A symbolic link at `path`
@@ -176,7 +178,7 @@ async function syncDirectory(dir: string): Promise<void> {
  */
 export async function writeSecretFile(given: string, text: string, how: 'create' | 'replace'): Promise<string[]> {
   const path = how === 'create' ? given : await realpath(given).catch(() => given);
-  const target = how === 'create' ? path : join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  const target = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   const previous = how === 'replace' ? await stat(path).catch(() => undefined) : undefined;
   const handle = await open(target, 'wx', SECRET_FILE_MODE);
   let notes: string[];
@@ -187,8 +189,42 @@ export async function writeSecretFile(given: string, text: string, how: 'create'
       await handle.close();
     }
     if (how === 'replace') await rename(target, path);
+    else if (!await linkOnce(target, path)) {
+      // a file system without hard links: created in place, as O_EXCL still refuses a file
+      // created meanwhile (only a crash halfway can leave it short there)
+      await unlink(target);
+      return await writeInPlace(path, text, given);
+    } else await unlink(target);
   } catch (err) {
     await unlink(target).catch(() => undefined);
+    throw err;
+  }
+  await syncDirectory(dirname(path));
+  return notes;
+}
+
+/** Links `target` to `path` (EEXIST when something is there); `false` where the file system has no hard links. */
+async function linkOnce(target: string, path: string): Promise<boolean> {
+  try {
+    await link(target, path);
+    return true;
+  } catch (err) {
+    if (['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS'].includes((err as NodeJS.ErrnoException).code ?? '')) return false;
+    throw err;
+  }
+}
+
+async function writeInPlace(path: string, text: string, given: string): Promise<string[]> {
+  const handle = await open(path, 'wx', SECRET_FILE_MODE);
+  let notes: string[];
+  try {
+    try {
+      notes = await writeAll(handle, text, undefined, given, path);
+    } finally {
+      await handle.close();
+    }
+  } catch (err) {
+    await unlink(path).catch(() => undefined);
     throw err;
   }
   await syncDirectory(dirname(path));

@@ -311,3 +311,33 @@ describe('stdout that cannot be written (a full disk, a closed pipe)', () => {
     expect(stderr).toMatch(/^(?:platform-auth: cannot write the output: what reads it closed the pipe\n)?$/);
   });
 });
+
+describe('--out to a new file when the process dies halfway', () => {
+  // a preload that kills the process at its first FileHandle.writeFile: the write of the secrets
+  const PRELOAD = `
+import { open, unlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+const probe = join(tmpdir(), 'probe-' + process.pid);
+const h = await open(probe, 'w');
+const proto = Object.getPrototypeOf(h);
+await h.close(); await unlink(probe);
+proto.writeFile = async function () { process.kill(process.pid, 'SIGKILL'); await new Promise(() => {}); };
+`;
+  let crashDir: string;
+  beforeAll(async () => {
+    crashDir = await mkdtemp(join(tmpdir(), 'platform-auth-crash-'));
+    await writeFile(join(crashDir, 'die-on-write.mjs'), PRELOAD);
+  });
+  afterAll(() => rm(crashDir, { recursive: true, force: true }));
+
+  it('leaves no secrets.json at all, so the next run is not refused ("already exists") and nothing reads a part', async () => {
+    const crashed = spawnSync(process.execPath, ['--import', join(crashDir, 'die-on-write.mjs'), CLI, 'keys', '--out', 'secrets.json'], { cwd: crashDir, encoding: 'utf8' });
+    expect(crashed.signal).toBe('SIGKILL');
+    expect(await readdir(crashDir)).not.toContain('secrets.json');
+    const again = spawnSync(process.execPath, [CLI, 'keys', '--out', 'secrets.json'], { cwd: crashDir, encoding: 'utf8' });
+    expect(again.status).toBe(0);
+    expect(JSON.parse(await readFile(join(crashDir, 'secrets.json'), 'utf8'))).toHaveProperty('cookieKeys');
+    expect((await stat(join(crashDir, 'secrets.json'))).mode & 0o777).toBe(0o600);
+  });
+});
