@@ -14,7 +14,7 @@ export interface Money {
   readonly currency: string;
 }
 
-// what toISOString produces; such strings pass through without a round trip through Date
+// what toISOString produces: taken as written (no normalising), and checked like any other
 const CANONICAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /**
