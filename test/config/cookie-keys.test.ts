@@ -110,7 +110,7 @@ describe('production never refuses generated keys', () => {
     for (let i = 0; i < N; i += 1) {
       let stdout = '';
       const io: CliIo = {
-        stdout: { write: (text) => { stdout += text; } },
+        stdout: { write: (text, done) => { stdout += text; done(); } },
         stderr: { write: (text) => { throw new Error(`stderr: ${text}`); } },
         readStdin: async () => undefined,
         readFile: async () => { throw new Error('no files'); },
