@@ -151,11 +151,10 @@ describe('the metadata caps', () => {
     expect(answer.body).toEqual({ error: 'invalid_request', error_description: 'the request body must be at most 16384 bytes' });
   });
 
-  it('a chunked body (no Content-Length) is read, and what would be stored is still capped', async () => {
-    const body = JSON.stringify({ ...CLIENT, contacts: Array.from({ length: 1000 }, (_, i) => `person-${i}@example.com`) });
-    expect(Buffer.byteLength(body)).toBeGreaterThan(REGISTRATION_LIMITS.bodyBytes);
-    const answer = await new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
-      const req = request(`${app.baseUrl}/api/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
+  /** POSTs `body` to the registration endpoint in two chunks, without Content-Length. */
+  function registerChunked(target: RunningApp, body: string): Promise<{ status: number; body: Record<string, unknown> }> {
+    return new Promise((resolve, reject) => {
+      const req = request(`${target.baseUrl}/api/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
         let text = '';
         res.on('data', (chunk: Buffer) => { text += chunk.toString(); });
         res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) as Record<string, unknown> }));
@@ -164,6 +163,12 @@ describe('the metadata caps', () => {
       req.write(body.slice(0, 5000));
       req.end(body.slice(5000));
     });
+  }
+
+  it('a chunked body (no Content-Length) is read, and what would be stored is still capped', async () => {
+    const body = JSON.stringify({ ...CLIENT, contacts: Array.from({ length: 1000 }, (_, i) => `person-${i}@example.com`) });
+    expect(Buffer.byteLength(body)).toBeGreaterThan(REGISTRATION_LIMITS.bodyBytes);
+    const answer = await registerChunked(app, body);
     expect(answer.status).toBe(400);
     expect(answer.body.error).toBe('invalid_client_metadata');
     expect(answer.body.error_description).toMatch(/client metadata must be at most 8192 bytes/);
@@ -171,16 +176,7 @@ describe('the metadata caps', () => {
 
   it('a chunked body over the provider\'s own 56 KiB is answered as /auth.md says', async () => {
     const body = JSON.stringify({ ...CLIENT, padding: 'x'.repeat(60 * 1024) });
-    const answer = await new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
-      const req = request(`${app.baseUrl}/api/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
-        let text = '';
-        res.on('data', (chunk: Buffer) => { text += chunk.toString(); });
-        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) as Record<string, unknown> }));
-      });
-      req.on('error', reject);
-      req.write(body.slice(0, 5000));
-      req.end(body.slice(5000));
-    });
+    const answer = await registerChunked(app, body);
     expect(answer).toEqual({ status: 400, body: { error: 'invalid_client_metadata', error_description: 'failed to parse the request body' } });
     const authMd = await (await fetch(`${app.baseUrl}/auth.md`)).text();
     expect(authMd).toContain('one sent without it (chunked) is read up to the provider\'s own 56 KiB, beyond which it is `invalid_client_metadata` ("failed to parse the request body")');
