@@ -180,27 +180,37 @@ export async function writeSecretFile(given: string, text: string, how: 'create'
   const path = how === 'create' ? given : await realpath(given).catch(() => given);
   const target = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   const previous = how === 'replace' ? await stat(path).catch(() => undefined) : undefined;
-  const handle = await open(target, 'wx', SECRET_FILE_MODE);
-  let notes: string[];
+  let notes = await writeNewFile(target, text, previous, given, path);
   try {
-    try {
-      notes = await writeAll(handle, text, previous, given, path);
-    } finally {
-      await handle.close();
-    }
     if (how === 'replace') await rename(target, path);
-    else if (!await linkOnce(target, path)) {
+    else if (await linkOnce(target, path)) await unlink(target);
+    else {
       // a file system without hard links: created in place, as O_EXCL still refuses a file
       // created meanwhile (only a crash halfway can leave it short there)
       await unlink(target);
-      return await writeInPlace(path, text, given);
-    } else await unlink(target);
+      notes = await writeNewFile(path, text, undefined, given, path);
+    }
   } catch (err) {
     await unlink(target).catch(() => undefined);
     throw err;
   }
   await syncDirectory(dirname(path));
   return notes;
+}
+
+/** Writes `text` to a new file at `file` (O_EXCL, mode 0600); what it created is removed if the write fails. */
+async function writeNewFile(file: string, text: string, previous: Stats | undefined, given: string, path: string): Promise<string[]> {
+  const handle = await open(file, 'wx', SECRET_FILE_MODE);
+  try {
+    try {
+      return await writeAll(handle, text, previous, given, path);
+    } finally {
+      await handle.close();
+    }
+  } catch (err) {
+    await unlink(file).catch(() => undefined);
+    throw err;
+  }
 }
 
 /** Links `target` to `path` (EEXIST when something is there); `false` where the file system has no hard links. */
@@ -212,21 +222,4 @@ async function linkOnce(target: string, path: string): Promise<boolean> {
     if (['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS'].includes((err as NodeJS.ErrnoException).code ?? '')) return false;
     throw err;
   }
-}
-
-async function writeInPlace(path: string, text: string, given: string): Promise<string[]> {
-  const handle = await open(path, 'wx', SECRET_FILE_MODE);
-  let notes: string[];
-  try {
-    try {
-      notes = await writeAll(handle, text, undefined, given, path);
-    } finally {
-      await handle.close();
-    }
-  } catch (err) {
-    await unlink(path).catch(() => undefined);
-    throw err;
-  }
-  await syncDirectory(dirname(path));
-  return notes;
 }
