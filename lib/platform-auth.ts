@@ -48,7 +48,7 @@ import { OPEN_CORS, openCors } from './policies/cors.ts';
 import { createDiscoveryCache } from './policies/discovery-cache.ts';
 import { onlyIssuedClaims } from './policies/discovery.ts';
 import { idTokenAnswerRules, withholdsIdToken } from './policies/id-tokens.ts';
-import { noteOwnPageSignIns, OwnPageSignIns } from './policies/host-session.ts';
+import { OwnPageSignIns, ownPageSignInNotes } from './policies/host-session.ts';
 import { noIdTokenOnRefresh } from './policies/refresh.ts';
 import { revokeOnForeignReuse } from './policies/refresh-grace.ts';
 import { withholdErrorRedirects } from './policies/redirect-trust.ts';
@@ -154,8 +154,9 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   provider.proxy = true;
   logProviderErrors(provider, options.logger);
   skipWithheldIdTokens(provider, withholdsIdToken(options.idTokens));
-  // a rotated session id: the new record first, so a storage fault signs nobody out
-  writeRotatedSessionsFirst(provider);
+  // a rotated session id: the new record first, so a storage fault signs nobody out; the note
+  // of a sign-in on the library's page before either
+  writeRotatedSessionsFirst(provider, ownPageSignIns && ownPageSignInNotes(ownPageSignIns));
   markKnownOnIssuance(provider, knownDocuments);
   diagnostics.attach(provider);
   const discovery = createDiscoveryCache(options.baseUrl);
@@ -169,7 +170,6 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     }, createProviderErrorRenderer(options.pages, options.logger)),
     applyAnswerRules([noIdTokenOnRefresh, registrationRefusalCode, onlyIssuedClaims, ...idTokenAnswerRules(options.idTokens)]),
     revokeOnForeignReuse(current, options.adapter, diagnostics.foreignRefreshReuse),
-    ...(ownPageSignIns ? [noteOwnPageSignIns(ownPageSignIns)] : []),
     discovery.keep,
   ]));
   if (answeredBy('registration', options) === 'provider') {

@@ -27,7 +27,6 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 
 import type { Adapter, AdapterFactory } from '../../adapters/types.ts';
 import type { HostSignIn, SignInRequest } from '../contracts.ts';
-import type { AfterAnswer } from './provider-answer.ts';
 import { memberClientSite } from './audience.ts';
 
 /** `options.signIn.session`, as this rule calls it. */
@@ -60,9 +59,19 @@ export interface SignedInSession {
 }
 
 /**
- * The browser sessions signed in on the library's own page, by the session's `uid` (stable for
- * the browser's session whatever oidc-provider's rotations of its id): the account and the time
- * of that sign-in, kept `ttl.session` from it. A later sign-in made another way removes the note.
+ * Storage work that must be done before a browser session is written (by oidc-provider's
+ * `Session#save`, lib/provider/session-rotation.ts): a promise when there is some, and a
+ * rejection fails the save. `ctx`: the request the provider is serving, if any.
+ */
+export type BeforeSessionWrite = (ctx: KoaContextWithOIDC | undefined, session: SignedInSession) => Promise<void> | undefined;
+
+/**
+ * The browser sessions signed in on the library's own page, one note per sign-in: by the
+ * session's `uid` (stable for the browser's session whatever oidc-provider's rotations of its
+ * id) and the time of that sign-in, holding its account, kept `ttl.session` from it. A note is
+ * never rewritten by a later sign-in: it is written before the session that holds the sign-in
+ * ({@link ownPageSignInNotes}), so a storage fault in between leaves the session as it was with
+ * its own note still there, never a session whose note was replaced.
  */
 export class OwnPageSignIns {
   readonly #store: Adapter;
@@ -75,28 +84,35 @@ export class OwnPageSignIns {
 
   /** Notes that the library's page signed `sessionUid` in as `accountId` at `loginTs`. */
   remember(sessionUid: string, accountId: string, loginTs: number): Promise<void> {
-    return this.#store.upsert(sessionUid, { accountId, loginTs }, this.#sessionSeconds);
+    return this.#store.upsert(noteId(sessionUid, loginTs), { accountId, loginTs }, this.#sessionSeconds);
   }
 
-  /** Forgets the note of `sessionUid`: it was signed in another way since. */
-  forget(sessionUid: string): Promise<void> {
-    return this.#store.destroy(sessionUid);
+  /**
+   * Forgets a note of `sessionUid` at `loginTs`: the session was signed in another way at that
+   * very second (any other time has no note to match).
+   */
+  forget(sessionUid: string, loginTs: number): Promise<void> {
+    return this.#store.destroy(noteId(sessionUid, loginTs));
   }
 
   /** Whether the sign-in `session` holds is the one the library's page made. */
   async madeBy(session: SignedInSession): Promise<boolean> {
-    return matches(await this.#store.find(session.uid), session);
+    if (typeof session.loginTs !== 'number') return false;
+    return matches(await this.#store.find(noteId(session.uid, session.loginTs)), session);
   }
 
   /**
-   * {@link madeBy} for a session still being read (`loading`, by the browser session's `uid`):
-   * the note is read beside it, not after it. A session that is gone was made by nobody.
+   * {@link madeBy} for a session still being read (`loading`, by the browser session's `uid`).
+   * A session that is gone was made by nobody.
    */
   async madeByLoading(uid: string, loading: Promise<Omit<SignedInSession, 'uid'> | undefined>): Promise<boolean> {
-    const [stored, session] = await Promise.all([this.#store.find(uid), loading]);
-    return session !== undefined && matches(stored, session);
+    const session = await loading;
+    return session !== undefined && this.madeBy({ ...session, uid });
   }
 }
+
+// a session's uid is a nanoid (no '.'), so a note's id names one session and one second
+const noteId = (sessionUid: string, loginTs: number) => `${sessionUid}.${loginTs}`;
 
 function matches(stored: { accountId?: unknown; loginTs?: unknown } | void | undefined, session: Omit<SignedInSession, 'uid'>): boolean {
   return stored?.accountId === session.accountId && stored?.loginTs === session.loginTs;
@@ -145,7 +161,7 @@ export async function endedWithHost(hostAccount: string | undefined, accountId: 
 /**
  * The key a sign-in on the library's page carries in its `login` result. The interaction
  * knows no session yet on a browser's first visit, so the session it lands in is known only
- * when oidc-provider resumes the authorization with it ({@link noteOwnPageSignIns}).
+ * when oidc-provider resumes the authorization with it ({@link ownPageSignInNotes}).
  */
 const ON_OWN_PAGE = 'platformAuthOwnPage';
 
@@ -169,21 +185,22 @@ export function ownPageSignInHost(login: unknown): string | null | undefined {
 }
 
 /**
- * The after-answer step that notes a sign-in on the library's page once oidc-provider has
- * resumed the authorization with it (the browser's session now holds that account and time),
- * and forgets the note on a sign-in made another way. Only the resume that applied the
- * sign-in: a consent's resume carries the same `login` again. Awaited before the answer
- * leaves, so the next request finds the note as it is.
+ * The note of a sign-in on the library's page, written before the browser session that holds
+ * it (run by the session's save, lib/provider/session-rotation.ts), and a sign-in made another
+ * way at the same second un-noted there too. Only at the resume that applied the sign-in: a
+ * consent's resume carries the same `login` again. Before, not after: once oidc-provider has
+ * written the session (under a new id, the old record deleted), a failure of this write would
+ * answer 503 without the new session's cookie, leaving the browser a cookie that names a
+ * deleted record; a failure here fails the save instead, and the browser keeps the session it
+ * had, with that session's own note.
  */
-export function noteOwnPageSignIns(signIns: OwnPageSignIns): AfterAnswer {
-  return (ctx) => {
-    const { oidc } = ctx as unknown as Partial<KoaContextWithOIDC>;
-    const result = oidc?.result as { login?: Record<string, unknown>; consent?: unknown } | undefined;
+export function ownPageSignInNotes(signIns: OwnPageSignIns): BeforeSessionWrite {
+  return (ctx, session) => {
+    const result = ctx?.oidc?.result as { login?: Record<string, unknown>; consent?: unknown } | undefined;
     const login = result?.login;
-    const session = oidc?.session as unknown as SignedInSession | undefined;
-    if (!login || result.consent !== undefined || !session?.uid) return undefined;
-    if (!login[ON_OWN_PAGE]) return signIns.forget(session.uid);
-    if (!session.accountId || session.accountId !== login.accountId || typeof session.loginTs !== 'number') return undefined;
+    if (!login || result.consent !== undefined || !session.uid || typeof session.loginTs !== 'number') return undefined;
+    if (!login[ON_OWN_PAGE]) return signIns.forget(session.uid, session.loginTs);
+    if (!session.accountId || session.accountId !== login.accountId) return undefined;
     return signIns.remember(session.uid, session.accountId, session.loginTs);
   };
 }

@@ -16,14 +16,22 @@
  * fixation as before: the old record holds what the session was before this resume (what a
  * planted id already had, nothing this sign-in added).
  *
+ * `beforeWrite` (a policy's storage work that must be stored before the session is, such as
+ * the note of a sign-in on the library's page, lib/policies/host-session.ts) runs before every
+ * write of a session, rotated or new; when it fails, nothing of the session is written or
+ * deleted, and the browser keeps the session its cookie names.
+ *
  * The class is the provider instance's own (`provider.Session`, one per instance); its
  * `save` is replaced on its prototype.
  *
  * @module
  */
-import type Provider from 'oidc-provider';
+import Provider from 'oidc-provider';
+import type { KoaContextWithOIDC } from 'oidc-provider';
 
-interface RotatingSession {
+import type { BeforeSessionWrite, SignedInSession } from '../policies/host-session.ts';
+
+interface RotatingSession extends SignedInSession {
   /** the id before `resetIdentifier()`, deleted by the next save */
   oldId?: string;
   readonly adapter: { destroy(id: string): Promise<void> };
@@ -32,10 +40,12 @@ interface RotatingSession {
 type Save = (this: RotatingSession, ttl: number) => Promise<unknown>;
 
 /** Makes `provider`'s sessions write their new record before deleting the old one. */
-export function writeRotatedSessionsFirst(provider: Provider): void {
+export function writeRotatedSessionsFirst(provider: Provider, beforeWrite?: BeforeSessionWrite): void {
   const prototype = provider.Session.prototype as unknown as { save: Save };
   const save = prototype.save;
   prototype.save = async function saveBeforeForgetting(this: RotatingSession, ttl: number) {
+    const before = beforeWrite?.(Provider.ctx as KoaContextWithOIDC | undefined, this);
+    if (before) await before;
     const { oldId } = this;
     if (oldId === undefined) return save.call(this, ttl);
     // the provider's save without the old id: it only writes the record

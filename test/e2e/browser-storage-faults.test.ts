@@ -118,6 +118,52 @@ it.each<[string, Fault, number[]]>([
   expect((await refresh(tokens.refresh_token)).status).toBe(200);
 });
 
+/** A member already signed in signs in again on the library's page (prompt=login): the redirect to its resume. */
+async function reauthenticated(browser: Browser): Promise<string> {
+  const page = await browser.navigate(authorize({ prompt: 'login' }).url, { headers: { accept: 'text/html' } });
+  if (!isPage(page) || !page.html.includes('name="password"')) throw new Error('expected the sign-in page');
+  const form = findForm(page.html, '/login');
+  const posted = await browser.request(form.action, {
+    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ ...form.hidden, ...STUDENT }).toString(),
+  });
+  const resume = posted.headers.get('location');
+  if (!resume) throw new Error(`expected the redirect to the resume, got ${posted.status}`);
+  return resume;
+}
+
+// The demo host's sign-in follows its session (signIn.session): a sign-in on the library's page
+// is noted (OwnPageSignIn, lib/policies/host-session.ts), and without its note the next
+// authorization would ask for the password again, the host naming nobody
+it.each<[string, Fault]>([
+  // once: the provider's second save of the session in this request (ensureSessionSave) writes it
+  ['refusing the note of the sign-in', { model: 'OwnPageSignIn', method: 'upsert', when: 'before', action: 'refuse' }],
+  ['refusing once the note is written', { model: 'OwnPageSignIn', method: 'upsert', when: 'after', action: 'refuse' }],
+  // for good: the second save fails too
+  ['killed as the note of the sign-in is written', { model: 'OwnPageSignIn', method: 'upsert', when: 'before', action: 'kill' }],
+])('Redis %s at a re-authentication\'s resume: 503, and the member is still signed in', async (_name, fault) => {
+  const browser = new Browser(base());
+  const tokens = await signedInMember(browser);
+  const resume = await reauthenticated(browser);
+  rig.arm(fault);
+  const res = await browser.request(resume, { headers: { accept: 'text/html' } });
+  expect(res.status).toBe(503);
+  await rig.recover();
+  // the browser's cookie (the one it had, or a new one) names a record that was written
+  expect(await rig.app.auth.options.adapter('Session').find(browser.cookie('_session')!)).toEqual(expect.objectContaining({ accountId: expect.any(String) }));
+  expect(await signInState(browser)).toBe('signed in');
+  expect((await refresh(tokens.refresh_token)).status).toBe(200);
+});
+
+it('a re-authentication on the library\'s page without a fault: the new sign-in is noted, the member stays signed in', async () => {
+  const browser = new Browser(base());
+  await signedInMember(browser);
+  let result = await browser.navigate(await reauthenticated(browser));
+  if (isPage(result) && result.html.includes('/confirm"')) result = await browser.submit(result, '/confirm');
+  expect(isPage(result) ? `a page ${result.response.status}` : 'sent to the client').toBe('sent to the client');
+  expect(await signInState(browser)).toBe('signed in');
+});
+
 /** The documented bound (adapters/redis.ts, README "When Redis is unreachable"), with slack for a loaded machine. */
 const WITHIN_MS = 3_000 + 1_500;
 

@@ -8,7 +8,7 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import type { HostSignIn, SignInRequest } from '../../lib/contracts.ts';
 import {
-  AUTH_TIME_LEEWAY_S, checkedAuthTime, hostSessionChanged, hostSessionCheck, markOwnPageLogin, noteOwnPageSignIns, OwnPageSignIns, ownPageSignInHost,
+  AUTH_TIME_LEEWAY_S, checkedAuthTime, hostSessionChanged, hostSessionCheck, markOwnPageLogin, OwnPageSignIns, ownPageSignInHost, ownPageSignInNotes,
 } from '../../lib/policies/host-session.ts';
 
 interface FakeOptions {
@@ -96,9 +96,18 @@ describe('a session signed in on the library\'s own page (OwnPageSignIns)', () =
     expect(await signIns.madeBy({ ...session, loginTs: 1_700_000_001 })).toBe(false);
     expect(await signIns.madeBy({ ...session, accountId: 'acc-admin' })).toBe(false);
     expect(await signIns.madeBy({ ...session, uid: 'sess-2' })).toBe(false);
+    expect(await signIns.madeBy({ ...session, loginTs: undefined })).toBe(false);
     expect(await signIns.madeBy(session)).toBe(true);
-    await signIns.forget('sess-1');
+    await signIns.forget('sess-1', 1_700_000_000);
     expect(await signIns.madeBy(session)).toBe(false);
+  });
+
+  it('keeps the note of an earlier sign-in of the session when a later one is noted (a fault between the two writes leaves the earlier session whole)', async () => {
+    const signIns = new OwnPageSignIns(createMemoryAdapter(), 3600);
+    await signIns.remember('sess-1', 'acc-student', 1_700_000_000);
+    await signIns.remember('sess-1', 'acc-admin', 1_700_000_100);
+    expect(await signIns.madeBy(session)).toBe(true);
+    expect(await signIns.madeBy({ uid: 'sess-1', accountId: 'acc-admin', loginTs: 1_700_000_100 })).toBe(true);
   });
 
   it('matches a session still being read (the consent page\'s check) the same way; a session gone matches nothing', async () => {
@@ -122,22 +131,28 @@ describe('a session signed in on the library\'s own page (OwnPageSignIns)', () =
     expect(ownPageSignInHost(undefined)).toBeUndefined();
   });
 
-  it('is noted at the resume that applies a sign-in on the library\'s page, and forgotten after any other sign-in', async () => {
+  it('is noted before the session that applies a sign-in on the library\'s page is written, and un-noted for any other sign-in', async () => {
     const signIns = new OwnPageSignIns(createMemoryAdapter(), 3600);
-    const step = noteOwnPageSignIns(signIns);
-    const resumed = (result: Record<string, unknown>) => ({ oidc: { result, session: { ...session } } }) as never;
+    const step = ownPageSignInNotes(signIns);
+    const resumed = (result: Record<string, unknown>) => ({ oidc: { result } }) as never;
     const onPage = { accountId: 'acc-student', ts: session.loginTs };
     markOwnPageLogin(onPage, undefined);
-    await step(resumed({ login: onPage }));
+    await step(resumed({ login: onPage }), { ...session });
     expect(await signIns.madeBy(session)).toBe(true);
     // a consent's resume carries the sign-in again: nothing to write
-    expect(step(resumed({ login: { accountId: 'acc-student', ts: session.loginTs }, consent: {} }))).toBeUndefined();
+    expect(step(resumed({ login: { accountId: 'acc-student', ts: session.loginTs }, consent: {} }), { ...session })).toBeUndefined();
     expect(await signIns.madeBy(session)).toBe(true);
-    await step(resumed({ login: { accountId: 'acc-student', ts: session.loginTs } }));
+    // a sign-in made another way at that same second
+    await step(resumed({ login: { accountId: 'acc-student', ts: session.loginTs } }), { ...session });
     expect(await signIns.madeBy(session)).toBe(false);
-    // no sign-in in this answer (a token request, a consent alone): no storage work
-    expect(step({ oidc: { result: { consent: {} }, session: { ...session } } } as never)).toBeUndefined();
-    expect(step({} as never)).toBeUndefined();
+    // no sign-in in this request (an authorization, a consent alone), no request, a session
+    // without a sign-in time: no storage work
+    expect(step({ oidc: { result: { consent: {} } } } as never, { ...session })).toBeUndefined();
+    expect(step({} as never, { ...session })).toBeUndefined();
+    expect(step(undefined, { ...session })).toBeUndefined();
+    expect(step(resumed({ login: onPage }), { ...session, loginTs: undefined })).toBeUndefined();
+    // a login for another account than the session holds: never noted
+    expect(step(resumed({ login: onPage }), { ...session, accountId: 'acc-admin' })).toBeUndefined();
   });
 });
 
