@@ -44,6 +44,7 @@ import { skipWithheldIdTokens } from './provider/id-token-issuance.ts';
 import { writeRotatedSessionsFirst } from './provider/session-rotation.ts';
 import { createKnownDocuments, markKnownOnIssuance } from './cimd/known-documents.ts';
 import { registrationRefusalCode } from './policies/client-metadata.ts';
+import { CodeExchanges } from './policies/code-replay.ts';
 import { OPEN_CORS, openCors } from './policies/cors.ts';
 import { createDiscoveryCache } from './policies/discovery-cache.ts';
 import { onlyIssuedClaims } from './policies/discovery.ts';
@@ -144,7 +145,11 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   const ownPageSignIns = options.signIn.session ? new OwnPageSignIns(options.adapter, options.ttl.session) : undefined;
   // document clients issued tokens within their lifetimes: their re-fetches spend no host budget
   const knownDocuments = createKnownDocuments(options.adapter, Math.max(options.ttl.grant, options.ttl.refreshToken));
-  const provider = new Provider(options.issuer, buildConfiguration(providerOptions, { grantContexts, findClient, provider: current, ownPageSignIns, knownDocuments }));
+  // a code exchange answered 503 gives its code back, so the client's retry is no replay
+  const codeExchanges = new CodeExchanges();
+  const provider = new Provider(options.issuer, buildConfiguration(providerOptions, {
+    grantContexts, findClient, provider: current, ownPageSignIns, knownDocuments, codeExchanges,
+  }));
   built.provider = provider;
   // static clients built now, not at their first sign-in: metadata the provider refuses fails start-up
   await checkStaticClients(provider, options.clients);
@@ -170,6 +175,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     }, createProviderErrorRenderer(options.pages, options.logger)),
     applyAnswerRules([noIdTokenOnRefresh, registrationRefusalCode, onlyIssuedClaims, ...idTokenAnswerRules(options.idTokens)]),
     revokeOnForeignReuse(current, options.adapter, diagnostics.foreignRefreshReuse),
+    codeExchanges.afterAnswer,
     discovery.keep,
   ]));
   if (answeredBy('registration', options) === 'provider') {

@@ -14,18 +14,58 @@
  * - A consumed code is found with an `exp` no earlier than now, so oidc-provider goes on from
  *   "expired" to "consumed", which revokes the grant. A consumed code is never redeemable, so
  *   this gives nothing to its holder; an unconsumed code past its `exp` stays expired.
+ * - A code exchange answered 503 gives its code back ({@link CodeExchanges}). oidc-provider
+ *   consumes the code before it stores the tokens; when storage fails in between (a refused
+ *   write, a Cluster node failing over, a consume that timed out and was applied once Redis
+ *   answered), the client is told to retry, and its retry was replay: `invalid_grant` and the
+ *   member's new grant revoked. A 503 carries no token, so the code was not used (RFC 6749
+ *   §4.1.2 forbids a second use, not a second try): its consumed mark is removed, best effort,
+ *   and the retry redeems it. Concurrent exchanges stay exclusive: the consume is still the
+ *   one atomic step that lets one of them through.
  *
  * @module
  */
+import Provider from 'oidc-provider';
+
 import type { Adapter, AdapterFactory, AdapterPayload, ConsumeAndKeep } from '../../adapters/types.ts';
 import { decorateModel, DelegatingAdapter } from '../storage/model-decorator.ts';
+import type { AfterAnswer } from './provider-answer.ts';
 
 export interface CodeReplayOptions {
   /** seconds the grant of a code can live (`options.ttl.grant`) */
   readonly grantSeconds: number;
+  /** where the codes consumed by the requests being answered are kept, to give back after a 503 */
+  readonly exchanges?: CodeExchanges;
+  /** the request being served (oidc-provider's `Provider.ctx`); for tests */
+  readonly request?: () => object | undefined;
   /** epoch seconds; for tests */
   readonly now?: () => number;
 }
+
+/**
+ * The code each code exchange being answered consumed, by request; its after-answer step gives
+ * the code back when the answer is a 503 (see the module comment).
+ */
+export class CodeExchanges {
+  readonly #byRequest = new WeakMap<object, { codes: ReplayableCodes; id: string }>();
+
+  /** `request` is consuming code `id` of `codes`. */
+  consuming(request: object, codes: ReplayableCodes, id: string): void {
+    this.#byRequest.set(request, { codes, id });
+  }
+
+  /** The after-answer step: a 503 gives back the code its request consumed. */
+  readonly afterAnswer: AfterAnswer = (ctx) => {
+    const consumed = this.#byRequest.get(ctx);
+    if (!consumed) return undefined;
+    this.#byRequest.delete(ctx);
+    if (ctx.status !== 503) return undefined;
+    // best effort: storage may still be failing, and the retry is then replay as before
+    return consumed.codes.release(consumed.id).catch(() => undefined);
+  };
+}
+
+const currentRequest = () => Provider.ctx as object | undefined;
 
 interface CodePayload extends AdapterPayload {
   readonly exp?: number;
@@ -37,11 +77,15 @@ const epoch = () => Math.floor(Date.now() / 1000);
 /** The `AuthorizationCode` adapter with the rule; every other call goes to `inner`. */
 class ReplayableCodes extends DelegatingAdapter {
   readonly #grantSeconds: number;
+  readonly #exchanges: CodeExchanges | undefined;
+  readonly #request: () => object | undefined;
   readonly #now: () => number;
 
   constructor(inner: Adapter, options: CodeReplayOptions) {
     super(inner);
     this.#grantSeconds = options.grantSeconds;
+    this.#exchanges = options.exchanges;
+    this.#request = options.request ?? currentRequest;
     this.#now = options.now ?? epoch;
   }
 
@@ -53,6 +97,9 @@ class ReplayableCodes extends DelegatingAdapter {
   }
 
   override async consume(id: string): Promise<void> {
+    // noted before it is asked for: a consume that fails may still have been applied
+    const request = this.#exchanges && this.#request();
+    if (request) this.#exchanges!.consuming(request, this, id);
     // atomic in the inner adapter: a second consumer is refused (and revokes) there
     const { consumeAndKeep } = this.inner as Partial<ConsumeAndKeep>;
     if (typeof consumeAndKeep === 'function') {
@@ -63,6 +110,16 @@ class ReplayableCodes extends DelegatingAdapter {
     await this.inner.consume(id);
     const payload = await this.inner.find(id);
     if (payload?.consumed) await this.inner.upsert(id, payload, this.#grantSeconds);
+  }
+
+  /** Makes code `id` redeemable again, with its own lifetime, if it is consumed and not expired. */
+  async release(id: string): Promise<void> {
+    const payload = (await this.inner.find(id) ?? undefined) as CodePayload | undefined;
+    if (!payload?.consumed || typeof payload.exp !== 'number') return;
+    const left = payload.exp - this.#now();
+    if (left <= 0) return;
+    const { consumed: _consumed, ...unconsumed } = payload;
+    await this.inner.upsert(id, unconsumed, left);
   }
 }
 

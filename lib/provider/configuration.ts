@@ -20,6 +20,7 @@ import type { GrantContextStore } from '../grant-context.ts';
 import { createProviderErrorRenderer } from '../pages/error-page.ts';
 import { codeFlowSettings, featuresOff } from '../policies/code-flow.ts';
 import { withCodeReplay } from '../policies/code-replay.ts';
+import type { CodeExchanges } from '../policies/code-replay.ts';
 import { discoveryAdditions } from '../policies/discovery.ts';
 import { idTokenSettings, withholdsIdToken } from '../policies/id-tokens.ts';
 import { EXTRA_CLIENT_METADATA, validateClientMetadata } from '../policies/client-metadata.ts';
@@ -53,6 +54,8 @@ export interface ConfigurationDeps {
   readonly ownPageSignIns?: OwnPageSignIns;
   /** the document URLs of clients holding tokens (lib/cimd/known-documents.ts) */
   readonly knownDocuments?: KnownDocuments;
+  /** the codes being exchanged, given back after a 503 (lib/policies/code-replay.ts) */
+  readonly codeExchanges?: CodeExchanges;
 }
 
 export function buildConfiguration(options: ResolvedOptions, deps: ConfigurationDeps): Configuration {
@@ -74,7 +77,7 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
 
   return {
     adapter: withClientExpiry(
-      withCodeReplay(withRefreshGrace(options.adapter, { graceSeconds: options.refreshTokenGrace, onGraceUsed: markServedInGrace }), { grantSeconds: ttl.grant }),
+      withCodeReplay(withRefreshGrace(options.adapter, { graceSeconds: options.refreshTokenGrace, onGraceUsed: markServedInGrace }), { grantSeconds: ttl.grant, exchanges: deps.codeExchanges }),
       { unusedSeconds: options.registration.unusedClientExpiry },
     ),
     clients: options.clients.map((c) => ({ ...c })),

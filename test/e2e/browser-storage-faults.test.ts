@@ -164,6 +164,41 @@ it('a re-authentication on the library\'s page without a fault: the new sign-in 
   expect(await signInState(browser)).toBe('signed in');
 });
 
+/** A code of the member, from a browser signed in on the library's page. */
+async function memberCode(browser: Browser): Promise<{ code: string; verifier: string }> {
+  const { url, verifier } = authorize();
+  let result = await browser.navigate(url);
+  if (isPage(result) && result.html.includes('name="password"')) result = await browser.submit(result, '/login', { ...STUDENT });
+  if (isPage(result) && result.html.includes('/confirm"')) result = await browser.submit(result, '/confirm');
+  if (isPage(result)) throw new Error(`expected the client's redirect, got a page ${result.response.status}`);
+  return { code: new URL(result.redirect).searchParams.get('code')!, verifier };
+}
+
+// oidc-provider consumes the code before it stores the tokens: a code exchange answered 503
+// gives its code back (lib/policies/code-replay.ts), so the client's retry is no replay
+it.each<[string, Fault]>([
+  ['refusing the access token\'s write', { model: 'AccessToken', method: 'upsert', when: 'before', action: 'refuse' }],
+  ['refusing once the access token is written', { model: 'AccessToken', method: 'upsert', when: 'after', action: 'refuse' }],
+  ['refusing the refresh token\'s write', { model: 'RefreshToken', method: 'upsert', when: 'before', action: 'refuse' }],
+])('Redis %s at a code exchange: 503, and the retry redeems the code', async (_name, fault) => {
+  const { code, verifier } = await memberCode(new Browser(base()));
+  rig.arm(fault);
+  const first = await exchangeCode(base(), MEMBER, code, verifier);
+  expect(first.status).toBe(503);
+  expect(first.headers.get('retry-after')).toEqual(expect.any(String));
+  await rig.recover();
+  const retry = await exchangeCode(base(), MEMBER, code, verifier);
+  expect(retry.status).toBe(200);
+  const tokens = await retry.json() as TokenSet;
+  expect((await fetch(`${base()}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(200);
+  expect((await refresh(tokens.refresh_token)).status).toBe(200);
+  // once redeemed, a code used again is replay as ever: refused, and its grant revoked
+  const replay = await exchangeCode(base(), MEMBER, code, verifier);
+  expect(replay.status).toBe(400);
+  expect(await replay.json()).toMatchObject({ error: 'invalid_grant' });
+  expect((await fetch(`${base()}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401);
+});
+
 /** The documented bound (adapters/redis.ts, README "When Redis is unreachable"), with slack for a loaded machine. */
 const WITHIN_MS = 3_000 + 1_500;
 
