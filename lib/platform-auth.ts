@@ -246,6 +246,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
       dataSource: options.memberData,
       options: options.mcp,
       proxy: options.proxy,
+      proxyHops: options.proxyHops,
       logger: options.logger,
     })
     : undefined;

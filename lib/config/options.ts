@@ -403,8 +403,9 @@ export interface PlatformAuthOptions {
   /**
    * With `proxy: true`, how many proxies in front of this service append to
    * `X-Forwarded-For`: the client's address is the entry this many places from the right
-   * (Koa's `maxIpsCount`). Entries further left are written by the client and never trusted.
-   * Ignored without `proxy`.
+   * (Koa's `maxIpsCount`), and so is the host `/mcp` checks in `X-Forwarded-Host` (a single
+   * entry, from a proxy that sets the header, whatever this says). Entries further left are
+   * written by the client and never trusted. Ignored without `proxy`.
    * @default {@link OPTION_DEFAULTS}.proxyHops.default
    */
   proxyHops?: number;

@@ -72,6 +72,8 @@ export interface McpDeps {
   readonly options: ResolvedMcpOptions;
   /** `options.proxy`: the host the client addressed may come in `X-Forwarded-Host` */
   readonly proxy?: boolean;
+  /** `options.proxyHops`: which entry of `X-Forwarded-Host` is the trusted proxy's (default 1) */
+  readonly proxyHops?: number;
   readonly logger: Logger;
   /**
    * How long a POST waits for the SDK's answer to start, in milliseconds, in place of
@@ -151,6 +153,7 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
     origins: options.allowedOrigins === '*' ? '*' : new Set(options.allowedOrigins ?? [deps.baseUrl]),
     loopback: options.allowedOrigins === undefined,
     proxy: deps.proxy ?? false,
+    proxyHops: deps.proxyHops ?? 1,
   };
   // optional mode: no header is anonymous; a header of another scheme (Basic) is still refused
   // as `invalid_token` saying why, as before RFC 6750 §3.1 was applied to UserInfo and host routes

@@ -20,17 +20,26 @@ export interface OriginPolicy {
   readonly loopback: boolean;
   /** take the host from `X-Forwarded-Host` (behind a proxy that sets it) */
   readonly proxy: boolean;
+  /** `options.proxyHops`: the entry of `X-Forwarded-Host` this many places from the right counts */
+  readonly proxyHops: number;
 }
 
-/** The host the request was sent to, as the client addressed it. */
-function requestHost(ctx: Context, proxy: boolean): string {
-  const forwarded = proxy ? ctx.get('x-forwarded-host').split(',')[0]!.trim() : '';
-  return (forwarded || ctx.get('host')).toLowerCase();
+/**
+ * The host the request was sent to, as the client addressed it. Of `X-Forwarded-Host`, the
+ * entry the outermost trusted proxy wrote (`proxyHops` from the right, as for the client's
+ * address): a proxy that appends leaves what the client sent on the left, and a rebound name
+ * would pass by putting this server's host there. One entry (a proxy that sets the header) is
+ * read whatever `proxyHops` says.
+ */
+function requestHost(ctx: Context, policy: OriginPolicy): string {
+  const entries = policy.proxy ? ctx.get('x-forwarded-host').split(',').map((s) => s.trim()).filter(Boolean) : [];
+  const forwarded = entries.slice(-policy.proxyHops)[0];
+  return (forwarded ?? ctx.get('host')).toLowerCase();
 }
 
 /** Why the request is refused (`Invalid Host: …`, `Invalid Origin: …`), or `undefined`. */
 export function refusedOrigin(ctx: Context, policy: OriginPolicy): string | undefined {
-  const host = requestHost(ctx, policy.proxy);
+  const host = requestHost(ctx, policy);
   if (!policy.hosts.has(host)) return `Invalid Host: ${host || '(none)'}`;
   const origin = ctx.get('origin');
   if (!origin || policy.origins === '*' || policy.origins.has(origin.toLowerCase())) return undefined;

@@ -309,3 +309,37 @@ describe('HTTP edges (no MCP client sends these)', () => {
     expect((await fetch(new URL('/mcp/extra', app.baseUrl), { method: 'POST' })).status).toBe(404);
   });
 });
+
+describe('behind a proxy (proxy: true): the X-Forwarded-Host entry the trusted proxy wrote counts', () => {
+  const initialize = JSON.stringify({
+    jsonrpc: '2.0', id: 1, method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
+  });
+  const send = (behind: RunningApp, forwardedHost: string) => rawRequest({
+    port: behind.port, target: '/mcp', method: 'POST', body: initialize,
+    headers: {
+      host: 'evil.example', 'x-forwarded-host': forwardedHost, 'content-type': 'application/json',
+      accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18',
+    },
+  });
+
+  it.each([1, 2])('proxyHops %i: a rebound name is refused whatever the client put to the left of it', async (proxyHops) => {
+    const behind = await startApp({ auth: { proxy: true, proxyHops } });
+    try {
+      const own = new URL(behind.baseUrl).host;
+      // the proxies appended what they received; the client wrote the entries further left
+      const written = (client: string[], proxies: string[]) => [...client, ...proxies].join(', ');
+      const proxies = (outermost: string) => [outermost, ...Array(proxyHops - 1).fill(own)];
+      expect((await send(behind, written([own], proxies('evil.example')))).status).toBe(403);
+      expect((await send(behind, written([own, own], proxies('evil.example')))).status).toBe(403);
+      expect((await send(behind, written([], proxies('evil.example')))).status).toBe(403);
+      // addressed to this server: answered, also with a client entry on the left
+      expect((await send(behind, written([], proxies(own)))).status).toBe(200);
+      expect((await send(behind, written(['evil.example'], proxies(own)))).status).toBe(200);
+      // a proxy that sets the header (one entry) is read whatever proxyHops says
+      expect((await send(behind, own)).status).toBe(200);
+    } finally {
+      await behind.stop();
+    }
+  });
+});
