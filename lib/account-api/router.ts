@@ -12,6 +12,7 @@ import type { Logger } from '../contracts.ts';
 import { InvalidTokenError } from '../errors.ts';
 import { requestIdOf } from '../http/request-id.ts';
 import { noteRefusal } from '../events/refusals.ts';
+import { DEVELOPMENT_TOOL_HEADERS } from '../pages/headers.ts';
 import { createMemberDataService } from '../member-data/service.ts';
 import type { MemberDataSource } from '../contracts.ts';
 import type { BearerAuth, BearerVerifier, VerifyOptions } from '../resource/bearer.ts';
@@ -79,6 +80,7 @@ export function createAccountApi(deps: AccountApiDeps): Middleware {
     ctx.set('Cache-Control', 'no-store');
     if (ctx.method !== 'POST') {
       if (graphiql && ctx.method === 'GET' && ctx.accepts('json', 'html') === 'html') {
+        ctx.set(DEVELOPMENT_TOOL_HEADERS);
         ctx.type = 'html';
         ctx.body = graphiql;
         return;

@@ -90,3 +90,16 @@ export const PROVIDER_PAGE_HEADERS: Readonly<Record<string, string>> = Object.fr
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
 });
+
+/**
+ * The headers of GraphiQL (`accountApi.graphiql`, development only): no framing (the page
+ * shares its origin with the sign-in and consent pages), no sniffing, no referrer, no `<base>`,
+ * plugins or form targets. No script policy: GraphiQL runs inline scripts and workers and loads
+ * its code from a CDN, which is why it is refused in production.
+ */
+export const DEVELOPMENT_TOOL_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'Content-Security-Policy': "frame-ancestors 'none'; base-uri 'none'; object-src 'none'; form-action 'none'",
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+});

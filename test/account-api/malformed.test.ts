@@ -181,6 +181,17 @@ describe('GraphiQL', () => {
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(await res.text()).toContain('Account API');
   });
+
+  it('cannot be framed, sniffed or given a <base> (it shares its origin with the sign-in and consent pages)', async () => {
+    const res = await fetch(`${app.baseUrl}${GRAPHQL_PATH}`, { headers: { accept: 'text/html' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp.split('; ').sort()).toEqual(["base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'", "object-src 'none'"]);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+  });
 });
 
 describe('a failing data source', () => {
