@@ -6,7 +6,9 @@
  *   confidential one gets `invalid_request`.
  * - Introspection (RFC 7662 §2.1): the client the token was issued to, or a resource server
  *   the host trusts (`options.introspectionClients`). A token of a deleted client is inactive,
- *   and its grant is revoked (./deleted-clients.ts).
+ *   and its grant is revoked (./deleted-clients.ts); a token of a metadata-document client
+ *   whose document is now refused is inactive too (its grant kept: the document may be
+ *   fixed), never oidc-provider's `invalid_client`, which would name the resource server.
  *
  * @module
  */
@@ -28,10 +30,14 @@ export async function revocationAllowed(client: Pick<Client, 'clientId' | 'clien
   throw new errors.InvalidRequest('client is not authorized to revoke the presented token');
 }
 
+/** A token's client, as its checker sees it: there, deleted, or a metadata document now refused. */
+export type TokenClientState = 'live' | 'deleted' | 'refused';
+
 export interface IntrospectionPolicy {
   /** client ids of the trusted resource servers */
   readonly introspectionClients: readonly string[];
-  readonly findClient: (clientId: string) => Promise<unknown>;
+  /** the state of a token's client; rejects with a 503 error for a lookup that may work later */
+  readonly tokenClient: (clientId: string) => Promise<TokenClientState>;
   /** the provider, for revoking an orphaned grant */
   readonly provider: () => Provider;
 }
@@ -40,7 +46,8 @@ export async function introspectionAllowed(policy: IntrospectionPolicy, client: 
   if (token.clientId === client.clientId) return true;
   if (!policy.introspectionClients.includes(client.clientId)) return false;
   // a token of a deleted client is inactive (and oidc-provider would fail reading it)
-  if (await policy.findClient(token.clientId!)) return true;
-  if (token.grantId) await revokeOrphanedGrant(policy.provider(), token.grantId);
+  const state = await policy.tokenClient(token.clientId!);
+  if (state === 'live') return true;
+  if (state === 'deleted' && token.grantId) await revokeOrphanedGrant(policy.provider(), token.grantId);
   return false;
 }

@@ -13,6 +13,7 @@ import type { Client, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { createDocumentFetch } from '../cimd/fetch.ts';
 import { createFetchGuard } from '../cimd/guard.ts';
 import type { KnownDocuments } from '../cimd/known-documents.ts';
+import { DOCUMENT_REFUSED, findTokenClient } from '../cimd/token-client.ts';
 import { SCOPE_CLAIMS } from '../claims.ts';
 import type { ResolvedOptions } from '../config/options.ts';
 import { ENDPOINTS, providerRoutes } from '../endpoints.ts';
@@ -40,6 +41,7 @@ import { scopeRequiredCheck } from '../policies/scope-required.ts';
 import { createExtraTokenClaims, createFindAccount, createSiteCheckBeforeRotation } from '../policies/token-claims.ts';
 import { createLoadExistingGrant } from '../policies/existing-grant.ts';
 import { introspectionAllowed, revocationAllowed } from '../policies/token-access.ts';
+import type { IntrospectionPolicy } from '../policies/token-access.ts';
 import { SCOPE_NAMES } from '../scopes/catalogue.ts';
 import { answeredBy } from '../served-endpoints.ts';
 import { withClientExpiry } from '../storage/client-expiry.ts';
@@ -65,7 +67,15 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
     accounts: options.accounts, grantContexts: deps.grantContexts, findClient: deps.findClient, withholdsIdToken: withholdsIdToken(options.idTokens),
     operatorRoles: options.operatorRoles,
   };
-  const introspection = { introspectionClients: options.introspectionClients, findClient: deps.findClient, provider: deps.provider };
+  const introspection: IntrospectionPolicy = {
+    introspectionClients: options.introspectionClients,
+    tokenClient: async (clientId) => {
+      const client = await findTokenClient(deps.provider().Client, clientId);
+      if (client === DOCUMENT_REFUSED) return 'refused';
+      return client ? 'live' : 'deleted';
+    },
+    provider: deps.provider,
+  };
   const documents = createDocumentFetch({
     adapter: options.adapter, fetch: cimd.fetch, bodyLimit: DOCUMENT_BODY_LIMIT, cacheDuration: DOCUMENT_CACHE_SECONDS,
     failureSeconds: cimd.failureCacheSeconds,

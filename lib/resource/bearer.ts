@@ -6,10 +6,9 @@
  * @module
  */
 import type Provider from 'oidc-provider';
-import { errors } from 'oidc-provider';
 
+import { DOCUMENT_REFUSED, findTokenClient } from '../cimd/token-client.ts';
 import { AuthenticationRequiredError, InsufficientScopeError, InvalidTokenError, TemporarilyUnavailableError } from '../errors.ts';
-import { documentMayWorkLater } from '../events/metadata-document-failure.ts';
 import { noteRefusal } from '../events/refusals.ts';
 import type { RefusalDetail } from '../events/refusals.ts';
 import { clientAudience } from '../policies/audience.ts';
@@ -85,27 +84,6 @@ function refusal(reason: RefusalDetail['reason'], at?: { clientId?: string; acco
   return { reason, clientId: at?.clientId, accountId: at?.accountId, site: typeof site === 'string' ? site : undefined };
 }
 
-/** A metadata-document client whose document was refused when fetched again. */
-const DOCUMENT_REFUSED = Symbol('document refused');
-
-/**
- * The token's client. A metadata-document client is fetched again once its cached copy is
- * old: a document now gone or invalid is {@link DOCUMENT_REFUSED} (a 401 for the token, not
- * oidc-provider's 400 `invalid_client`, which names the caller's client), and a fetch that may
- * work later (its host unreachable, timing out, answering 5xx; oidc-provider says
- * `invalid_client` for these too) is a 503 to retry: a client told its token is invalid
- * drops it.
- */
-function clientOf(Client: Provider['Client'], clientId: string) {
-  return Client.find(clientId).catch((error: unknown): typeof DOCUMENT_REFUSED => {
-    if (error instanceof errors.TemporarilyUnavailable || documentMayWorkLater(error)) {
-      throw new TemporarilyUnavailableError(undefined, { cause: error });
-    }
-    if (error instanceof errors.InvalidClient || error instanceof errors.InvalidClientMetadata) return DOCUMENT_REFUSED;
-    throw error;
-  });
-}
-
 export class BearerVerifier {
   readonly #provider: Provider;
   readonly #resource: string;
@@ -121,7 +99,7 @@ export class BearerVerifier {
     let at, grant, client;
     try {
       at = await AccessToken.find(token);
-      if (at) [grant, client] = await Promise.all([Grant.find(at.grantId!), clientOf(Client, at.clientId!)]);
+      if (at) [grant, client] = await Promise.all([Grant.find(at.grantId!), findTokenClient(Client, at.clientId!)]);
     } catch (cause) {
       // an outage is a 503; anything else (a corrupt record, a bug) stays an error
       if (!isStorageUnavailable(cause)) throw cause;

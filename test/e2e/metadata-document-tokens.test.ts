@@ -9,7 +9,8 @@
  * only fetched (no tokens issued) is not such a client.
  */
 import { createMemoryAdapter } from '../../adapters/memory.ts';
-import { ADMIN, obtainTokens } from '../support/flows.ts';
+import { demoClients } from '../../examples/host/seed.ts';
+import { ADMIN, obtainTokens, postForm } from '../support/flows.ts';
 import { publicClientDocument, startDocumentServer } from '../support/metadata-documents.ts';
 import type { DocumentServer } from '../support/metadata-documents.ts';
 import { startApp } from '../support/start-app.ts';
@@ -23,12 +24,20 @@ afterAll(async () => {
   await docs.close();
 });
 
+const RESOURCE_SERVER = {
+  client_id: 'resource-server', client_secret: 'rs-secret-0123456789-0123456789-0123456789',
+  token_endpoint_auth_method: 'client_secret_post', redirect_uris: ['https://rs.example/cb'], audience: 'operator',
+};
+
 /** Two instances of one issuer on shared storage; a token issued by the first, for a published document. */
 async function issued(path: string, fetchBudget?: object) {
   const adapter = createMemoryAdapter();
   const cimd = { allowedHosts: ['tools.example'], fetch: docs.fetch, ...(fetchBudget ? { fetchBudget } : {}) };
-  const first = await startApp({ auth: { adapter, proxy: true, clientIdMetadataDocuments: cimd } });
-  const second = await startApp({ baseUrl: first.baseUrl, auth: { adapter, proxy: true, clientIdMetadataDocuments: cimd } });
+  // with a resource server that may introspect every token
+  const clients = [...demoClients('http://x', 'operator-secret-for-tests-0123456789'), RESOURCE_SERVER] as never;
+  const auth = { adapter, proxy: true, clientIdMetadataDocuments: cimd, clients, introspectionClients: [RESOURCE_SERVER.client_id] };
+  const first = await startApp({ auth });
+  const second = await startApp({ baseUrl: first.baseUrl, auth });
   apps.push(first, second);
   const clientId = docs.url('tools.example', path);
   docs.serve(path, { body: publicClientDocument(clientId) });
@@ -65,6 +74,32 @@ it('a document host answering 503 for now: 503 to retry, not a 401 that would ma
   const res = await userinfo(second, tokens.access_token);
   expect({ status: res.status, body: (await res.json() as { error?: string }).error }).toEqual({ status: 503, body: 'temporarily_unavailable' });
   expect(res.headers.get('retry-after')).toEqual(expect.any(String));
+});
+
+describe('introspected by a trusted resource server (introspectionClients) on the other instance', () => {
+  const introspect = async (app: RunningApp, token: string) => {
+    const res = await postForm(`http://127.0.0.1:${app.port}/api/oauth/introspect`, {
+      token, client_id: RESOURCE_SERVER.client_id, client_secret: RESOURCE_SERVER.client_secret,
+    });
+    return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() as Record<string, unknown> };
+  };
+
+  it('a document now gone: inactive, not invalid_client (which names the resource server); the grant is kept', async () => {
+    const { first, second, tokens, expire } = await issued('/tokens/introspected-gone.json');
+    docs.serve('/tokens/introspected-gone.json', { status: 404, body: {} });
+    await expire();
+    expect(await introspect(second, tokens.access_token)).toEqual({ status: 200, retryAfter: null, body: { active: false } });
+    // nothing revoked for a document that may be fixed: the instance that still holds its copy
+    // finds the token active
+    expect(await introspect(first, tokens.access_token)).toMatchObject({ status: 200, body: { active: true } });
+  });
+
+  it('a document host answering 503 for now: 503 to retry', async () => {
+    const { second, tokens, expire } = await issued('/tokens/introspected-down.json');
+    docs.serve('/tokens/introspected-down.json', { status: 503, body: {} });
+    await expire();
+    expect(await introspect(second, tokens.access_token)).toMatchObject({ status: 503, retryAfter: expect.any(String), body: { error: 'temporarily_unavailable' } });
+  });
 });
 
 it('a token check spends no fetch budget: a host whose budget is spent keeps its tokens working', async () => {

@@ -30,13 +30,17 @@ describe('revocationAllowed', () => {
 });
 
 describe('introspectionAllowed', () => {
-  function setup(existing: readonly string[], introspectionClients: readonly string[] = ['rs']) {
+  function setup(existing: readonly string[], introspectionClients: readonly string[] = ['rs'], refused: readonly string[] = []) {
     const fake = fakeProvider();
     const looked: string[] = [];
     let providerCalls = 0;
     const policy: IntrospectionPolicy = {
       introspectionClients,
-      async findClient(id) { looked.push(id); return existing.includes(id) ? { clientId: id } : undefined; },
+      async tokenClient(id) {
+        looked.push(id);
+        if (refused.includes(id)) return 'refused';
+        return existing.includes(id) ? 'live' : 'deleted';
+      },
       provider: () => { providerCalls += 1; return fake.provider; },
     };
     return { policy, fake, looked, providerCalls: () => providerCalls };
@@ -77,6 +81,13 @@ describe('introspectionAllowed', () => {
     const s = setup([]);
     expect(await introspectionAllowed(s.policy, { clientId: 'rs' }, { clientId: 'gone' })).toBe(false);
     expect(s.providerCalls()).toBe(0);
+  });
+
+  it('answers inactive for the token of a metadata-document client whose document is now refused, keeping its grant', async () => {
+    const s = setup([], ['rs'], ['https://tools.example/gone.json']);
+    expect(await introspectionAllowed(s.policy, { clientId: 'rs' }, { clientId: 'https://tools.example/gone.json', grantId: 'g-1' })).toBe(false);
+    expect(s.providerCalls()).toBe(0);
+    expect(s.fake.destroyed).toBe(0);
   });
 
   it('honours only the listed resource servers', async () => {
