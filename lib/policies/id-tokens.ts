@@ -2,8 +2,8 @@
  * ID tokens (spec §2.3): ES256, ten minutes, named by `kid` at the `jwks_uri`
  * (lib/constants.ts holds the algorithm and lifetime). A deployment may turn them off
  * (`options.idTokens: false`); discovery then lists neither `jwks_uri` nor
- * `id_token_signing_alg_values_supported`, so clients use UserInfo, and no answer carries an
- * `id_token`. The provider has no such switch, so it is an answer rule (and the provider is
+ * `id_token_signing_alg_values_supported`, nor the claims only an ID token carries among its
+ * `claims_supported`, so clients use UserInfo, and no answer carries an `id_token`. The provider has no such switch, so it is an answer rule (and the provider is
  * kept from making the tokens: {@link withholdsIdToken}).
  *
  * @module
@@ -12,10 +12,18 @@ import { leaveOut } from './provider-answer.ts';
 import type { AnswerKind, AnswerRule, ProviderAnswer } from './provider-answer.ts';
 import { refreshWithholdsIdToken } from './refresh.ts';
 
+/**
+ * Claims of oidc-provider's `claims_supported` that only an ID token carries: UserInfo answers
+ * the scopes' claims (lib/claims.ts) and `sub`, never the time of the sign-in or the issuer.
+ */
+export const ID_TOKEN_ONLY_CLAIMS: ReadonlySet<string> = new Set(['auth_time', 'iss']);
+
 function withoutIdTokens(answer: ProviderAnswer): void {
   if (answer.route === 'discovery') {
     leaveOut(answer.body, 'jwks_uri');
     leaveOut(answer.body, 'id_token_signing_alg_values_supported');
+    const claims = answer.body.claims_supported;
+    if (Array.isArray(claims)) answer.body.claims_supported = claims.filter((claim) => typeof claim !== 'string' || !ID_TOKEN_ONLY_CLAIMS.has(claim));
   } else if (answer.route === 'token') {
     leaveOut(answer.body, 'id_token');
   }

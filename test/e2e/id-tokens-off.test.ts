@@ -1,6 +1,7 @@
 /**
  * idTokens: false — discovery lists neither id_token_signing_alg_values_supported nor
- * jwks_uri, no id_token is issued even with `openid`, and UserInfo still answers.
+ * jwks_uri, nor auth_time and iss among its claims, no id_token is issued even with `openid`,
+ * and UserInfo still answers.
  */
 import { MEMBER, STUDENT, obtainTokens } from '../support/flows.ts';
 import { startApp } from '../support/start-app.ts';
@@ -18,6 +19,8 @@ it('leaves the ID-token fields out of both discovery documents', async () => {
     expect(doc).not.toHaveProperty('jwks_uri');
     expect(doc).not.toHaveProperty('id_token_signing_alg_values_supported');
     expect(doc.userinfo_endpoint).toBe(`${app.baseUrl}/api/oauth/userinfo`);
+    // what UserInfo can answer, and not the claims only an ID token carries
+    expect([...doc.claims_supported].sort()).toEqual(['email', 'name', 'org_id', 'roles', 'sub']);
   }
   expect((await fetch(`${app.baseUrl}/api/oauth/jwks`)).status).toBe(404);
 });
