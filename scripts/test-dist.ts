@@ -43,7 +43,7 @@ const REQUIRED_FILES = [
   'dist/lib/index.js', 'dist/lib/index.d.ts',
   'dist/adapters/memory.js', 'dist/adapters/memory.d.ts',
   'dist/adapters/redis.js', 'dist/adapters/redis.d.ts',
-  'dist/lib/cli/main.js',
+  'dist/lib/cli/main.js', 'dist/lib/cli/bin.js',
 ];
 const FORBIDDEN_PREFIXES = ['test/', 'examples/', 'bench/', 'scripts/', '.ci/', 'node_modules/'];
 
@@ -138,11 +138,13 @@ function main(): void {
     run(node, [join(host, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: host, timeoutMs: 3 * MINUTE });
     console.log(`compiled (${seconds(t)})`);
 
-    t = step('5. the CLI: platform-auth keys, then rotate');
-    const cli = join(host, 'node_modules/platform-auth/dist/lib/cli/main.js');
+    t = step('5. the CLI: platform-auth keys, then rotate (node given the bin\'s path without .js)');
+    // however node is asked to run it, the bin runs: a path it resolves itself included
+    const cli = join(host, 'node_modules/platform-auth/dist/lib/cli/bin');
     const bin = join(host, 'node_modules/.bin/platform-auth');
     writeFileSync(join(host, 'secrets.json'), run(bin, ['keys'], { cwd: host, timeoutMs: MINUTE, capture: true }));
     const rotated = run(node, [cli, 'rotate', 'secrets.json'], { cwd: host, timeoutMs: MINUTE, capture: true });
+    if (!rotated.trim()) throw new StepFailed(`node ${cli} rotate printed nothing`);
     writeFileSync(join(host, 'secrets.next.json'), rotated);
     const keys = (JSON.parse(rotated) as { jwks: { keys: { kid: string }[] } }).jwks.keys.map((k) => k.kid);
     const first = (JSON.parse(readFileSync(join(host, 'secrets.json'), 'utf8')) as { jwks: { keys: { kid: string }[] } }).jwks.keys[0]?.kid;

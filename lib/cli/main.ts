@@ -1,8 +1,7 @@
-#!/usr/bin/env node
 /**
  * `platform-auth`, the command line for production secrets: `keys` prints new ones,
- * `rotate` prints the next JWKS (and cookie keys) from the current ones. The package `bin`
- * (dist/lib/cli/main.js); `node lib/cli/main.ts` runs it from a checkout.
+ * `rotate` prints the next JWKS (and cookie keys) from the current ones. Run by the package
+ * `bin` (./bin.ts, dist/lib/cli/bin.js); `node lib/cli/bin.ts` runs it from a checkout.
  *
  * Output is JSON on stdout, or with `--out FILE` in a new file of mode 0600 (`rotate F --out F`
  * replaces F atomically). Messages on stderr never contain a secret. Exit status: 0 done,
@@ -11,8 +10,6 @@
  * @module
  */
 import { readFile } from 'node:fs/promises';
-import { realpathSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { SECRET_FILE_MODE, identify, identifyStdout, sameFile, writeSecretFile } from './secret-file.ts';
@@ -21,6 +18,7 @@ import {
   SecretsInputError, checkProductionCookieKeys, createSecrets, parseCookieKeys, parseSecretsDocument, rotateCookieKeys, rotateJwks,
 } from '../keys/secrets.ts';
 import type { SigningJwks } from '../keys/secrets.ts';
+import { unsupportedNode } from '../config/runtime.ts';
 
 export const USAGE = `Usage: platform-auth <command> [options]
 
@@ -335,7 +333,12 @@ async function run(argv: readonly string[], io: CliIo): Promise<void> {
  * Runs the command line with `argv` (without `node` and the script) and returns the exit
  * status; writes only through `io`.
  */
-export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+export async function main(argv: readonly string[], io: CliIo = processIo, nodeVersion = process.versions.node): Promise<number> {
+  const runtime = unsupportedNode(nodeVersion);
+  if (runtime) {
+    io.stderr.write(`platform-auth: ${runtime}\n`);
+    return 1;
+  }
   try {
     await run(argv, io);
     return 0;
@@ -349,16 +352,3 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     return 1;
   }
 }
-
-/** whether this module is the program node was asked to run (through a bin symlink too) */
-function isEntryPoint(): boolean {
-  const script = process.argv[1];
-  if (!script) return false;
-  try {
-    return import.meta.url === pathToFileURL(realpathSync(script)).href;
-  } catch {
-    return false;
-  }
-}
-
-if (isEntryPoint()) process.exitCode = await main(process.argv.slice(2));

@@ -13,6 +13,7 @@ import { resolveDiagnosticsOptions } from '../events/options.ts';
 import { resolveMcpOptions } from '../mcp/options.ts';
 import { resolvePagesOptions, resolveSignInOptions } from '../pages/options.ts';
 import { normaliseClientName } from '../registration/vendor-names.ts';
+import { unsupportedNode } from './runtime.ts';
 import { CONFIDENTIAL_CLIENT_AUTH_METHOD, DEFAULT_TTL, PROTOCOL, PUBLIC_CLIENT_AUTH_METHOD, isLoopbackHost } from '../constants.ts';
 import {
   MIN_COOKIE_KEY_LENGTH, SecretsInputError, checkCookieKeys as checkCookieKeyList, checkProductionCookieKeys, checkSigningJwks, createCookieKey,
@@ -422,6 +423,9 @@ const OPTION_NAMES = [
 const everyOptionListed: Exclude<keyof PlatformAuthOptions, (typeof OPTION_NAMES)[number]> extends never ? true : never = true;
 
 export async function validateOptions(input: PlatformAuthOptions): Promise<ResolvedOptions> {
+  // first: on an older Node the checks below would fail in ways that do not say why
+  const runtime = unsupportedNode();
+  if (runtime) fail(runtime);
   if (!input || typeof input !== 'object') fail('createPlatformAuth(options) needs an options object with at least baseUrl and accounts');
   // a misspelt option (`cookiekeys`) would otherwise be ignored and its default used silently
   if (everyOptionListed) checkKnownKeys('options', input, OPTION_NAMES);

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { checkCookieKeys, checkSigningJwks } from '../../lib/keys/secrets.ts';
 import type { SigningJwks } from '../../lib/keys/secrets.ts';
 
-const CLI = fileURLToPath(new URL('../../lib/cli/main.ts', import.meta.url));
+const CLI = fileURLToPath(new URL('../../lib/cli/bin.ts', import.meta.url));
 
 interface CliResult {
   code: number | null;

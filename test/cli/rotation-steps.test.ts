@@ -21,7 +21,7 @@ import { pkcePair } from '../support/pkce.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
 
-const CLI = fileURLToPath(new URL('../../lib/cli/main.ts', import.meta.url));
+const CLI = fileURLToPath(new URL('../../lib/cli/bin.ts', import.meta.url));
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
 interface Secrets { jwks: SigningJwks; cookieKeys: string[] }
 

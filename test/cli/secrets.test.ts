@@ -21,7 +21,7 @@ import type { SigningJwk, SigningJwks } from '../../lib/keys/secrets.ts';
 import { MEMBER, STUDENT, obtainTokens } from '../support/flows.ts';
 import { startApp } from '../support/start-app.ts';
 
-const CLI = fileURLToPath(new URL('../../lib/cli/main.ts', import.meta.url));
+const CLI = fileURLToPath(new URL('../../lib/cli/bin.ts', import.meta.url));
 
 interface CliResult {
   code: number | null;
@@ -29,7 +29,7 @@ interface CliResult {
   stderr: string;
 }
 
-/** runs `node lib/cli/main.ts ...args` (Node 22 strips the types), optionally with stdin */
+/** runs `node lib/cli/bin.ts ...args` (Node 22 strips the types), optionally with stdin */
 function runCli(args: string[], stdin?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -44,7 +44,7 @@ function runCli(args: string[], stdin?: string): Promise<CliResult> {
 }
 
 /** main() in this process, with files from `files` and the given stdin */
-async function runMain(args: string[], { stdin, files = {} }: { stdin?: string; files?: Record<string, string> } = {}) {
+async function runMain(args: string[], { stdin, files = {}, nodeVersion }: { stdin?: string; files?: Record<string, string>; nodeVersion?: string } = {}) {
   let stdout = '';
   let stderr = '';
   const io: CliIo = {
@@ -59,7 +59,7 @@ async function runMain(args: string[], { stdin, files = {} }: { stdin?: string; 
     identifyStdout: () => undefined,
     writeSecretFile: async () => { throw new Error('runMain writes no files'); },
   };
-  const code = await main(args, io);
+  const code = await main(args, io, nodeVersion);
   return { code, stdout, stderr };
 }
 
@@ -325,4 +325,10 @@ describe('--help', () => {
     expect(result.stdout).toContain('--keep <n>');
     expect((await runMain(['rotate', '-h'])).code).toBe(0);
   });
+});
+
+it('refuses a Node.js older than package.json\'s engines, saying which is needed, before doing anything', async () => {
+  const old = await runMain(['keys'], { nodeVersion: '20.17.0' });
+  expect(old).toEqual({ code: 1, stdout: '', stderr: 'platform-auth: platform-auth needs Node.js 22.15.0 or later (package.json engines); this is Node.js v20.17.0. Use Node 22 LTS or later.\n' });
+  expect((await runMain(['keys'], { nodeVersion: '22.15.0' })).code).toBe(0);
 });
