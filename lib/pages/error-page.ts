@@ -5,6 +5,12 @@
  * request's language; the error code and its technical description are small print for
  * support, never the headline.
  *
+ * Only where a person is: oidc-provider calls `renderError` on every route whose request
+ * prefers HTML, and a form posted from a browser straight to the token endpoint (or a client
+ * that sends a browser's `Accept`) would get this page where RFC 6749 §5.2 (and RFC 7009,
+ * 7662, 7591) want the JSON error. The routes a browser is sent to ({@link PAGE_ROUTES}) get
+ * the page; every other answers JSON, as the provider does for any other `Accept`.
+ *
  * @module
  */
 import type { Context } from 'koa';
@@ -38,10 +44,19 @@ function supportCode(out: ErrorOut): string {
   return out.error_description ? `${out.error}: ${out.error_description}` : out.error;
 }
 
+/** oidc-provider's routes a browser navigates to: the authorization endpoint and its resume. */
+export const PAGE_ROUTES: ReadonlySet<string> = new Set(['authorization', 'resume']);
+
 /** A `renderError` for oidc-provider, in the configured look and languages. */
 export function createProviderErrorRenderer(pages: ResolvedPagesOptions, logger: Logger) {
   const renderer: PageRenderer = createPageRenderer(pages, logger);
   return async function renderProviderError(ctx: KoaContextWithOIDC, out: ErrorOut, _error: Error): Promise<void> {
+    // the token, revocation, introspection and registration endpoints: the JSON error whatever
+    // the Accept, as oidc-provider's handler writes it (its headers, a challenge included, stay)
+    if (!PAGE_ROUTES.has(ctx.oidc?.route as string)) {
+      ctx.body = out;
+      return;
+    }
     // the request's own ui_locales: the provider's parsed parameters when it got that far
     const uiLocales = ctx.oidc?.params?.ui_locales ?? (ctx as unknown as Context).query?.ui_locales;
     const page = renderer.for(ctx as unknown as Context, { uiLocales });
