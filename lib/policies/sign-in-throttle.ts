@@ -14,8 +14,10 @@
  *   back with its free failures every `maxDelaySeconds`: six times the guesses a day at the
  *   defaults.)
  * - A successful sign-in forgets the account's failures. The client address counts failures
- *   only: a success gives its attempt back, so many people signing in through one address
- *   (a school network) use up nothing.
+ *   only: a success gives its attempt back, as if it had never started, its time included (the
+ *   wait runs from the latest attempt still counted), so many people signing in through one
+ *   address (a school network) use up nothing and, once a few typos put the address past its
+ *   free failures, do not restart its wait or keep it remembered by signing in.
  * - Attempts are counted when they start, before the password is checked, and given back on
  *   success. So concurrent guesses cannot all slip through one open slot: on one instance the
  *   updates of a key are serialised, and across instances the Redis adapter's
@@ -67,7 +69,16 @@ export interface ThrottleRecord {
   readonly failures: number;
   /** epoch milliseconds */
   readonly last: number;
+  /**
+   * When the newest attempts counted began (epoch ms, oldest first, at most
+   * {@link RECENT_KEPT}): an attempt given back takes its own time out, and the wait runs from
+   * the latest left. Absent in records written before it was kept.
+   */
+  readonly recent?: readonly number[];
 }
+
+/** Start times kept per key: attempts under way at once from one address, and then some. */
+export const RECENT_KEPT = 32;
 
 /** Seconds to wait after `failures` failures: 0 within the free budget, then 1, 2, 4, … up to the cap. */
 export function delayAfter(failures: number, budget: ThrottleBudget): number {
@@ -103,14 +114,27 @@ export function reserve(record: ThrottleRecord | undefined, budget: ThrottleBudg
   const retryAfter = retryAfterOf(record, budget, now);
   if (retryAfter > 0) return { allowed: false, retryAfter };
   const live = current(record, budget, now);
-  return { allowed: true, next: { failures: (live?.failures ?? 0) + 1, last: now } };
+  const recent = [...(live ? live.recent ?? [live.last] : []), now].slice(-RECENT_KEPT);
+  return { allowed: true, next: { failures: (live?.failures ?? 0) + 1, last: now, recent } };
 }
 
-/** Gives an attempt back (it succeeded, or another key refused it); `undefined` when nothing is left. */
-export function release(record: ThrottleRecord | undefined, budget: ThrottleBudget, now: number): ThrottleRecord | undefined {
+/**
+ * Gives back the attempt that began at `startedAt` (it succeeded, or another key refused it):
+ * counted no more, and the wait runs from the latest attempt still counted. When that time is
+ * no longer known (more attempts than {@link RECENT_KEPT} since, a record without `recent`),
+ * the wait keeps its start: the cautious side. `undefined` when nothing is left.
+ */
+export function release(record: ThrottleRecord | undefined, budget: ThrottleBudget, now: number, startedAt: number): ThrottleRecord | undefined {
   const live = current(record, budget, now);
   if (!live || live.failures <= 1) return undefined;
-  return { failures: live.failures - 1, last: live.last };
+  const failures = live.failures - 1;
+  const recent = live.recent ? [...live.recent] : undefined;
+  const at = recent ? recent.lastIndexOf(startedAt) : -1;
+  if (!recent || at < 0) return { failures, last: live.last, ...(recent ? { recent } : {}) };
+  recent.splice(at, 1);
+  // the other attempts counted began before the kept ones: their latest is unknown, keep the start
+  if (recent.length === 0) return { failures, last: live.last, recent };
+  return { failures, last: Math.max(...recent), recent };
 }
 
 /** The account key: the email as typed, NFKC-normalised, trimmed and lower-cased. */
@@ -221,7 +245,9 @@ const UNKNOWN = Symbol('unknown');
 function asRecord(payload: AdapterPayload | undefined): ThrottleRecord | undefined {
   const failures = payload?.failures;
   const last = payload?.last;
-  return typeof failures === 'number' && typeof last === 'number' ? { failures, last } : undefined;
+  if (typeof failures !== 'number' || typeof last !== 'number') return undefined;
+  const recent = payload?.recent;
+  return Array.isArray(recent) && recent.every((t) => typeof t === 'number') ? { failures, last, recent } : { failures, last };
 }
 
 /**
@@ -273,16 +299,17 @@ export class SignInThrottler {
     const refusal = !onAccount.allowed ? onAccount : !onAddress.allowed ? onAddress : undefined;
     if (refusal) {
       await Promise.all([
-        onAccount.allowed ? this.#release(account, this.#account) : undefined,
-        onAddress.allowed ? this.#release(address, this.#ip) : undefined,
+        onAccount.allowed ? this.#release(account, this.#account, onAccount.next.last) : undefined,
+        onAddress.allowed ? this.#release(address, this.#ip, onAddress.next.last) : undefined,
       ]);
       return refusal;
     }
+    const startedAt = (onAddress as Extract<Reservation, { allowed: true }>).next.last;
     return {
       allowed: true,
       succeeded: async () => {
         // the account's failures are forgotten; the address gets its attempt back
-        await Promise.all([this.#forget(account), this.#release(address, this.#ip)]);
+        await Promise.all([this.#forget(account), this.#release(address, this.#ip, startedAt)]);
       },
     };
   }
@@ -297,9 +324,9 @@ export class SignInThrottler {
     return applied ? outcome! : { allowed: false, retryAfter: 1 };
   }
 
-  async #release(key: string, budget: ThrottleBudget): Promise<void> {
+  async #release(key: string, budget: ThrottleBudget, startedAt: number): Promise<void> {
     // not applied (heavy contention): the attempt stays counted, the cautious outcome
-    await this.#update(key, budget, (record, now) => release(record, budget, now));
+    await this.#update(key, budget, (record, now) => release(record, budget, now, startedAt));
   }
 
   /**
@@ -391,8 +418,9 @@ export class SignInThrottler {
         this.#forgetGuess(key);
         continue;
       }
-      const payload = next ? { failures: next.failures, last: next.last } : undefined;
-      const expiresIn = next ? lifetimeOf(next, budget) : undefined;
+      const payload = next ? { failures: next.failures, last: next.last, ...(next.recent ? { recent: [...next.recent] } : {}) } : undefined;
+      // kept as long as the record stands, from its latest attempt (which a release moves back)
+      const expiresIn = next ? Math.max(1, Math.ceil(lifetimeOf(next, budget) - (this.#now() - next.last) / 1000)) : undefined;
       if (!comparing) {
         if (payload) await store.upsert(key, payload, expiresIn!);
         else await store.destroy(key);

@@ -201,6 +201,27 @@ describe('sign-in throttling', () => {
     });
   });
 
+  it('a school address past its free failures is not slowed by its successes, and is forgotten after its last failure\'s wait and window', async () => {
+    // the defaults' shape, scaled down: 2 free failures per address, 1 s wait, 2 s window
+    await withApp({ signInThrottle: { accountFailures: 1000, ipFailures: 2, windowSeconds: 2, maxDelaySeconds: 1 } }, async (app) => {
+      const signIn = async (email: string, password: string) => {
+        const { browser, page } = await loginPage(app);
+        return (await submitLogin(browser, page, email, password)).status;
+      };
+      // two typos through the school's one address, then the wait they earned
+      expect(await signIn('typo1@example.com', 'x')).toBe(401);
+      expect(await signIn('typo2@example.com', 'x')).toBe(401);
+      await sleep(1_100);
+      // then successes only, two members right after each other, for longer than the wait and the window
+      const statuses: number[] = [];
+      for (let round = 0; round < 4; round += 1) {
+        statuses.push(await signIn(STUDENT.email, STUDENT.password), await signIn(ADMIN.email, ADMIN.password));
+        await sleep(1_100);
+      }
+      expect(statuses).toEqual(Array(8).fill(303));
+    });
+  });
+
   it('a success forgets the account: five more failures are free again', async () => {
     await withApp({}, async (app) => {
       for (let round = 0; round < 3; round += 1) {

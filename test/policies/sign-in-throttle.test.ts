@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import type { AdapterFactory } from '../../adapters/types.ts';
 import {
-  SIGN_IN_THROTTLE_MODEL, SignInThrottler, addressKeyOf, clientAddress, delayAfter, normaliseEmail, release, reserve, retryAfterOf,
+  RECENT_KEPT, SIGN_IN_THROTTLE_MODEL, SignInThrottler, addressKeyOf, clientAddress, delayAfter, normaliseEmail, release, reserve, retryAfterOf,
 } from '../../lib/policies/sign-in-throttle.ts';
 import type { SignInThrottleSettings, ThrottleBudget, ThrottleRecord } from '../../lib/policies/sign-in-throttle.ts';
 
@@ -25,7 +25,7 @@ describe('the back-off', () => {
     const record: ThrottleRecord = { failures: 7, last: 10_000 };
     expect(reserve(record, BUDGET, 10_000)).toEqual({ allowed: false, retryAfter: 4 });
     expect(reserve(record, BUDGET, 12_500)).toEqual({ allowed: false, retryAfter: 2 });
-    expect(reserve(record, BUDGET, 14_000)).toEqual({ allowed: true, next: { failures: 8, last: 14_000 } });
+    expect(reserve(record, BUDGET, 14_000)).toEqual({ allowed: true, next: { failures: 8, last: 14_000, recent: [10_000, 14_000] } });
   });
 
   it('counts every attempt when it starts, and forgets a key after the window', () => {
@@ -35,19 +35,19 @@ describe('the back-off', () => {
       if (!r.allowed) throw new Error('refused within the free budget');
       record = r.next;
     }
-    expect(record).toEqual({ failures: 5, last: 1000 });
+    expect(record).toEqual({ failures: 5, last: 1000, recent: [1000, 1000, 1000, 1000, 1000] });
     expect(retryAfterOf(record, BUDGET, 1000)).toBe(1);
     // forgotten the window after its wait (1 s) ends
-    expect(reserve(record, BUDGET, 1000 + 900_999)).toEqual({ allowed: true, next: { failures: 6, last: 901_999 } });
-    expect(reserve(record, BUDGET, 1000 + 901_000)).toEqual({ allowed: true, next: { failures: 1, last: 902_000 } });
+    expect(reserve(record, BUDGET, 1000 + 900_999)).toMatchObject({ allowed: true, next: { failures: 6, last: 901_999 } });
+    expect(reserve(record, BUDGET, 1000 + 901_000)).toEqual({ allowed: true, next: { failures: 1, last: 902_000, recent: [902_000] } });
   });
 
   it('keeps a key at the cap through the window after its wait: the guess a wait lets through waits the cap again', () => {
     const capped: ThrottleRecord = { failures: 20, last: 0 }; // waits the cap, 900 s
     expect(reserve(capped, BUDGET, 899_000)).toEqual({ allowed: false, retryAfter: 1 });
-    expect(reserve(capped, BUDGET, 900_000)).toEqual({ allowed: true, next: { failures: 21, last: 900_000 } });
-    expect(reserve(capped, BUDGET, 1_799_999)).toEqual({ allowed: true, next: { failures: 21, last: 1_799_999 } });
-    expect(reserve(capped, BUDGET, 1_800_000)).toEqual({ allowed: true, next: { failures: 1, last: 1_800_000 } });
+    expect(reserve(capped, BUDGET, 900_000)).toMatchObject({ allowed: true, next: { failures: 21, last: 900_000 } });
+    expect(reserve(capped, BUDGET, 1_799_999)).toMatchObject({ allowed: true, next: { failures: 21, last: 1_799_999 } });
+    expect(reserve(capped, BUDGET, 1_800_000)).toMatchObject({ allowed: true, next: { failures: 1, last: 1_800_000 } });
   });
 
   it('at the defaults, a day of guessing one account at the earliest moments allowed gets 109 guesses', async () => {
@@ -74,9 +74,40 @@ describe('the back-off', () => {
   });
 
   it('gives an attempt back on release, and nothing is left after the last one', () => {
-    expect(release({ failures: 6, last: 5 }, BUDGET, 5)).toEqual({ failures: 5, last: 5 });
-    expect(release({ failures: 1, last: 5 }, BUDGET, 5)).toBeUndefined();
-    expect(release(undefined, BUDGET, 5)).toBeUndefined();
+    expect(release({ failures: 6, last: 5 }, BUDGET, 5, 5)).toEqual({ failures: 5, last: 5 });
+    expect(release({ failures: 1, last: 5 }, BUDGET, 5, 5)).toBeUndefined();
+    expect(release(undefined, BUDGET, 5, 5)).toBeUndefined();
+  });
+
+  it('an attempt given back takes its own time with it: the wait runs from the latest attempt still counted', () => {
+    const counted: ThrottleRecord = { failures: 6, last: 1000, recent: [500, 1000] };
+    const started = reserve(counted, BUDGET, 9000);
+    if (!started.allowed) throw new Error('refused');
+    expect(started.next).toEqual({ failures: 7, last: 9000, recent: [500, 1000, 9000] });
+    // it succeeded: as if it had never started
+    expect(release(started.next, BUDGET, 9500, 9000)).toEqual({ failures: 6, last: 1000, recent: [500, 1000] });
+    // within the free failures, two under way at once (one instant, a batch); both succeed:
+    // back to where it was
+    const few: ThrottleRecord = { failures: 2, last: 1000, recent: [500, 1000] };
+    const a = reserve(few, BUDGET, 9000);
+    if (!a.allowed) throw new Error('refused');
+    const b = reserve(a.next, BUDGET, 9000);
+    if (!b.allowed) throw new Error('refused');
+    expect(release(release(b.next, BUDGET, 9100, 9000), BUDGET, 9200, 9000)).toEqual(few);
+    // a later attempt still under way (or failed) keeps the wait from its own start
+    const c = reserve(a.next, BUDGET, 9050);
+    if (!c.allowed) throw new Error('refused');
+    expect(release(c.next, BUDGET, 9100, 9000)).toEqual({ failures: 3, last: 9050, recent: [500, 1000, 9050] });
+  });
+
+  it('when the time of the attempt given back is not known, the wait keeps its start (the cautious side)', () => {
+    // a record written before start times were kept
+    expect(release({ failures: 6, last: 5000 }, BUDGET, 6000, 4000)).toEqual({ failures: 5, last: 5000 });
+    // more attempts since than are kept
+    const many = Array.from({ length: RECENT_KEPT }, (_, i) => 10_000 + i);
+    expect(release({ failures: 40, last: many.at(-1)!, recent: many }, BUDGET, 20_000, 9_000)).toMatchObject({ failures: 39, last: many.at(-1) });
+    // the only kept time given back, older attempts counted whose times are gone
+    expect(release({ failures: 3, last: 7000, recent: [7000] }, BUDGET, 7500, 7000)).toEqual({ failures: 2, last: 7000, recent: [] });
   });
 });
 
@@ -187,6 +218,24 @@ describe.each([
       if (!attempt.allowed) throw new Error(`refused at ${i}`);
       await attempt.succeeded();
     }
+  });
+
+  it('a school address past its free failures: successes neither restart its wait nor keep it remembered', async () => {
+    const { throttler, adapter, advance } = setup();
+    // 20 typos through the school's one address: its free failures are spent, the next waits 1 s
+    for (let i = 0; i < 20; i += 1) expect((await throttler.attempt(`typo${i}@example.com`, '10.0.0.1')).allowed).toBe(true);
+    expect(await throttler.attempt('ada@example.com', '10.0.0.1')).toEqual({ allowed: false, retryAfter: 1 });
+    advance(1000);
+    // then only successes, one right after another, for longer than the wait and the window
+    for (let i = 0; i < 20; i += 1) {
+      const attempt = await throttler.attempt(`pupil${i % 3}@example.com`, '10.0.0.1');
+      if (!attempt.allowed) throw new Error(`success ${i} refused for ${attempt.retryAfter} s`);
+      await attempt.succeeded();
+      advance(50_000);
+    }
+    // forgotten the window after the wait its last failure earned, whatever succeeded since
+    const key = `ip:${createHash('sha256').update('10.0.0.1').digest('base64url')}`;
+    expect(await adapter(SIGN_IN_THROTTLE_MODEL).find(key)).toBeUndefined();
   });
 
   it('counts concurrent attempts one by one: no more than the budget slip through together', async () => {
