@@ -79,7 +79,7 @@ export const EVENT_WHEN = {
   'token.revoked': 'a token was revoked at the revocation endpoint',
   'registration.accepted': 'a client was registered (Variant A or B)',
   'registration.refused': 'a registration was refused (Variant A or B)',
-  'metadata_document.fetched': 'a client ID metadata document was fetched from its host (not when a cache answered)',
+  'metadata_document.fetched': 'a client ID metadata document was fetched from its host (not when a cache answered), and it is that URL\'s document',
   'metadata_document.failed': 'a client ID metadata document could not be used',
   'access.refused': 'UserInfo, `/account/graphql`, `/mcp` or a host route (`requireBearer`) answered 401 or 403, or 400 `invalid_request` for a token sent more than one way (`malformed`); `other_audience` is a token for another origin',
   'storage.unavailable': 'a request was answered 503 because storage was unreachable; `reason` is the adapter\'s, when known',

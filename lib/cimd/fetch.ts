@@ -243,9 +243,11 @@ export function createDocumentFetch(options: DocumentCacheOptions): DocumentFetc
     // store as long as its host asked. A refused body is remembered as a failure, briefly;
     // oidc-provider refuses it this time with its own words
     const refused = notADocumentOf(text, url);
-    if (refused === undefined) await remember(url, { body: text, maxAge: Math.min(maxAge, SHARED_CACHE_MAX_SECONDS) });
-    else await remember(url, { failure: refused, reason: 'invalid_content', maxAge: failFor });
-    fetched(url);
+    if (refused === undefined) {
+      await remember(url, { body: text, maxAge: Math.min(maxAge, SHARED_CACHE_MAX_SECONDS) });
+      // a document fetched: a body that is none is a failure, reported as such when refused
+      fetched(url);
+    } else await remember(url, { failure: refused, reason: 'invalid_content', maxAge: failFor });
     return { body: text, contentType: response.headers.get('content-type') ?? 'application/json', maxAge };
   }
 

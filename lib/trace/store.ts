@@ -56,12 +56,14 @@ export const TRACED_CLIENTS_KEPT = 200;
 const INDEX_ID = 'recent';
 
 /**
- * Events that may name a client this server does not know: a client ID metadata document that
- * could not be fetched, whose URL anyone can send as `client_id`. The recorder keeps a budget
- * of them (lib/trace/recorder.ts), and a trace of nothing else is kept only
+ * Events that may name a client this server does not know: a client ID metadata document
+ * fetched, or that could not be, whose URL anyone can send as `client_id` (and anyone can
+ * publish documents at as many URLs of their own host as they like: a document is no client
+ * until someone signed in with it). The recorder keeps a budget of them
+ * (lib/trace/recorder.ts), and a trace of nothing else is kept only
  * {@link UNKNOWN_CLIENT_TRACE_TTL_S}.
  */
-export const UNKNOWN_CLIENT_EVENTS: ReadonlySet<EventName> = new Set<EventName>(['metadata_document.failed']);
+export const UNKNOWN_CLIENT_EVENTS: ReadonlySet<EventName> = new Set<EventName>(['metadata_document.failed', 'metadata_document.fetched']);
 
 /** The longest a trace holding only entries of {@link UNKNOWN_CLIENT_EVENTS} is kept, in seconds (an hour). */
 export const UNKNOWN_CLIENT_TRACE_TTL_S = 3600;

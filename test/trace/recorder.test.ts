@@ -135,13 +135,28 @@ it('holds a known client\'s metadata-document failures to no budget: junk URLs c
   const { store } = countingStore();
   const recorder = new TraceRecorder({ store, entries: 50, logger: silent, now: () => 0 });
   const known = 'https://tools.example/client.json';
-  recorder.record({ name: 'metadata_document.fetched', at: 1, clientId: known });
+  // known: its tokens were refreshed (a document fetched is not enough: anyone can publish one)
+  recorder.record(rotated(known));
   for (let i = 0; i < UNKNOWN_CLIENT_BUDGET + 10; i += 1) recorder.record(documentFailed(`https://evil.example/${i}`));
   recorder.record(documentFailed(known));
   recorder.record(documentFailed('https://evil.example/one-more'));
   await recorder.close();
-  expect((await recorder.read(known)).map((e) => e.event)).toEqual(['metadata_document.failed', 'metadata_document.fetched']);
+  expect((await recorder.read(known)).map((e) => e.event)).toEqual(['metadata_document.failed', 'refresh.rotated']);
   expect(await recorder.read('https://evil.example/one-more')).toHaveLength(0);
+});
+
+it('holds documents fetched (valid or not) for clients it does not know to the budget and the hour', async () => {
+  let now = 0;
+  const { store } = countingStore();
+  const recorder = new TraceRecorder({ store, entries: 50, logger: silent, now: () => now });
+  for (let i = 0; i < UNKNOWN_CLIENT_BUDGET + 10; i += 1) {
+    recorder.record({ name: 'metadata_document.fetched', at: (at += 1), clientId: `https://publisher.example/doc-${i}.json` });
+  }
+  await recorder.flush();
+  expect(await recorder.read(`https://publisher.example/doc-${UNKNOWN_CLIENT_BUDGET - 1}.json`)).toHaveLength(1);
+  expect(await recorder.read(`https://publisher.example/doc-${UNKNOWN_CLIENT_BUDGET}.json`)).toHaveLength(0);
+  now += 60_000;
+  await recorder.close();
 });
 
 it('has the store keep a trace of unknown clients\' entries only an hour, a known client\'s trace.ttlSeconds', async () => {
