@@ -21,6 +21,7 @@ import { decodeJwt } from 'jose';
 import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
 
+import { lookingUpFor } from '../lib/cimd/page-requests.ts';
 import type { ResolvedOptions } from '../lib/config/options.ts';
 import type { HostSignIn, SignInRequest } from '../lib/contracts.ts';
 import { ENDPOINTS } from '../lib/endpoints.ts';
@@ -142,7 +143,8 @@ export function createSignInFlow({ provider, options, ownPageSignIns, pages, tru
     const uid = boundUid(ctx);
     const interaction = uid ? await provider.Interaction.find(uid) as Interaction | undefined : undefined;
     if (!interaction || interaction.prompt?.name !== 'login') return undefined;
-    const client = await provider.Client.find(String(interaction.params.client_id));
+    // a document fetched again is charged to this caller (lib/cimd/page-requests.ts)
+    const client = await lookingUpFor(ctx, () => provider.Client.find(String(interaction.params.client_id)));
     return client ? { interaction, client } : undefined;
   }
 

@@ -24,6 +24,8 @@ import type { Next } from 'koa';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 
+import { isOverFetchBudget } from '../lib/cimd/guard.ts';
+import { lookingUpFor } from '../lib/cimd/page-requests.ts';
 import type { ResolvedOptions } from '../lib/config/options.ts';
 import { ACCOUNT_GONE_DESCRIPTION } from '../lib/constants.ts';
 import type { Account, Site } from '../lib/contracts.ts';
@@ -188,12 +190,15 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
     if (interaction.uid !== ctx.params.uid) return notice(pages.for(ctx, { uiLocales }), 400, 'expired');
     let client;
     try {
-      client = await provider.Client.find(String(interaction.params.client_id));
+      // a document fetched again is charged to this caller, as at the authorization endpoint
+      client = await lookingUpFor(ctx, () => provider.Client.find(String(interaction.params.client_id)));
     } catch (err) {
       // a Client ID Metadata Document that could not be fetched again (its host down, its
       // cached copy expired, or another instance serving the page) or is refused now: the
       // provider's invalid_client, for the person a page, as for any other client it cannot use
       if (err instanceof errors.InvalidClient || err instanceof errors.InvalidClientMetadata) return notice(pages.for(ctx, { uiLocales }), 400, 'clientUnavailable');
+      // over the fetch budget: the guard set Retry-After
+      if (isOverFetchBudget(err)) return notice(pages.for(ctx, { uiLocales }), 429, 'clientUnavailable');
       throw err;
     }
     if (!client) return notice(pages.for(ctx, { uiLocales }), 400, 'unknownClient');

@@ -37,6 +37,7 @@ import { FetchBudget } from './budget.ts';
 import type { FetchBudgetSettings } from './budget.ts';
 import type { DocumentFetch } from './fetch.ts';
 import type { KnownDocuments } from './known-documents.ts';
+import { pageRequest } from './page-requests.ts';
 import { SpecialUseAddressError } from './pinned-request.ts';
 import type { AdapterFactory } from '../../adapters/types.ts';
 
@@ -83,6 +84,12 @@ export function specialUseRefusal(summary: string, cause: Error): Error {
  * description's start ("too many client_id metadata document fetches") is what makes it a
  * `metadata_document.failed` event with reason `over_budget` (lib/events/metadata-document-failure.ts).
  */
+/** Whether `error` is {@link overBudget}'s refusal (the only 429 of a document lookup). */
+export function isOverFetchBudget(error: unknown): boolean {
+  const e = error as { status?: unknown; error?: unknown } | null | undefined;
+  return typeof e === 'object' && e !== null && e.status === 429 && e.error === 'temporarily_unavailable';
+}
+
 export function overBudget(exhausted: 'host' | 'caller', retryAfter: number): Error {
   const who = exhausted === 'host' ? 'from this host' : 'for this client address';
   const err = new errors.TemporarilyUnavailable(
@@ -96,7 +103,9 @@ export function createFetchGuard(options: FetchGuardOptions): FetchGuard {
   const budget = options.budget === false ? undefined : new FetchBudget(options.adapter, options.budget, options.now);
   const { documents, known, proxy, proxyHops } = options;
 
-  return async function guardDocumentFetch(ctx, clientId) {
+  return async function guardDocumentFetch(providerCtx, clientId) {
+    // oidc-provider's request, or a page's lookup made in the host app (./page-requests.ts)
+    const ctx = providerCtx ?? pageRequest();
     const { hostname } = new URL(clientId);
     const byName = specialUseHostOf(hostname);
     if (byName !== undefined) {
