@@ -38,15 +38,11 @@ import type { FetchBudgetSettings } from './budget.ts';
 import type { DocumentFetch } from './fetch.ts';
 import type { KnownDocuments } from './known-documents.ts';
 import { pageRequest } from './page-requests.ts';
+import type { FetchRequestContext } from './page-requests.ts';
 import { SpecialUseAddressError } from './pinned-request.ts';
 import type { AdapterFactory } from '../../adapters/types.ts';
 
-/** What the guard reads of the request (oidc-provider's Koa context). */
-export interface FetchRequestContext {
-  readonly req: { readonly socket: { readonly remoteAddress?: string | undefined } };
-  get(field: string): string;
-  set(field: string, value: string): void;
-}
+export type { FetchRequestContext } from './page-requests.ts';
 
 export interface FetchGuardOptions {
   readonly adapter: AdapterFactory;

@@ -11,7 +11,12 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 
-import type { FetchRequestContext } from './guard.ts';
+/** What the fetch guard (./guard.ts) reads of a request: oidc-provider's Koa context, or a page's. */
+export interface FetchRequestContext {
+  readonly req: { readonly socket: { readonly remoteAddress?: string | undefined } };
+  get(field: string): string;
+  set(field: string, value: string): void;
+}
 
 const pages = new AsyncLocalStorage<FetchRequestContext>();
 
