@@ -50,3 +50,13 @@ it('Cancel after the sign-in expired gets the page too', async () => {
 
   expectNothingToCancel(await browser.submit(hostPage, '/sign-in/cancel'));
 });
+
+it.each(['/sign-in', '/sign-in/cancel', '/sign-out'])('POST %s without a session: a 303 to the page, under the pages\' headers', async (path) => {
+  const res = await fetch(`${app.baseUrl}${path}`, {
+    method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' }, body: 'csrf=x',
+  });
+  expect(res.status).toBe(303);
+  expect(res.headers.get('location')).toBe('/sign-in');
+  expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+  expect(res.headers.get('x-frame-options')).toBe('DENY');
+});
