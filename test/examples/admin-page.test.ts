@@ -372,6 +372,26 @@ describe('the life of an application made on the page', () => {
     expect(names).not.toContain('Empty');
   });
 
+  it('stores a name as sent, or refuses the form: never one garbled by a charset or escape that is no UTF-8', async () => {
+    const page = await admin.page(appsPath('demo-school'));
+    const csrf = admin.csrf(page);
+    const send = (name: string, contentType = 'application/x-www-form-urlencoded') => admin.browser.request(appsPath('demo-school'), {
+      method: 'POST', headers: { 'content-type': contentType, accept: 'text/html' },
+      body: `csrf=${encodeURIComponent(csrf)}&name=${name}&redirect_uris=http%3A%2F%2F127.0.0.1%2Fcb&type=public&scope=openid`,
+    });
+    // Latin-1, declared: refused, not read as UTF-8
+    const latin1 = await send('Caf%E9', 'application/x-www-form-urlencoded; charset=iso-8859-1');
+    expect(latin1.status).toBe(415);
+    expect(latin1.headers.get('content-security-policy')).toContain("default-src 'none'");
+    // an escape that is no UTF-8 (Latin-1 undeclared, an overlong form)
+    for (const name of ['Caf%E9', 'Tool%C0%AF']) expect((await send(name)).status).toBe(400);
+    // UTF-8, as the page sends it: stored as typed
+    expect((await send('Caf%C3%A9+%E2%9C%93', 'application/x-www-form-urlencoded; charset=UTF-8')).status).toBe(200);
+    const names = (await app.auth.memberClients.list('demo-school')).map((c) => c.name);
+    expect(names).toContain('Café ✓');
+    expect(names.filter((n) => n.includes('\uFFFD'))).toEqual([]);
+  });
+
   it('turns the library\'s not_found and "public clients have no secret" into 404 and 400 pages', async () => {
     const page = await admin.page(appsPath('demo-school'));
     const csrf = admin.csrf(page);
