@@ -71,6 +71,16 @@ describe('batches by revision', () => {
     expect(answers.find((a) => a.id === 2)!.result).toHaveProperty('tools');
   });
 
+  it('at most 100 messages (the SDK\'s cap, README "Limits"): 100 anonymous calls are answered, 101 refused', async () => {
+    const calls = (n: number) => Array.from({ length: n }, (_, i) => ({ ...whoami, id: i + 1 }));
+    const hundred = await post(calls(100), '2025-03-26');
+    expect(hundred.status).toBe(200);
+    expect(hundred.body).toHaveLength(100);
+    const over = await post(calls(101), '2025-03-26');
+    expect(over.status).toBe(400);
+    expect(over.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 } });
+  });
+
   it.each([['2025-06-18'], ['2025-11-25']])('%s has no batches: 400 Invalid Request naming the revision; one message per POST is served', async (revision) => {
     const before = app.warnings.length;
     const { status, body } = await post([whoami, list], revision);
