@@ -335,14 +335,14 @@ describe('redis adapter', () => {
     const WEEK = 7 * 86_400;
     const at = (n: number) => new Date(1_700_000_000_000 + n).toISOString();
     const unknown = (n: number): TraceEntry => ({ at: at(n), event: 'metadata_document.failed', outcome: 'refused', summary: `#${n}` });
-    const known = (n: number): TraceEntry => ({ at: at(n), event: 'metadata_document.fetched', outcome: 'ok', summary: `#${n}` });
+    const known = (n: number): TraceEntry => ({ at: at(n), event: 'refresh.rotated', outcome: 'ok', summary: `#${n}` });
     try {
       const store = new ClientTraceStore({ adapter: factory, entries: 5, ttlSeconds: WEEK });
       const key = (id: string) => `${prefix}list:ClientTrace:{${id}}`;
       await store.append('https://evil.example/a', [unknown(1), unknown(2)]);
       expect(await inspect.ttl(key('https://evil.example/a'))).toBeGreaterThan(3590);
       expect(await inspect.ttl(key('https://evil.example/a'))).toBeLessThanOrEqual(UNKNOWN_CLIENT_TRACE_TTL_S);
-      // its document was fetched after all: the client is known now
+      // someone signed in with it after all (its token refreshed): the client is known now
       await store.append('https://evil.example/a', [known(3)]);
       expect(await inspect.ttl(key('https://evil.example/a'))).toBeGreaterThan(WEEK - 10);
       // a failure of its document after that does not shorten the trace's lifetime
