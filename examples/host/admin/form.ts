@@ -6,7 +6,6 @@
  */
 import type { Context } from 'koa';
 
-import { isUtf8Charset } from '../../../lib/http/charset.ts';
 import { PageError } from './page-error.ts';
 
 /** the largest form is ten redirect URIs and a name: far below this */
@@ -27,6 +26,12 @@ export async function readForm(ctx: Context): Promise<URLSearchParams> {
     chunks.push(chunk);
   }
   return decodeForm(Buffer.concat(chunks));
+}
+
+/** Whether the Content-Type names no charset, or UTF-8. */
+function isUtf8Charset(contentType: string): boolean {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType)?.[1];
+  return charset === undefined || charset.toLowerCase() === 'utf-8';
 }
 
 const fatal = new TextDecoder('utf-8', { fatal: true });
