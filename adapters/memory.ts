@@ -108,8 +108,8 @@ class MemoryStore {
   /** grantId → keys of the records that belong to it */
   readonly grants = new Map<string, Set<string>>();
   /**
-   * grantId → the highest refresh-token generation used: the refresh grace's use records
-   * ({@link REFRESH_USE_MODEL}), one entry per grant. As records of their own they were one
+   * line (a grant and one chain of its tokens) → the highest refresh-token generation used: the refresh grace's use records
+   * ({@link REFRESH_USE_MODEL}), one entry per chain of a grant. As records of their own they were one
    * new key per rotation in the map of every record, kept for the token's lifetime: through
    * HTTP the grace cost a refresh 8–11% on memory where the target is 3% (bench/README, "The
    * grace rule's cost without HTTP").
@@ -182,7 +182,7 @@ class MemoryStore {
     }
   }
 
-  /** Writes the record `id` of `model`: a use record of the refresh grace as its grant's highest generation used. */
+  /** Writes the record `id` of `model`: a use record of the refresh grace as its chain's highest generation used. */
   write(model: string, id: string, payload: AdapterPayload, expiresIn: number | undefined): void {
     if (model === REFRESH_USE_MODEL && this.#putUse(id, payload, expiresIn)) return;
     this.set(recordKey(model, id), payload, expiresIn);
@@ -200,7 +200,7 @@ class MemoryStore {
   }
 
   /**
-   * Keeps a use record of the refresh grace as its grant's highest generation used; `false`
+   * Keeps a use record of the refresh grace as its chain's highest generation used; `false`
    * (nothing kept) when it is not of the form the grace writes.
    */
   #putUse(id: string, payload: AdapterPayload, expiresIn: number | undefined): boolean {
@@ -217,7 +217,7 @@ class MemoryStore {
     return true;
   }
 
-  /** The use record `id`, made from its grant's highest generation used, if that is at or above it. */
+  /** The use record `id`, made from its chain's highest generation used, if that is at or above it. */
   #findUse(id: string): AdapterPayload | undefined {
     const use = splitUseId(id);
     const kept = use && this.generations.get(use.grantId);
@@ -226,7 +226,7 @@ class MemoryStore {
   }
 
   /**
-   * Forgets the use `id`, as Redis deletes its one record. Only the grant's highest generation
+   * Forgets the use `id`, as Redis deletes its one record. Only the chain's highest generation
    * is kept, so only deleting that one changes an answer: the highest becomes the one below.
    * A lower generation deleted stays answered as used, as every generation below the highest
    * is (adapters/types.ts), and the later ones, which the grace reads, stay known: forgetting

@@ -136,13 +136,14 @@ export interface SynchronousWrites {
 }
 
 /**
- * The refresh grace's record that a generation of a grant's refresh tokens was used
- * (lib/policies/refresh-grace.ts): id `${grantId}:${generation}`, payload
- * `{ grantId, generation }`, written on every rotation and read only to ask whether a
- * generation was used. A grant's generations are used in order (a token of generation n + 1
- * exists only once one of generation n was rotated), so storage may keep only the highest
- * generation used per grant and answer for every generation at or below it, as the memory
- * adapter does: one entry per grant instead of one per rotation.
+ * The refresh grace's record that a generation of one chain of a grant's refresh tokens was
+ * used (lib/policies/refresh-grace.ts): id `${line}:${generation}`, payload
+ * `{ grantId: line, generation }`, where `line` names the grant and the chain
+ * (`${grantId}.${chain}`: a grant holds a chain per code exchange), written on every rotation
+ * and read only to ask whether a generation was used. A chain's generations are used in order
+ * (a token of generation n + 1 exists only once one of generation n was rotated), so storage
+ * may keep only the highest generation used per line and answer for every generation at or
+ * below it, as the memory adapter does: one entry per chain instead of one per rotation.
  */
 export const REFRESH_USE_MODEL = 'RefreshTokenUse';
 

@@ -28,8 +28,17 @@
  *
  * Across instances and on a Redis Cluster this holds because every fact is in storage: the
  * mark on the token and one small record per used generation (`RefreshTokenUse`, keyed by
- * grant and generation, so writing it is idempotent and needs no read-modify-write, and
- * kept for the grace and a minute: `USE_RECORD_MARGIN_S`).
+ * grant, chain and generation, so writing it is idempotent and needs no read-modify-write,
+ * and kept for the grace and a minute: `USE_RECORD_MARGIN_S`).
+ *
+ * Generations are counted per chain, not per grant: every code exchange starts a chain at
+ * generation 0, and a later authorization of the same client in the same browser session
+ * reuses the grant, so one grant can hold several chains (two tabs that each signed in, an
+ * app that asks again for more scope). Keyed by grant and generation alone, one chain's use
+ * of generation 1 made the other chain's retry of its own generation 0 look like reuse after
+ * its successor was used: the grant revoked, the member signed out. A chain is named after
+ * its first token (the SHA-256 of its id, never the id) and the name is stamped on every
+ * successor, since oidc-provider copies no field of ours when it rotates ({@link chainOf}).
  *
  * One write per rotation: oidc-provider consumes the token, then stores its successor. The
  * rotation's two records are held back from `consume()` and written with the successor of
@@ -49,6 +58,8 @@
  *
  * @module
  */
+import { hash } from 'node:crypto';
+
 import type { Context } from 'koa';
 import Provider from 'oidc-provider';
 
@@ -93,6 +104,8 @@ interface RefreshPayload extends AdapterPayload {
   readonly rotations?: number;
   readonly exp?: number;
   readonly rotatedAt?: number;
+  /** the chain the token belongs to, stamped on every successor ({@link chainOf}) */
+  readonly chain?: string;
 }
 
 const epoch = () => Math.floor(Date.now() / 1000);
@@ -111,8 +124,22 @@ function generationOf(payload: RefreshPayload): number {
   return typeof payload.rotations === 'number' ? payload.rotations : 0;
 }
 
-function useId(grantId: string, generation: number): string {
-  return `${grantId}:${generation}`;
+/**
+ * The chain of the token `id`: stamped on it when it is a successor, or, for the first token
+ * of a chain (a code exchange's), named after that token: the SHA-256 of its id, shortened,
+ * so no key ever holds a token.
+ */
+function chainOf(id: string, payload: RefreshPayload): string {
+  return typeof payload.chain === 'string' ? payload.chain : hash('sha256', id, 'base64url').slice(0, 22);
+}
+
+/** The line of tokens a use record counts generations of: one chain of one grant. */
+function lineOf(grantId: string, chain: string): string {
+  return `${grantId}.${chain}`;
+}
+
+function useId(line: string, generation: number): string {
+  return `${line}:${generation}`;
 }
 
 /** The `RefreshToken` adapter with the grace rule; every other call goes to `inner`. */
@@ -133,6 +160,8 @@ class GraceRefreshTokens extends DelegatingAdapter {
   readonly #reused = new WeakMap<object, string>();
   /** rotations waiting for their successor's write, by request */
   readonly #rotations = new Map<object, PendingRotation>();
+  /** the chain each request's successor is to carry, by request (its successor's grant and generation) */
+  readonly #chains = new WeakMap<object, { readonly grantId: string; readonly next: number; readonly chain: string }>();
   #leftovers: NodeJS.Immediate | undefined;
   readonly #request: () => object | undefined;
   /** the storage's writes take effect when asked for: nothing is held (see the module comment) */
@@ -170,7 +199,7 @@ class GraceRefreshTokens extends DelegatingAdapter {
   async #findRotated(id: string, payload: RefreshPayload): Promise<AdapterPayload> {
     const expired = this.#now() - payload.rotatedAt! > this.#grace;
     const successorUsed = !expired && payload.grantId !== undefined
-      && await this.#uses.find(useId(payload.grantId, generationOf(payload) + 1)) !== undefined;
+      && await this.#uses.find(useId(lineOf(payload.grantId, chainOf(id, payload)), generationOf(payload) + 1)) !== undefined;
     if (expired || successorUsed) {
       const request = this.#request();
       if (request !== undefined) this.#reused.set(request, id);
@@ -186,6 +215,10 @@ class GraceRefreshTokens extends DelegatingAdapter {
     if (!payload) return;
     const writes = this.#rotationWrites(id, payload);
     const request = this.#request();
+    // the successor this request stores carries the chain on, however its write goes out
+    if (request !== undefined && payload.grantId !== undefined) {
+      this.#chains.set(request, { grantId: payload.grantId, next: generationOf(payload) + 1, chain: chainOf(id, payload) });
+    }
     // storage that writes at once, outside a request, or one that already holds a rotation: written now
     if (this.#atOnce || payload.grantId === undefined || request === undefined || this.#rotations.has(request)) {
       await this.#write(writes);
@@ -211,10 +244,16 @@ class GraceRefreshTokens extends DelegatingAdapter {
     return this.inner.destroy(id);
   }
 
-  override upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
-    const request = this.#rotations.size === 0 ? undefined : this.#request();
-    const pending = request === undefined ? undefined : this.#rotations.get(request);
-    const { grantId, rotations } = payload as RefreshPayload;
+  override upsert(id: string, stored: AdapterPayload, expiresIn?: number): Promise<void> {
+    const request = this.#request();
+    const { grantId, rotations } = stored as RefreshPayload;
+    const chain = request === undefined ? undefined : this.#chains.get(request);
+    let payload = stored;
+    if (chain && chain.grantId === grantId && chain.next === rotations) {
+      this.#chains.delete(request!);
+      payload = { ...stored, chain: chain.chain };
+    }
+    const pending = request === undefined || this.#rotations.size === 0 ? undefined : this.#rotations.get(request);
     // only the successor of the token this request consumed
     if (!pending || pending.grantId !== grantId || pending.next !== rotations) return this.inner.upsert(id, payload, expiresIn as number);
     this.#rotations.delete(request!);
@@ -245,7 +284,8 @@ class GraceRefreshTokens extends DelegatingAdapter {
     if (payload.grantId !== undefined) {
       const generation = generationOf(payload);
       const kept = Math.min(ttl ?? Infinity, this.#grace + USE_RECORD_MARGIN_S);
-      writes.push({ model: REFRESH_USE_MODEL, id: useId(payload.grantId, generation), payload: { grantId: payload.grantId, generation }, expiresIn: kept });
+      const line = lineOf(payload.grantId, chainOf(id, payload));
+      writes.push({ model: REFRESH_USE_MODEL, id: useId(line, generation), payload: { grantId: line, generation }, expiresIn: kept });
     }
     return writes;
   }

@@ -13,7 +13,8 @@ import { createRedisAdapter } from '../../adapters/redis.ts';
 import { StorageUnavailableError } from '../../adapters/types.ts';
 import type { Adapter, AdapterFactory, ClosableAdapterFactory } from '../../adapters/types.ts';
 import { DelegatingAdapter } from '../../lib/storage/model-decorator.ts';
-import { MEMBER, STUDENT, obtainTokens, operator, postForm } from '../support/flows.ts';
+import { Browser } from '../support/browser.ts';
+import { MEMBER, STUDENT, exchangeCode, obtainCode, obtainTokens, operator, postForm } from '../support/flows.ts';
 import type { TokenSet } from '../support/flows.ts';
 import { startRedis } from '../support/redis-server.ts';
 import type { RedisHandle } from '../support/redis-server.ts';
@@ -124,6 +125,29 @@ describe.each<Store>(['memory', 'redis'])('on %s', (kind) => {
       // the grant lives on: its first access token too, and the chain continues
       expect(await userinfoStatus(app, tokens.access_token)).toBe(200);
       expect((await refresh(app, next.refresh_token)).status).toBe(200);
+    });
+
+    it('a retry within the grace on a second chain of one grant is served: another chain\'s generations are not its successor\'s', async () => {
+      const browser = new Browser(app.baseUrl);
+      const chain = async () => {
+        const { code, verifier } = await obtainCode(app.baseUrl, MEMBER, { scope: 'openid account:read', resource: app.baseUrl }, STUDENT, browser);
+        const response = await exchangeCode(app.baseUrl, MEMBER, code, verifier, app.baseUrl);
+        expect(response.status).toBe(200);
+        return await response.json() as TokenSet;
+      };
+      // tab A signs in and refreshes twice: its generations 0 and 1 are used
+      const a0 = await chain();
+      const a1 = await (await refresh(app, a0.refresh_token)).json() as TokenSet;
+      const a2 = await (await refresh(app, a1.refresh_token)).json() as TokenSet;
+      // tab B authorizes the same client in the same browser session: the grant is reused,
+      // and its code exchange starts a second chain at generation 0
+      const b0 = await chain();
+      expect((await refresh(app, b0.refresh_token)).status).toBe(200);
+      // B's answer was lost: it retries within the grace, its successor never used
+      const retried = await refresh(app, b0.refresh_token);
+      expect(retried.status).toBe(200);
+      expect(await userinfoStatus(app, ((await retried.json()) as TokenSet).access_token)).toBe(200);
+      expect(await userinfoStatus(app, a2.access_token)).toBe(200);
     });
 
     it('two concurrent refreshes of one token both succeed, for the same grant', async () => {

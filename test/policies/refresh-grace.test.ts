@@ -4,6 +4,7 @@
  * is used; otherwise oidc-provider sees it consumed (and revokes the grant).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
 
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import { StorageUnavailableError } from '../../adapters/types.ts';
@@ -54,6 +55,13 @@ const record = (grantId: string, rotations?: number) => ({
 });
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+/** The chain a code exchange's token `root` starts: named after it, never by it (its SHA-256). */
+const chainOf = (root: string) => createHash('sha256').update(root).digest('base64url').slice(0, 22);
+/** The use records' line of the chain of `root` in `grantId`. */
+const lineOf = (grantId: string, root: string) => `${grantId}.${chainOf(root)}`;
+/** The successor of generation `rotations` in the chain of `root`, as stored. */
+const successor = (grantId: string, rotations: number, root: string) => ({ ...record(grantId, rotations), chain: chainOf(root) });
 
 /** The rule on storage with round trips, where a rotation is held for its successor. */
 const setup = (grace = GRACE) => setupOn(grace, STORAGES[0][1]);
@@ -108,7 +116,7 @@ describe('withRefreshGrace on storage with round trips: a rotation waits for its
       // nothing written yet: the token is still unmarked, its generation unused
       expect(batches).toEqual([]);
       expect(await inner('RefreshToken').find('rt0')).not.toHaveProperty('rotatedAt');
-      expect(await inner(REFRESH_USE_MODEL).find('g1:0')).toBeUndefined();
+      expect(await inner(REFRESH_USE_MODEL).find(`${lineOf('g1', 'rt0')}:0`)).toBeUndefined();
       now += 1;
       // a token of another grant or generation stored meanwhile carries nothing
       await tokens.upsert('other', record('g1', 2), 3600);
@@ -118,7 +126,7 @@ describe('withRefreshGrace on storage with round trips: a rotation waits for its
     // asked for in one synchronous step with the successor (one script on a single Redis)
     expect(upserts).toEqual(['rt0@0', 'other@0', 'rt1@0']);
     expect(batches).toHaveLength(1);
-    expect(batches[0]!.map((w) => `${w.model}:${w.id}`)).toEqual(['RefreshToken:rt0', `${REFRESH_USE_MODEL}:g1:0`]);
+    expect(batches[0]!.map((w) => `${w.model}:${w.id}`)).toEqual(['RefreshToken:rt0', `${REFRESH_USE_MODEL}:${lineOf('g1', 'rt0')}:0`]);
     // marked with the time of the consume
     expect(batches[0]![0]!.payload).toMatchObject({ rotatedAt: 1_000_000 });
     // a successor stored in another request carries nothing either
@@ -145,9 +153,9 @@ describe('withRefreshGrace on storage with round trips: a rotation waits for its
     const lifetimes = Object.fromEntries(written.map((w) => [`${w.model}:${w.id}`, w.expiresIn]));
     expect(lifetimes).toEqual({
       'RefreshToken:long': 14 * 24 * 3600,
-      [`${REFRESH_USE_MODEL}:g1:0`]: GRACE + USE_RECORD_MARGIN_S,
+      [`${REFRESH_USE_MODEL}:${lineOf('g1', 'long')}:0`]: GRACE + USE_RECORD_MARGIN_S,
       'RefreshToken:short': 20,
-      [`${REFRESH_USE_MODEL}:g2:0`]: 20,
+      [`${REFRESH_USE_MODEL}:${lineOf('g2', 'short')}:0`]: 20,
     });
   });
 
@@ -161,10 +169,26 @@ describe('withRefreshGrace on storage with round trips: a rotation waits for its
     expect(await raw.find('rt0')).not.toHaveProperty('rotatedAt');
     await turn();
     expect(await raw.find('rt0')).toMatchObject({ rotatedAt: at() });
-    expect(await uses.find('g1:0')).toEqual({ grantId: 'g1', generation: 0 });
+    expect(await uses.find(`${lineOf('g1', 'rt0')}:0`)).toEqual({ grantId: lineOf('g1', 'rt0'), generation: 0 });
     // and a successor stored later is written as itself only
     await tokens.upsert('rt1', record('g1', 1), 3600);
     expect(await raw.find('rt1')).toEqual(record('g1', 1));
+  });
+
+  it('a successor stored after a wait in its request still carries its chain on', async () => {
+    const { tokens, raw } = setup();
+    await tokens.upsert('rt0', record('g1'), 3600);
+    await inRequest(async () => {
+      await tokens.find('rt0');
+      await tokens.consume('rt0');
+      // a wait for I/O (the account's claims) between the consume and the successor
+      await turn();
+      await tokens.upsert('rt1', record('g1', 1), 3600);
+    });
+    expect(await raw.find('rt1')).toEqual(successor('g1', 1, 'rt0'));
+    // and its successor too, the chain still named after its first token
+    await rotate(tokens, 'rt1', 'rt2');
+    expect(await raw.find('rt2')).toEqual(successor('g1', 2, 'rt0'));
   });
 
   it('a rotation written on its own at the end of its turn: its request\'s access token waits for it and fails with it', async () => {
@@ -199,7 +223,7 @@ describe('withRefreshGrace where writes take effect when asked for', () => {
       await tokens.consume('rt0');
       // before the successor exists, as a held rotation is written after an error
       expect(await raw.find('rt0')).toMatchObject({ rotatedAt: at() });
-      expect(await uses.find('g1:0')).toEqual({ grantId: 'g1', generation: 0 });
+      expect(await uses.find(`${lineOf('g1', 'rt0')}:0`)).toEqual({ grantId: lineOf('g1', 'rt0'), generation: 0 });
     });
   });
 
@@ -242,8 +266,8 @@ describe.each(STORAGES)('withRefreshGrace on %s', (_kind, storage) => {
     const stored = await raw.find('rt0');
     expect(stored).toMatchObject({ rotatedAt: at() });
     expect(stored?.consumed).toBeUndefined();
-    expect(await uses.find('g1:0')).toEqual({ grantId: 'g1', generation: 0 });
-    expect(await raw.find('rt1')).toEqual(record('g1', 1));
+    expect(await uses.find(`${lineOf('g1', 'rt0')}:0`)).toEqual({ grantId: lineOf('g1', 'rt0'), generation: 0 });
+    expect(await raw.find('rt1')).toEqual(successor('g1', 1, 'rt0'));
   });
 
   it('consume uses what its own request read, not a racing request\'s later read', async () => {
@@ -305,10 +329,10 @@ describe.each(STORAGES)('withRefreshGrace on %s', (_kind, storage) => {
     await tokens.upsert('rt0', record('g1'), 3600);
     await Promise.all([rotate(racing, 'rt0', 'rt1a'), rotate(racing, 'rt0', 'rt1b')]);
     // were the first successor's write lost, the second would still mark the token
-    expect(writes).toEqual([['rt0', 'g1:0'], ['rt0', 'g1:0']]);
+    expect(writes).toEqual([['rt0', `${lineOf('g1', 'rt0')}:0`], ['rt0', `${lineOf('g1', 'rt0')}:0`]]);
     expect(await raw.find('rt0')).toMatchObject({ rotatedAt: 1_000_000 });
-    expect(await raw.find('rt1a')).toEqual(record('g1', 1));
-    expect(await raw.find('rt1b')).toEqual(record('g1', 1));
+    expect(await raw.find('rt1a')).toEqual(successor('g1', 1, 'rt0'));
+    expect(await raw.find('rt1b')).toEqual(successor('g1', 1, 'rt0'));
   });
 
   it('within the grace, before the successor is used, a rotated token is found usable (a retry or a race)', async () => {
