@@ -144,7 +144,8 @@ export function createSignInFlow({ provider, options, ownPageSignIns, pages, tru
     const interaction = uid ? await provider.Interaction.find(uid) as Interaction | undefined : undefined;
     if (!interaction || interaction.prompt?.name !== 'login') return undefined;
     // a document fetched again is charged to this caller (lib/cimd/page-requests.ts)
-    const client = await lookingUpFor(ctx, () => provider.Client.find(String(interaction.params.client_id)));
+    const clientId = String(interaction.params.client_id);
+    const client = await lookingUpFor(ctx, clientId, () => provider.Client.find(clientId));
     return client ? { interaction, client } : undefined;
   }
 

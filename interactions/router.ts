@@ -191,7 +191,8 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
     let client;
     try {
       // a document fetched again is charged to this caller, as at the authorization endpoint
-      client = await lookingUpFor(ctx, () => provider.Client.find(String(interaction.params.client_id)));
+      const clientId = String(interaction.params.client_id);
+      client = await lookingUpFor(ctx, clientId, () => provider.Client.find(clientId));
     } catch (err) {
       // a Client ID Metadata Document that could not be fetched again (its host down, its
       // cached copy expired, or another instance serving the page) or is refused now: the

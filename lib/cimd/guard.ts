@@ -101,7 +101,7 @@ export function createFetchGuard(options: FetchGuardOptions): FetchGuard {
 
   return async function guardDocumentFetch(providerCtx, clientId) {
     // oidc-provider's request, or a page's lookup made in the host app (./page-requests.ts)
-    const ctx = providerCtx ?? pageRequest();
+    const ctx = providerCtx ?? pageRequest(clientId);
     const { hostname } = new URL(clientId);
     const byName = specialUseHostOf(hostname);
     if (byName !== undefined) {
