@@ -51,7 +51,7 @@ import { onlyIssuedClaims } from './policies/discovery.ts';
 import { idTokenAnswerRules, withholdsIdToken } from './policies/id-tokens.ts';
 import { OwnPageSignIns, ownPageSignInNotes } from './policies/host-session.ts';
 import { noIdTokenOnRefresh } from './policies/refresh.ts';
-import { revokeOnForeignReuse } from './policies/refresh-grace.ts';
+import { revokeMissedReuse } from './policies/refresh-grace.ts';
 import { withholdErrorRedirects } from './policies/redirect-trust.ts';
 import { scopeAllowance } from './policies/scope-allowance.ts';
 import { BearerVerifier } from './resource/bearer.ts';
@@ -174,7 +174,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
       configuredClients: new Set(options.clients.map((c) => c.client_id)), isReviewed: options.clientIdMetadataDocuments.isReviewed,
     }, createProviderErrorRenderer(options.pages, options.logger)),
     applyAnswerRules([noIdTokenOnRefresh, registrationRefusalCode, onlyIssuedClaims, ...idTokenAnswerRules(options.idTokens)]),
-    revokeOnForeignReuse(current, options.adapter, diagnostics.foreignRefreshReuse),
+    revokeMissedReuse(current, options.adapter, diagnostics.missedRefreshReuse),
     codeExchanges.afterAnswer,
     discovery.keep,
   ]));

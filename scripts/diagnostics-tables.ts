@@ -75,7 +75,7 @@ export const EVENT_WHEN = {
   'token.failed': 'the token endpoint refused a request; `detail` is oidc-provider\'s fixed reason, e.g. `authorization code is expired`',
   'refresh.rotated': 'a refresh token was used and replaced',
   'refresh.grace_used': 'a replaced refresh token was used again within `refreshTokenGrace` (a retry, a race) and served',
-  'refresh.reuse_detected': 'a replaced refresh token was used again after its grace or its successor, or by another client: the grant was revoked',
+  'refresh.reuse_detected': 'a replaced refresh token was used again after its grace or its successor, or by another client: the grant was revoked, also when the request was refused for another reason first (`other_refusal`: e.g. `invalid_scope`)',
   'token.revoked': 'a token was revoked at the revocation endpoint',
   'registration.accepted': 'a client was registered (Variant A or B)',
   'registration.refused': 'a registration was refused (Variant A or B)',

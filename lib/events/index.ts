@@ -56,8 +56,8 @@ export interface DiagnosticsSetup {
   observed<M extends Middleware>(middleware: M): M;
   /** Each middleware of `pieces` {@link observed} (other properties of each, like `handles`, kept); frozen. */
   observeEach<T extends Record<string, Middleware | undefined>>(pieces: T): Readonly<T>;
-  /** For lib/policies/refresh-grace.ts: a rotated refresh token presented by another client. */
-  foreignRefreshReuse(ctx: { req?: unknown; res?: unknown }, owner: TokenOwner): void;
+  /** For lib/policies/refresh-grace.ts: reuse that oidc-provider refused without revoking the grant. */
+  missedRefreshReuse(ctx: { req?: unknown; res?: unknown }, owner: TokenOwner, reason: 'other_client' | 'other_refusal'): void;
   /** Subscribes the events derived from oidc-provider's; once the provider exists. */
   attach(provider: Provider): void;
   /** Writes what the trace still holds. */
@@ -133,11 +133,11 @@ export function createDiagnostics({ options, adapter, logger, served }: Diagnost
       for (const [name, piece] of Object.entries(pieces)) out[name] = piece && observed(piece);
       return Object.freeze(out) as typeof pieces;
     },
-    foreignRefreshReuse(ctx, owner) {
+    missedRefreshReuse(ctx, owner, reason) {
       if (!diagnostics.wants('refresh.reuse_detected')) return;
       diagnostics.emit({
         name: 'refresh.reuse_detected',
-        reason: 'other_client',
+        reason,
         ...(owner.clientId === undefined ? {} : { clientId: owner.clientId }),
         ...(owner.accountId === undefined ? {} : { accountId: owner.accountId }),
         ...(owner.site === undefined ? {} : { site: owner.site }),

@@ -139,8 +139,13 @@ export interface RefreshGraceUsedEvent extends EventBase {
 /** A used refresh token presented again: the whole grant was revoked (RFC 9700 §4.14.2). */
 export interface RefreshReuseDetectedEvent extends EventBase {
   readonly name: 'refresh.reuse_detected';
-  /** `other_client`: presented by another client than its own */
-  readonly reason: 'after_grace' | 'other_client';
+  /**
+   * `after_grace`: presented again after its grace or after its successor was used;
+   * `other_client`: presented by another client than its own; `other_refusal`: presented again
+   * by its own client in a request refused for another reason first (a `scope` the token does
+   * not hold), answered with that refusal
+   */
+  readonly reason: 'after_grace' | 'other_client' | 'other_refusal';
 }
 
 export interface TokenRevokedEvent extends EventBase {

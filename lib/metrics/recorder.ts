@@ -56,9 +56,10 @@ export class MetricsRecorder implements EventSink {
       }
       case 'refresh.reuse_detected':
         this.#revoked('grant', 'refresh_reuse');
-        // reuse by another client is found after the provider's own refusal, which
-        // `token.failed` has counted already: one error answer, counted once
-        if (event.reason !== 'other_client') this.error('token', 'invalid_grant');
+        // reuse by another client, or in a request refused for another reason, is found after
+        // the provider's own refusal, which `token.failed` has counted already: one error
+        // answer, counted once
+        if (event.reason === 'after_grace') this.error('token', 'invalid_grant');
         return;
       case 'code.replayed':
         this.#revoked('grant', 'code_replay');

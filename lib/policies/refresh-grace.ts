@@ -16,7 +16,8 @@
  *   again: the retry or the racing request gets a valid answer for the same grant.
  * - Otherwise it is presented to oidc-provider as consumed, which revokes the whole grant:
  *   reuse after the grace, or after the successor was itself used. A rotated token presented
- *   by another client revokes the grant too (`revokeOnForeignReuse`).
+ *   by another client revokes the grant too, and so does reuse that oidc-provider refuses for
+ *   another reason before it looks at the token's state (`revokeMissedReuse`).
  * - `graceSeconds: 0` keeps oidc-provider's strict single use.
  *
  * What the grace gives up: a token served again gets a successor of its own, so its two
@@ -342,43 +343,60 @@ export function withRefreshGrace<F extends AdapterFactory>(factory: F, options: 
   return storage.atOnce ? refreshTokens : withAccessTokensAfterRefresh(refreshTokens, successors, options.request ?? currentRequest);
 }
 
+/** How a reuse came to light, for `refresh.reuse_detected` (the provider's own refusal is `after_grace`). */
+export type MissedReuse = 'other_client' | 'other_refusal';
+
 /**
- * On the provider's answer (lib/provider/after-answer.ts): a rotated refresh token presented
- * by another client than its own is reuse by someone who should not hold it, so its grant is
- * revoked (oidc-provider only answers `invalid_grant "client mismatch"` there).
+ * On the provider's answer (lib/provider/after-answer.ts): reuse that oidc-provider refuses
+ * without revoking the grant, revoked here (RFC 9700 §4.14.2).
+ * - A rotated refresh token presented by another client than its own: reuse by someone who
+ *   should not hold it. oidc-provider only answers `invalid_grant "client mismatch"`.
+ * - A reused token presented by its own client in a request refused for another reason
+ *   first: oidc-provider looks at the token's consumed state last, after the grant, the
+ *   `scope` (a scope the token does not hold is `invalid_scope`) and proof-of-possession
+ *   checks, so such a request revoked nothing. Whether the token is reused is the grace's own
+ *   decision (the provider's find through it), so a retry within the grace stays a retry.
+ * A request that reached the consumed check (the provider set its `RefreshToken` entity) was
+ * answered by oidc-provider itself: it revoked the grant if the token was reused.
  */
-export function revokeOnForeignReuse(
+export function revokeMissedReuse(
   provider: () => Provider,
   adapter: AdapterFactory,
   /** told of each grant revoked so, for `refresh.reuse_detected` */
-  onReuse?: (ctx: Context, owner: { clientId?: string; accountId?: string; site?: string }) => void,
+  onReuse?: (ctx: Context, owner: { clientId?: string; accountId?: string; site?: string }, reason: MissedReuse) => void,
 ): AfterAnswer {
   const refreshTokens = adapter('RefreshToken');
 
-  async function revokeIfForeign(ctx: Context, value: string, presenter: string): Promise<void> {
-    // the raw record (oidc-provider answers only "grant request is invalid" for a client mismatch)
+  async function revokeIfReused(ctx: Context, value: string, presenter: string): Promise<void> {
+    // the raw record: the provider's find hides a rotation within the grace, and oidc-provider
+    // answers only "grant request is invalid" for a client mismatch
     const stored = (await refreshTokens.find(value) ?? undefined) as (RefreshPayload & { clientId?: string }) | undefined;
-    if (!stored?.grantId || stored.clientId === presenter) return;
-    if (stored.rotatedAt !== undefined || stored.consumed) {
-      // not best effort: a revocation lost to a storage fault rejects, the provider's outage
-      // guard answers 503, and the retry finds the same rotated token and revokes again
-      await revokeGrant(provider(), stored.grantId);
-      if (!onReuse) return;
-      // the site of the token's own client (a member client's), not the presenter's: rare
-      // enough for a lookup, and a failed one leaves only the site out of the event
-      const owner = stored.clientId === undefined ? undefined : await provider().Client.find(stored.clientId).catch(() => undefined);
-      const site = owner ? memberClientSite(owner) : undefined;
-      onReuse(ctx, { clientId: stored.clientId, accountId: (stored as { accountId?: string }).accountId, ...(site ? { site } : {}) });
+    if (!stored?.grantId || (stored.rotatedAt === undefined && !stored.consumed)) return;
+    const reason: MissedReuse = stored.clientId === presenter ? 'other_refusal' : 'other_client';
+    if (reason === 'other_refusal') {
+      // its own client: reuse only when the grace would not serve it again (after the grace,
+      // after its successor was used; with the grace off, once consumed)
+      const token = await provider().RefreshToken.find(value, { ignoreExpiration: true });
+      if (!token?.consumed) return;
     }
+    // not best effort: a revocation lost to a storage fault rejects, the provider's outage
+    // guard answers 503, and the retry finds the same rotated token and revokes again
+    await revokeGrant(provider(), stored.grantId);
+    if (!onReuse) return;
+    // the site of the token's own client (a member client's), not the presenter's: rare
+    // enough for a lookup, and a failed one leaves only the site out of the event
+    const owner = stored.clientId === undefined ? undefined : await provider().Client.find(stored.clientId).catch(() => undefined);
+    const site = owner ? memberClientSite(owner) : undefined;
+    onReuse(ctx, { clientId: stored.clientId, accountId: (stored as { accountId?: string }).accountId, ...(site ? { site } : {}) }, reason);
   }
 
-  return function foreignRefreshReuse(ctx) {
-    const oidc = (ctx as { oidc?: { route?: string; params?: Record<string, unknown>; client?: { clientId: string } } }).oidc;
-    if (oidc?.route !== 'token' || oidc.params?.grant_type !== 'refresh_token' || ctx.status !== 400) return undefined;
-    if ((ctx.body as { error?: unknown } | undefined)?.error !== 'invalid_grant') return undefined;
+  return function missedRefreshReuse(ctx) {
+    const oidc = (ctx as { oidc?: { route?: string; params?: Record<string, unknown>; client?: { clientId: string }; entities?: { RefreshToken?: unknown } } }).oidc;
+    if (oidc?.route !== 'token' || oidc.params?.grant_type !== 'refresh_token' || ctx.status < 400 || ctx.status >= 500) return undefined;
+    if (oidc.entities?.RefreshToken !== undefined) return undefined;
     const value = oidc.params.refresh_token;
     const presenter = oidc.client?.clientId;
     if (typeof value !== 'string' || presenter === undefined) return undefined;
-    return revokeIfForeign(ctx, value, presenter);
+    return revokeIfReused(ctx, value, presenter);
   };
 }

@@ -172,6 +172,37 @@ describe.each<Store>(['memory', 'redis'])('on %s', (kind) => {
       expect((await refresh(app, second.refresh_token)).status).toBe(400);
     });
 
+    it('reuse sent with a scope the token does not hold is refused invalid_scope and still revokes the whole grant', async () => {
+      const tokens = await signIn(app);
+      const first = await (await refresh(app, tokens.refresh_token)).json() as TokenSet;
+      const second = await (await refresh(app, first.refresh_token)).json() as TokenSet;
+      // oidc-provider checks the scope before the token's state: the refusal is invalid_scope
+      const replay = await refresh(app, tokens.refresh_token, MEMBER.clientId, { scope: 'openid account:read courses:write' });
+      expect(replay.status).toBe(400);
+      expect((await replay.json()).error).toBe('invalid_scope');
+      expect(await userinfoStatus(app, second.access_token)).toBe(401);
+      expect((await refresh(app, second.refresh_token)).status).toBe(400);
+    });
+
+    it('a retry within the grace sent with a scope the token does not hold is refused, and the grant lives on', async () => {
+      const tokens = await signIn(app);
+      const first = await (await refresh(app, tokens.refresh_token)).json() as TokenSet;
+      const retried = await refresh(app, tokens.refresh_token, MEMBER.clientId, { scope: 'openid account:read courses:write' });
+      expect(retried.status).toBe(400);
+      expect((await retried.json()).error).toBe('invalid_scope');
+      expect(await userinfoStatus(app, first.access_token)).toBe(200);
+      expect((await refresh(app, first.refresh_token)).status).toBe(200);
+    });
+
+    it('a fresh token sent with a scope it does not hold is refused, and the grant lives on', async () => {
+      const tokens = await signIn(app);
+      const refused = await refresh(app, tokens.refresh_token, MEMBER.clientId, { scope: 'openid account:read courses:write' });
+      expect(refused.status).toBe(400);
+      expect((await refused.json()).error).toBe('invalid_scope');
+      expect(await userinfoStatus(app, tokens.access_token)).toBe(200);
+      expect((await refresh(app, tokens.refresh_token)).status).toBe(200);
+    });
+
     it('reuse whose revocation failed is still reuse when retried: the grant ends', async () => {
       const faults = revocationFaults(await storage(kind));
       const faulty = await startApp({ auth: { adapter: faults } });
@@ -266,6 +297,15 @@ describe.each<Store>(['memory', 'redis'])('on %s', (kind) => {
       expect(retried.status).toBe(400);
       expect((await retried.json()).error).toBe('invalid_grant');
       expect(await userinfoStatus(app, tokens.access_token)).toBe(401);
+    });
+
+    it('reuse sent with a scope the token does not hold is refused invalid_scope and still revokes the whole grant', async () => {
+      const tokens = await signIn(app);
+      const next = await (await refresh(app, tokens.refresh_token)).json() as TokenSet;
+      const replay = await refresh(app, tokens.refresh_token, MEMBER.clientId, { scope: 'openid account:read courses:write' });
+      expect(replay.status).toBe(400);
+      expect((await replay.json()).error).toBe('invalid_scope');
+      expect(await userinfoStatus(app, next.access_token)).toBe(401);
     });
 
     it('of two concurrent refreshes exactly one succeeds', async () => {

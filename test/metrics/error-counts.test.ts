@@ -70,6 +70,24 @@ it('after_grace reuse: the one 400 invalid_grant answer counts once in platform_
   expect(after - before).toBe(1);
 });
 
+it('reuse refused for another reason first (invalid_scope): the grant is revoked, its event says so, and the one answer counts once', async () => {
+  const { code, verifier } = await obtainCode(app.baseUrl, MEMBER, { scope: 'openid account:read' }, STUDENT);
+  const t = await (await exchangeCode(app.baseUrl, MEMBER, code, verifier)).json() as TokenSet;
+  const r1 = await (await refresh(t.refresh_token, MEMBER.clientId)).json() as TokenSet;
+  expect((await refresh(r1.refresh_token, MEMBER.clientId)).status).toBe(200);
+  const count = (error: string) => metrics.value(METRICS.errors.name, { endpoint: 'token', error });
+  const before = { scope: await count('invalid_scope'), grant: await count('invalid_grant') };
+  const from = events.length;
+  const res = await postForm(`${app.baseUrl}/api/oauth/token`, {
+    grant_type: 'refresh_token', refresh_token: t.refresh_token, client_id: MEMBER.clientId, scope: 'openid account:read courses:write',
+  });
+  expect(res.status).toBe(400);
+  const seen = await eventually(async () => events.slice(from), (l) => l.some((e) => e.name === 'refresh.reuse_detected'));
+  expect(seen.map((e) => e.name)).toEqual(['token.failed', 'refresh.reuse_detected']);
+  expect(seen[1]).toMatchObject({ reason: 'other_refusal', clientId: MEMBER.clientId, accountId: 'acc-student', site: 'demo-school', requestId: res.headers.get('x-request-id') });
+  expect({ scope: await count('invalid_scope') - before.scope, grant: await count('invalid_grant') - before.grant }).toEqual({ scope: 1, grant: 0 });
+});
+
 const tu = (endpoint: string) => metrics.value(METRICS.errors.name, { endpoint, error: 'temporarily_unavailable' });
 
 it('a 503 for a storage outage counts as storage.unavailable, not as an error answer, at the token, revocation and introspection endpoints alike', async () => {
