@@ -171,7 +171,7 @@ function statesSection(options: ResolvedOptions): string {
 ${bullets([
     `Authorization code: issued when the user approves; single use; expires after ${duration(ttl.authorizationCode)}. Using it a second time revokes every token of that grant.`,
     `Access token: opaque; valid for ${duration(ttl.accessToken)} or until revoked (revocation takes effect at once).`,
-    `Refresh token: issued with every code exchange; valid for ${duration(ttl.refreshToken)}; rotated on every use (each refresh answer carries a new one and spends the old one). ${spentRefreshRule(options.refreshTokenGrace)}`,
+    `Refresh token: issued with every code exchange (unless the client's registration leaves \`refresh_token\` out of its \`grant_types\`); valid for ${duration(ttl.refreshToken)}; rotated on every use (each refresh answer carries a new one and spends the old one). ${spentRefreshRule(options.refreshTokenGrace)}`,
     'Revocation of an access token or of a refresh token ends the whole grant: every access and refresh token of that client for that member issued under it (a later authorization of the same client in the same sign-in session reuses the grant), the other kind included. A client revokes only its own tokens: a public client naming another client\'s token gets `200` and nothing is revoked (so that tokens cannot be probed that way); a confidential client gets `400` `invalid_request`.',
     `Sign-in session: the browser stays signed in for ${duration(ttl.session)}; tokens do not end with it. There is no logout endpoint.`,
   ])}`;

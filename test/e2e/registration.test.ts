@@ -184,6 +184,43 @@ describe('Variant B (open)', () => {
     expect((await introspect(wrongSecret, tokens.access_token)).error).toBe('invalid_client');
   });
 
+  it('a client registered without the refresh_token grant gets no refresh token, as the published descriptions say', async () => {
+    const res = await register(app, {
+      client_name: 'No Refresh', redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'],
+    });
+    expect(res.status).toBe(201);
+    const client = { clientId: (await res.json()).client_id, redirectUri: 'http://127.0.0.1:51234/callback' };
+    const tokens = await obtainTokens(app.baseUrl, client, { scope: 'openid courses:read' }, ADMIN);
+    expect(tokens.access_token).toEqual(expect.any(String));
+    expect(tokens.refresh_token).toBeUndefined();
+    const authMd = await (await fetch(`${app.baseUrl}/auth.md`)).text();
+    expect(authMd).toContain('issued with every code exchange (unless the client\'s registration leaves `refresh_token` out of its `grant_types`)');
+    const openapi = await (await fetch(`${app.baseUrl}/openapi.json`)).text();
+    expect(openapi).toContain('unless the client\'s registration leaves `refresh_token` out of its `grant_types`');
+  });
+
+  it('a refresh names its client: without client_id it is 400 invalid_request, with it the same token refreshes', async () => {
+    const res = await register(app, { client_name: 'Refresher', redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none' });
+    const client = { clientId: (await res.json()).client_id, redirectUri: 'http://127.0.0.1:51234/callback' };
+    const tokens = await obtainTokens(app.baseUrl, client, { scope: 'openid courses:read' }, ADMIN);
+    const refresh = (body: Record<string, string>) => fetch(`${app.baseUrl}/api/oauth/token`, { method: 'POST', body: new URLSearchParams(body) });
+    const anonymous = await refresh({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+    expect(anonymous.status).toBe(400);
+    expect((await anonymous.json()).error).toBe('invalid_request');
+    expect((await refresh({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.clientId })).status).toBe(200);
+  });
+
+  it('introspection reports an access token\'s resource binding as aud, and none for a refresh token (never taken for an access token)', async () => {
+    const res = await register(app, { client_name: 'Inspector', redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none' });
+    const client = { clientId: (await res.json()).client_id, redirectUri: 'http://127.0.0.1:51234/callback' };
+    const tokens = await obtainTokens(app.baseUrl, client, { scope: 'openid courses:read' }, ADMIN);
+    expect(await introspect(client, tokens.access_token)).toMatchObject({ active: true, aud: app.baseUrl, token_type: 'Bearer' });
+    const refresh = await introspect(client, tokens.refresh_token);
+    expect(refresh).toMatchObject({ active: true, client_id: client.clientId });
+    expect(refresh.aud).toBeUndefined();
+    expect(refresh.token_type).toBeUndefined();
+  });
+
   it('treats a registered scope as a first request, not a ceiling: step-up to data scopes works', async () => {
     // MCP clients register with the protected-resource scopes_supported (identity only)
     const registered = await (await register(app, {

@@ -35,7 +35,7 @@ function tokenResponseSchema(options: ResolvedOptions): JsonSchema {
       token_type: { type: 'string', enum: ['Bearer'] },
       expires_in: { type: 'integer', description: 'seconds until the access token expires', examples: [options.ttl.accessToken] },
       scope: { type: 'string', description: 'the granted scopes, space-separated' },
-      refresh_token: { type: 'string', description: 'issued with every code exchange and rotated on every refresh' },
+      refresh_token: { type: 'string', description: 'issued with every code exchange (unless the client\'s registration leaves `refresh_token` out of its `grant_types`) and rotated on every refresh' },
       ...(options.idTokens ? {
         id_token: { type: 'string', description: `${PROTOCOL.idTokenSigningAlg}-signed JWT; only from the ${AUTHORIZATION_CODE_GRANT} grant when \`openid\` was granted; lifetime ${PROTOCOL.idTokenLifetime} seconds` },
       } : {}),
