@@ -41,6 +41,7 @@ import { afterProviderAnswer } from './provider/after-answer.ts';
 import { applyAnswerRules } from './provider/answer-rules.ts';
 import { logProviderErrors } from './provider/error-log.ts';
 import { skipWithheldIdTokens } from './provider/id-token-issuance.ts';
+import { revokeTokensWithTheirGrant } from './provider/revoked-with-grant.ts';
 import { writeRotatedSessionsFirst } from './provider/session-rotation.ts';
 import { createKnownDocuments, markKnownOnIssuance } from './cimd/known-documents.ts';
 import { registrationRefusalCode } from './policies/client-metadata.ts';
@@ -162,6 +163,8 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   // a rotated session id: the new record first, so a storage fault signs nobody out; the note
   // of a sign-in on the library's page before either
   writeRotatedSessionsFirst(provider, ownPageSignIns && ownPageSignInNotes(ownPageSignIns));
+  // a revoked token goes with its grant, so a revocation cut by a fault is retried, not lost
+  revokeTokensWithTheirGrant(provider);
   markKnownOnIssuance(provider, knownDocuments);
   diagnostics.attach(provider);
   const discovery = createDiscoveryCache(options.baseUrl);
