@@ -255,6 +255,8 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     : undefined;
   const docs = createDocsRouter({ options });
 
+  // a host body parser in front: one configuration error, logged once, for routes() and the provider piece alike
+  const refuseMisMounted = createMountOrderGuard(options.logger);
   // each piece gives a request its id and the diagnostics, also when mounted on its own
   const middleware = diagnostics.observeEach({
     resource: checkingMethods((path) => resourceMethods.get(path), resourceRouter.routes() as Middleware),
@@ -266,7 +268,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     provider: dispatchToProvider(provider, options, discovery, dropUngrantableIdentityScopes(async (clientId) => {
       const client = await findClient(clientId);
       return client && scopeAllowance(client, options.clientIdMetadataDocuments);
-    })),
+    }), refuseMisMounted),
     accountApi: accountApi || undefined,
     mcp,
     docs,
@@ -286,7 +288,6 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   const [guard] = chain;
   const providerDispatch = middleware.provider as ProviderDispatch;
   const ownsPath = ownPathMatcher(options);
-  const refuseMisMounted = createMountOrderGuard(options.logger);
   const routes: Middleware = diagnostics.observed(function platformAuth(ctx, next) {
     // the host's own routes skip the routers (no piece answers a path outside the endpoint
     // table) but keep the outage guard, which answers their storage failures 503 too

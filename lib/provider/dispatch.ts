@@ -13,6 +13,7 @@ import type Provider from 'oidc-provider';
 import { TOKEN_RESPONSE_HEADERS } from '../constants.ts';
 import { ENDPOINTS } from '../endpoints.ts';
 import { allowedMethods, methodsByPath, refuseUnservedMethod } from '../http/allowed-methods.ts';
+import { bodyAlreadyRead } from '../http/mount-order.ts';
 import { PROVIDER_PAGE_HEADERS } from '../pages/headers.ts';
 import type { AuthorizationRewrite } from './identity-scopes.ts';
 import { refuseBasicClientAuth, usesBasicClientAuth } from '../policies/client-auth.ts';
@@ -27,11 +28,30 @@ import type { ServingFacts } from '../served-endpoints.ts';
 export type ProviderDispatch = Middleware & { handles(path: string): boolean };
 
 /**
+ * Removes the `Access-Control-*` headers a host middleware set before the provider answers.
+ * oidc-provider leaves CORS to whoever set such a header first, its per-client rule
+ * (`clientBasedCORS`, lib/policies/cors.ts) included, so a host's global CORS middleware
+ * (any origin, or its own app's origin with credentials) switched the rule off: a confidential
+ * client served to a browser, a refused origin allowed. The host's middleware may still answer
+ * preflights itself; the actual request is then decided by the library's rule.
+ */
+function dropHostCors(ctx: Context): void {
+  for (const name of ctx.res.getHeaderNames()) {
+    if (name.startsWith('access-control-')) ctx.res.removeHeader(name);
+  }
+}
+
+/**
  * `discovery`: the discovery document the provider computed, kept by an answer step of the
  * provider (lib/policies/discovery-cache.ts), which answers later `GET`s of it here.
  */
 export function dispatchToProvider(
   provider: Provider, facts: ServingFacts & HostPinning, discovery: DiscoveryCache, rewriteAuthorization?: AuthorizationRewrite,
+  /**
+   * answers a request whose body a host parser read first (lib/http/mount-order.ts): here, so
+   * that the piece mounted on its own (`auth.middleware.provider`) says so too
+   */
+  refuseMisMounted?: (ctx: Context) => void,
 ): ProviderDispatch {
   const paths = new Set(providerEndpoints(facts).map((e) => e.path));
   // after sign-in and consent the browser resumes at /oauth/authorize/:uid
@@ -97,6 +117,11 @@ export function dispatchToProvider(
   return Object.assign(function providerRoutes(ctx: Context, next: Next): Promise<void> {
     const { path } = ctx;
     if (!handles(path)) return next();
+    if (refuseMisMounted && bodyAlreadyRead(ctx)) {
+      refuseMisMounted(ctx);
+      return Promise.resolve();
+    }
+    dropHostCors(ctx);
     // every answer of registration, its 405 included, carries its CORS headers (Variant B: set here)
     if (path === registration) return registrationCors(ctx, () => (refuseUnservedMethod(ctx, methods.get(path)!) ? Promise.resolve() : answer(ctx)));
     if (refuseUnservedMethod(ctx, methods.get(path) ?? resumeMethods)) return Promise.resolve();

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { bodyParser } from '@koa/bodyparser';
 import Koa from 'koa';
 
-import { createAccountStore, createSiteStore, demoClients, OPERATOR_CLIENT_ID } from '../../examples/host/seed.ts';
+import { createAccountStore, createSiteStore, demoClients, MEMBER_CLIENT_ID, OPERATOR_CLIENT_ID } from '../../examples/host/seed.ts';
 import { createPlatformAuth } from '../../lib/index.ts';
 import type { PlatformAuth } from '../../lib/index.ts';
 
@@ -24,7 +24,16 @@ interface Host {
 
 const SECRET = 'operator-secret-for-tests-0123456789';
 
-async function startHost(parserFirst: boolean): Promise<Host> {
+interface HostSetup {
+  /** the host's middleware in front of the library */
+  readonly before?: readonly Koa.Middleware[];
+  /** how the library is mounted (default: `app.use(auth.routes())`) */
+  readonly mount?: (app: Koa, auth: PlatformAuth) => void;
+  /** the host's middleware after the library */
+  readonly after?: readonly Koa.Middleware[];
+}
+
+async function startHost({ before = [], mount = (app, auth) => app.use(auth.routes()), after = [] }: HostSetup): Promise<Host> {
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -37,10 +46,9 @@ async function startHost(parserFirst: boolean): Promise<Host> {
     logger: { info() {}, warn() {}, error: (m) => errors.push(m) },
   });
   const app = new Koa();
-  const parser = bodyParser({ enableTypes: ['json', 'form'] });
-  if (parserFirst) app.use(parser);
-  app.use(auth.routes());
-  if (!parserFirst) app.use(parser);
+  for (const m of before) app.use(m);
+  mount(app, auth);
+  for (const m of after) app.use(m);
   app.use(async (ctx) => {
     if (ctx.path === '/echo') ctx.body = { echoed: (ctx.request as { body?: unknown }).body };
   });
@@ -57,8 +65,10 @@ async function startHost(parserFirst: boolean): Promise<Host> {
   };
 }
 
-function postForm(url: string, fields: Record<string, string>): Promise<Response> {
-  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
+const parser = () => bodyParser({ enableTypes: ['json', 'form'] });
+
+function postForm(url: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(fields) });
 }
 
 const TOKEN_REQUEST = { grant_type: 'authorization_code', code: 'nope', client_id: OPERATOR_CLIENT_ID, client_secret: SECRET, redirect_uri: 'https://x.example/cb', code_verifier: 'v'.repeat(43) };
@@ -66,7 +76,7 @@ const TOKEN_REQUEST = { grant_type: 'authorization_code', code: 'nope', client_i
 describe('a body parser mounted before auth.routes()', () => {
   let host: Host;
   beforeAll(async () => {
-    host = await startHost(true);
+    host = await startHost({ before: [parser()] });
   });
   afterAll(() => host.stop());
 
@@ -97,7 +107,7 @@ describe('a body parser mounted before auth.routes()', () => {
 describe('auth.routes() mounted first', () => {
   let host: Host;
   beforeAll(async () => {
-    host = await startHost(false);
+    host = await startHost({ after: [parser()] });
   });
   afterAll(() => host.stop());
 
@@ -108,5 +118,70 @@ describe('auth.routes() mounted first', () => {
     const echo = await fetch(`${host.url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
     expect(await echo.json()).toEqual({ echoed: { a: 1 } });
     expect(host.errors).toEqual([]);
+  });
+});
+
+describe('the provider piece mounted on its own (auth.middleware.provider) after a body parser', () => {
+  let host: Host;
+  beforeAll(async () => {
+    host = await startHost({ before: [parser()], mount: (app, auth) => app.use(auth.middleware.provider) });
+  });
+  afterAll(() => host.stop());
+
+  it('answers the same configuration error, logged once with the fix, not a misleading invalid_request', async () => {
+    for (const path of ['/api/oauth/token', '/api/oauth/revoke', '/api/oauth/introspect']) {
+      const res = await postForm(`${host.url}${path}`, TOKEN_REQUEST);
+      expect(res.status).toBe(500);
+      expect(await res.json()).toEqual({ error: 'server_error', error_description: 'the authorization server is misconfigured' });
+    }
+    expect(host.errors).toHaveLength(1);
+    expect(host.errors[0]).toMatch(/a body parser ran before auth\.routes\(\)/);
+    expect((await fetch(`${host.url}/.well-known/openid-configuration`)).status).toBe(200);
+  });
+});
+
+/** A global CORS middleware as hosts mount one (@koa/cors' behaviour): any origin, or an allow-list with credentials. */
+function hostCors(allowed?: string): Koa.Middleware {
+  return async (ctx, next) => {
+    const origin = ctx.get('Origin');
+    ctx.vary('Origin');
+    if (!origin || (allowed !== undefined && origin !== allowed)) return next();
+    ctx.set('Access-Control-Allow-Origin', allowed ?? '*');
+    if (allowed !== undefined) ctx.set('Access-Control-Allow-Credentials', 'true');
+    if (ctx.method === 'OPTIONS' && ctx.get('Access-Control-Request-Method')) {
+      ctx.set('Access-Control-Allow-Methods', 'GET,HEAD,PUT,POST,DELETE,PATCH');
+      ctx.status = 204;
+      return undefined;
+    }
+    return next();
+  };
+}
+
+describe.each([
+  ['any origin', undefined, 'https://evil.example'],
+  ['the host\'s own app, with credentials', 'https://app.school.example', 'https://app.school.example'],
+])('a host CORS middleware (%s) in front of auth.routes()', (_name, allowed, origin) => {
+  let host: Host;
+  beforeAll(async () => {
+    host = await startHost({ before: [hostCors(allowed)] });
+  });
+  afterAll(() => host.stop());
+
+  it('does not switch off the per-client rule: a confidential client is never served cross-origin', async () => {
+    const res = await postForm(`${host.url}/api/oauth/token`, TOKEN_REQUEST, { Origin: origin });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: 'invalid_request' });
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    expect(res.headers.get('access-control-allow-credentials')).toBeNull();
+  });
+
+  it('a public client is served from its loopback origin, by the library\'s rule (no credentials)', async () => {
+    const res = await postForm(`${host.url}/api/oauth/token`, {
+      grant_type: 'authorization_code', code: 'nope', client_id: MEMBER_CLIENT_ID, redirect_uri: 'http://127.0.0.1:8765/callback', code_verifier: 'v'.repeat(43),
+    }, { Origin: 'http://127.0.0.1:8765' });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: 'invalid_grant' });
+    expect(res.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:8765');
+    expect(res.headers.get('access-control-allow-credentials')).toBeNull();
   });
 });
