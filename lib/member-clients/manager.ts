@@ -202,9 +202,14 @@ export function createMemberClientManager({ provider, adapter, betaEnabled, site
       try {
         await clients.insert(clientId, metadata);
       } catch (err) {
-        // the entry would name nothing: take it back, so failed creates do not pile up in the
-        // list; if that fails too (the same outage), list() keeps skipping it
-        await sites.remove(site, clientId).catch(() => undefined);
+        // the write may still land: a Redis (Cluster node) that stopped answering applies it
+        // once back. So the record is deleted first (on the same connection, after the
+        // write), and the entry taken back only once that delete is confirmed, so failed
+        // creates do not pile up in the list. A delete that fails too keeps the entry: a
+        // client that lands later is listed (and can be deleted), and an entry naming
+        // nothing is skipped by list()
+        const deleted = await clients.destroy(clientId).then(() => true, () => false);
+        if (deleted) await sites.remove(site, clientId).catch(() => undefined);
         throw err;
       }
       return Object.freeze({ client: view(metadata), ...(clientSecret ? { clientSecret } : {}) });
