@@ -74,6 +74,17 @@ it('refuses to return a count when the feed was cut, rather than miss commands',
   await expect(counting.stop()).rejects.toThrow('the MONITOR feed was cut');
 });
 
+it('a count whose feed was cut leaves no timer behind (it kept a jest worker alive for 2 s)', async () => {
+  const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+  const before = timers();
+  const counting = await countRedisCommands(server.url, 'run:');
+  const monitors = String(await client.client('LIST')).split('\n').filter((line) => / flags=O /.test(line));
+  await client.client('KILL', 'ID', /^id=(\d+)/.exec(monitors[0]!)![1]!);
+  await expect(counting.stop()).rejects.toThrow('the MONITOR feed was cut');
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(timers()).toBe(before);
+});
+
 it('cancel() closes both connections of a count that will not be read', async () => {
   const counters = async () => String(await client.client('LIST')).split('\n').filter((line) => line.includes(` name=${COUNTING_CONNECTION} `)).length;
   // a disconnect is not instant
