@@ -17,7 +17,7 @@ import type { Cluster } from 'ioredis';
 
 import { keyIdOf } from '../../adapters/redis-keys.ts';
 import { createRedisAdapter } from '../../adapters/redis.ts';
-import type { Adapter, AdapterFactory, AdapterPayload, ClosableAdapterFactory } from '../../adapters/types.ts';
+import type { Adapter, AdapterFactory, AdapterPayload } from '../../adapters/types.ts';
 import { MEMBER, STUDENT, exchangeCode, obtainCode, postForm } from '../support/flows.ts';
 import type { TokenSet } from '../support/flows.ts';
 import { connectCluster, startRedisCluster } from '../support/redis-cluster.ts';
@@ -28,7 +28,7 @@ import type { RunningApp } from '../support/start-app.ts';
 let cluster: ClusterHandle;
 let client: Cluster;
 let probe: Cluster;
-let inner: ClosableAdapterFactory;
+let inner: ReturnType<typeof createRedisAdapter>;
 let app: RunningApp;
 const prefix = `hung-node-${randomUUID()}:`;
 const SITE = 'demo-school';
@@ -37,7 +37,7 @@ const SITE = 'demo-school';
 const clientWrite = { armed: false, paused: 0, clientId: '' };
 
 /** The Redis adapter, with the fault above on `Client` writes. */
-function withClientWriteFault(redis: ClosableAdapterFactory): AdapterFactory {
+function withClientWriteFault(redis: ReturnType<typeof createRedisAdapter>): AdapterFactory {
   const factory: AdapterFactory = (model) => {
     const adapter = redis(model);
     if (model !== 'Client') return adapter;
