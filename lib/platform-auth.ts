@@ -293,14 +293,15 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     // table) but keep the outage guard, which answers their storage failures 503 too
     const { path } = ctx; // parsed from the URL once, not at each test below
     if (!ownsPath(path)) return guard!(ctx, next);
+    // the provider's paths and /mcp skip the routers in between: they never answer those paths.
+    // The provider's paths skip the outage guard too: the provider answers for itself, its own
+    // guard (providerStorageOutageGuard) answers its 503s, and nothing of it is thrown out here.
+    // The provider piece refuses a body a host parser read first itself (refuseMisMounted)
+    if (providerDispatch.handles(path)) return providerDispatch(ctx, next);
     if (bodyAlreadyRead(ctx)) {
       refuseMisMounted(ctx);
       return Promise.resolve();
     }
-    // the provider's paths and /mcp skip the routers in between: they never answer those paths.
-    // The provider's paths skip the outage guard too: the provider answers for itself, its own
-    // guard (providerStorageOutageGuard) answers its 503s, and nothing of it is thrown out here
-    if (providerDispatch.handles(path)) return providerDispatch(ctx, next);
     if (middleware.mcp && path === ENDPOINTS.mcp.path) return guard!(ctx, () => middleware.mcp!(ctx, next));
     const run = (i: number): Promise<void> => (i < chain.length ? Promise.resolve(chain[i]!(ctx, () => run(i + 1))) : next());
     return run(0);

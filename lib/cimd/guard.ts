@@ -80,12 +80,6 @@ export function specialUseRefusal(summary: string, cause: Error): Error {
  * description's start ("too many client_id metadata document fetches") is what makes it a
  * `metadata_document.failed` event with reason `over_budget` (lib/events/metadata-document-failure.ts).
  */
-/** Whether `error` is {@link overBudget}'s refusal (the only 429 of a document lookup). */
-export function isOverFetchBudget(error: unknown): boolean {
-  const e = error as { status?: unknown; error?: unknown } | null | undefined;
-  return typeof e === 'object' && e !== null && e.status === 429 && e.error === 'temporarily_unavailable';
-}
-
 export function overBudget(exhausted: 'host' | 'caller', retryAfter: number): Error {
   const who = exhausted === 'host' ? 'from this host' : 'for this client address';
   const err = new errors.TemporarilyUnavailable(
@@ -93,6 +87,12 @@ export function overBudget(exhausted: 'host' | 'caller', retryAfter: number): Er
   );
   Object.assign(err, { status: 429, statusCode: 429, expose: true, allow_redirect: false });
   return err;
+}
+
+/** Whether `error` is {@link overBudget}'s refusal (the only 429 of a document lookup). */
+export function isOverFetchBudget(error: unknown): boolean {
+  const e = error as { status?: unknown; error?: unknown } | null | undefined;
+  return typeof e === 'object' && e !== null && e.status === 429 && e.error === 'temporarily_unavailable';
 }
 
 export function createFetchGuard(options: FetchGuardOptions): FetchGuard {
