@@ -168,10 +168,9 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   markKnownOnIssuance(provider, knownDocuments);
   diagnostics.attach(provider);
   const discovery = createDiscoveryCache(options.baseUrl);
-  // outermost: a storage failure anywhere below, the steps on the answer included, is a 503
-  provider.use(providerStorageOutageGuard(options.logger));
-  // the policies' work on each answer, in this order, as one middleware (lib/provider/after-answer.ts)
-  provider.use(afterProviderAnswer([
+  // outermost: a storage failure anywhere below, the steps on the answer included, is a 503;
+  // the policies' work on each answer, in this order, run by it (lib/provider/after-answer.ts)
+  provider.use(providerStorageOutageGuard(options.logger, afterProviderAnswer([
     // RFC 9700 §4.11.2: no error redirect to a self-registered client before the user has acted
     withholdErrorRedirects(provider, {
       configuredClients: new Set(options.clients.map((c) => c.client_id)), isReviewed: options.clientIdMetadataDocuments.isReviewed,
@@ -180,7 +179,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     revokeMissedReuse(current, options.adapter, diagnostics.missedRefreshReuse),
     codeExchanges.afterAnswer,
     discovery.keep,
-  ]));
+  ])));
   if (answeredBy('registration', options) === 'provider') {
     // Variant B: body size and per-address rate, before the provider reads the body
     provider.use(openRegistrationLimits({

@@ -53,27 +53,38 @@ export interface RoutedTarget {
  */
 export function createHostPin(pinning: HostPinning): (req: IncomingMessage, routed: RoutedTarget) => () => void {
   const base = new URL(pinning.baseUrl);
-  const pinned: [string, string][] = [
-    ['host', base.host],
-    ['x-forwarded-host', base.host],
-    ['x-forwarded-proto', base.protocol.slice(0, -1)],
-  ];
+  const host = base.host;
+  const proto = base.protocol.slice(0, -1);
 
+  // the saved values held in locals, not arrays of pairs: this runs on every provider request
   return (req, routed) => {
     const headers = req.headers as Record<string, string | string[] | undefined>;
-    const names = ':authority' in headers ? [...pinned, [':authority', base.host] as [string, string]] : pinned;
-    const saved = names.map(([name]) => [name, headers[name]] as const);
-    for (const [name, value] of names) headers[name] = value;
+    const savedHost = headers.host;
+    const savedForwardedHost = headers['x-forwarded-host'];
+    const savedForwardedProto = headers['x-forwarded-proto'];
+    // HTTP/2 only
+    const hasAuthority = ':authority' in headers;
+    const savedAuthority = hasAuthority ? headers[':authority'] : undefined;
+    headers.host = host;
+    headers['x-forwarded-host'] = host;
+    headers['x-forwarded-proto'] = proto;
+    if (hasAuthority) headers[':authority'] = host;
     const { url } = req;
     // '/': origin form, every browser's and the usual case, decided without parsing
     const rewritten = url === undefined || url.charCodeAt(0) !== 47;
     if (rewritten) req.url = `${routed.path}${routed.search}`;
     return () => {
-      for (const [name, value] of saved) {
-        if (value === undefined) delete headers[name];
-        else headers[name] = value;
-      }
+      restore(headers, 'host', savedHost);
+      restore(headers, 'x-forwarded-host', savedForwardedHost);
+      restore(headers, 'x-forwarded-proto', savedForwardedProto);
+      if (hasAuthority) restore(headers, ':authority', savedAuthority);
       if (rewritten) req.url = url;
     };
   };
+}
+
+/** Puts a header back as it came: removed when the client had not sent it. */
+function restore(headers: Record<string, string | string[] | undefined>, name: string, value: string | string[] | undefined): void {
+  if (value === undefined) delete headers[name];
+  else headers[name] = value;
 }

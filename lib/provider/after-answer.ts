@@ -1,22 +1,19 @@
 /**
  * The policies' work on oidc-provider's answers, once it has been written to the context
- * (status, body, headers), run by one provider middleware. Each step used to be a provider
- * middleware of its own, and each middleware is an async frame, a promise and an await on
- * every request the provider answers, whatever the route; most steps look at the route and
- * return. Steps that do storage work return a promise, and only those are awaited.
+ * (status, body, headers). Each step used to be a provider middleware of its own, and each
+ * middleware is an async frame, a promise and an await on every request the provider answers,
+ * whatever the route; most steps look at the route and return. So the steps run as one
+ * function, called by the provider's storage outage guard once the provider has answered
+ * (lib/storage/outage.ts, `providerStorageOutageGuard`): the guard's own middleware, no second
+ * one. Steps that do storage work return a promise, and only those are awaited.
  *
  * @module
  */
-import type { Middleware } from 'koa';
-
 import type { AfterAnswer } from '../policies/provider-answer.ts';
 
-/** `steps` in order, after the provider (and the middleware installed after this one) has answered. */
-export function afterProviderAnswer(steps: readonly AfterAnswer[]): Middleware {
-  // `then`, not an async frame with an await, for the reason the module header gives
-  return function providerAnswer(ctx, next) {
-    return next().then(() => runSteps(steps, ctx, 0));
-  };
+/** Runs `steps` in order on an answer; a promise only when a step returned one (then awaited before the next). */
+export function afterProviderAnswer(steps: readonly AfterAnswer[]): (ctx: Parameters<AfterAnswer>[0]) => Promise<void> | undefined {
+  return (ctx) => runSteps(steps, ctx, 0);
 }
 
 /** Runs `steps` from `from` on; waits only for a step that returned a promise. */

@@ -98,19 +98,20 @@ function refused(ctx: Context, log: OutageLog, reason: string | undefined): void
 }
 
 /**
- * Runs `next`; a storage failure under it is answered 503 (and `answered` is not called),
- * anything else is rethrown. Written with `then`, not as an async function: this guard is on
- * every request, and under oidc-provider's AsyncLocalStorage each async frame and await adds
- * promises that the runtime's promise hooks then pay for.
+ * Runs `next`, then `answered` on the answer; a storage failure under either is answered 503
+ * (and `answered` is not called, or not finished), anything else is rethrown. Written with
+ * `then`, not as an async function: this guard is on every request, and under oidc-provider's
+ * AsyncLocalStorage each async frame and await adds promises that the runtime's promise hooks
+ * then pay for. `answered` returns a promise only when it has storage work to wait for.
  */
-function guard(ctx: Context, next: () => Promise<unknown>, log: OutageLog, answered: (ctx: Context) => void): Promise<void> {
+function guard(ctx: Context, next: () => Promise<unknown>, log: OutageLog, answered: (ctx: Context) => Promise<void> | void): Promise<void> {
   let running: Promise<unknown>;
   try {
     running = next();
   } catch (error) {
     running = Promise.reject(error);
   }
-  return running.then(() => answered(ctx), (error: unknown) => {
+  const failed = (error: unknown): void => {
     if (!isStorageUnavailable(error) || ctx.headerSent) {
       // whoever answers it (Koa's handler, the host's), the answer keeps its request id
       keepRequestIdOn(error, ctx.res);
@@ -118,7 +119,17 @@ function guard(ctx: Context, next: () => Promise<unknown>, log: OutageLog, answe
     }
     refused(ctx, log, reasonOf(error));
     answerStorageUnavailable(ctx);
-  });
+  };
+  return running.then(() => {
+    let pending: Promise<void> | void;
+    try {
+      pending = answered(ctx);
+    } catch (error) {
+      failed(error);
+      return undefined;
+    }
+    return pending?.then(undefined, failed);
+  }, failed);
 }
 
 /** Wraps the library's own routers (interactions, UserInfo, Account API, MCP) and the host's routes after them. */
@@ -137,17 +148,30 @@ export function storageOutageGuard(logger: Logger): Middleware {
   };
 }
 
-/** Installed with `provider.use()`, before everything else: the same for the provider's own endpoints. */
-export function providerStorageOutageGuard(logger: Logger): Middleware {
+/**
+ * Installed with `provider.use()`, before everything else: the same for the provider's own
+ * endpoints. `onAnswer` is the policies' work on the provider's answer (lib/provider/after-answer.ts),
+ * run inside this guard, so that a storage failure in it is a 503 too, and before the guard
+ * looks at the status; one middleware for both, since each provider middleware is a frame and
+ * a promise on every request the provider answers.
+ */
+export function providerStorageOutageGuard(logger: Logger, onAnswer?: (ctx: Context) => Promise<void> | undefined): Middleware {
   const log = outageLog(logger);
   // oidc-provider answers no 503 of its own: these are StorageUnavailableError, rendered
   // by its error handlers as JSON or through renderError as a "this link does not work" page
-  const answered = (ctx: Context) => {
+  const outageAnswered = (ctx: Context) => {
     if (ctx.status !== 503) return;
     refused(ctx, log, undefined);
     if (ctx.response.is('html')) writeOutagePage(ctx);
     setRetryHeaders(ctx);
   };
+  const answered = onAnswer
+    ? (ctx: Context) => {
+      const pending = onAnswer(ctx);
+      if (!pending) return outageAnswered(ctx);
+      return pending.then(() => outageAnswered(ctx));
+    }
+    : outageAnswered;
   return function providerStorageOutage(ctx, next) {
     return guard(ctx, next, log, answered);
   };

@@ -101,7 +101,8 @@ describe('withholdErrorRedirects', () => {
 
   function setup(renderError: RenderErrorPage = renderProviderError) {
     const provider = new EventEmitter();
-    const middleware = afterProviderAnswer([withholdErrorRedirects(provider as unknown as Provider, trust, renderError)]);
+    const steps = afterProviderAnswer([withholdErrorRedirects(provider as unknown as Provider, trust, renderError)]);
+    const middleware = (ctx: Context, next: () => Promise<void>) => next().then(() => steps(ctx));
     return { provider, middleware };
   }
 

@@ -1,7 +1,7 @@
 /**
- * The policies' steps on oidc-provider's answers run as one provider middleware: in order,
- * after the answer, the asynchronous ones awaited, a failure passed up (to the storage
- * outage guard installed outside it).
+ * The policies' steps on oidc-provider's answers run inside the provider's storage outage
+ * guard, its one middleware: in order, after the answer, the asynchronous ones awaited, a
+ * storage failure answered 503 and any other passed up.
  */
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
@@ -14,7 +14,14 @@ import Provider from 'oidc-provider';
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import { createAccountStore, createSiteStore, demoClients } from '../../examples/host/seed.ts';
 import { createPlatformAuth } from '../../lib/index.ts';
+import { StorageUnavailableError } from '../../adapters/types.ts';
 import { afterProviderAnswer } from '../../lib/provider/after-answer.ts';
+import type { AfterAnswer } from '../../lib/policies/provider-answer.ts';
+import { providerStorageOutageGuard } from '../../lib/storage/outage.ts';
+
+const quietLogger = { info() {}, warn() {}, error() {} };
+/** the steps as the library installs them: run by the provider's outage guard */
+const guarded = (steps: AfterAnswer[]) => providerStorageOutageGuard(quietLogger, afterProviderAnswer(steps));
 
 function context(): Context {
   const req = new IncomingMessage(new Socket());
@@ -23,7 +30,7 @@ function context(): Context {
 
 it('runs the steps in order once the provider has answered, awaiting only those that return a promise', async () => {
   const seen: string[] = [];
-  const middleware = afterProviderAnswer([
+  const middleware = guarded([
     (ctx) => { seen.push(`first saw ${String(ctx.status)}`); },
     async (ctx) => {
       await new Promise((resolve) => setTimeout(resolve, 5));
@@ -42,7 +49,7 @@ it('runs the steps in order once the provider has answered, awaiting only those 
 
 it('passes a step\'s failure up and runs no step after it', async () => {
   const seen: string[] = [];
-  const middleware = afterProviderAnswer([
+  const middleware = guarded([
     async () => { throw new Error('storage is away'); },
     () => { seen.push('not reached'); },
   ]);
@@ -50,7 +57,30 @@ it('passes a step\'s failure up and runs no step after it', async () => {
   expect(seen).toEqual([]);
 });
 
-it('adds two middlewares to the provider, not one per policy', async () => {
+it('answers a step\'s storage failure 503 with Retry-After, and runs no step after it', async () => {
+  const seen: string[] = [];
+  const middleware = guarded([
+    () => { seen.push('first'); },
+    async () => { throw new StorageUnavailableError('redis: connection closed'); },
+    () => { seen.push('not reached'); },
+  ]);
+  const ctx = context();
+  ctx.request.headers.accept = 'application/json';
+  await middleware(ctx, async () => { ctx.status = 200; ctx.body = { active: true }; });
+  expect(seen).toEqual(['first']);
+  expect(ctx.status).toBe(503);
+  expect(ctx.body).toMatchObject({ error: 'temporarily_unavailable' });
+  expect(ctx.response.get('Retry-After')).toBe('5');
+});
+
+it('answers a storage failure thrown synchronously by a step 503 too', async () => {
+  const middleware = guarded([() => { throw new StorageUnavailableError('redis: connection closed'); }]);
+  const ctx = context();
+  await middleware(ctx, async () => { ctx.status = 200; ctx.body = { active: true }; });
+  expect(ctx.status).toBe(503);
+});
+
+it('adds one middleware to the provider, not one per policy', async () => {
   const url = 'http://127.0.0.1:1';
   const auth = await createPlatformAuth({
     baseUrl: url, accounts: createAccountStore(), sites: createSiteStore(), clients: demoClients(url, 'secret-0123456789abcdef'),
@@ -61,8 +91,8 @@ it('adds two middlewares to the provider, not one per policy', async () => {
     const quiet = jest.spyOn(console, 'warn').mockImplementation(() => {});
     const own = new Provider(url, { adapter: createMemoryAdapter() }).middleware.length;
     quiet.mockRestore();
-    // the storage outage guard and the steps on the answer (Variant B adds the registration limits)
-    expect(auth.provider.middleware.length - own).toBe(2);
+    // the storage outage guard, which runs the steps on the answer (Variant B adds the registration limits)
+    expect(auth.provider.middleware.length - own).toBe(1);
   } finally {
     await auth.close();
   }
