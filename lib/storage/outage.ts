@@ -155,7 +155,7 @@ export function storageOutageGuard(logger: Logger): Middleware {
  * looks at the status; one middleware for both, since each provider middleware is a frame and
  * a promise on every request the provider answers.
  */
-export function providerStorageOutageGuard(logger: Logger, onAnswer?: (ctx: Context) => Promise<void> | undefined): Middleware {
+export function providerStorageOutageGuard(logger: Logger, onAnswer: (ctx: Context) => Promise<void> | undefined): Middleware {
   const log = outageLog(logger);
   // oidc-provider answers no 503 of its own: these are StorageUnavailableError, rendered
   // by its error handlers as JSON or through renderError as a "this link does not work" page
@@ -165,13 +165,10 @@ export function providerStorageOutageGuard(logger: Logger, onAnswer?: (ctx: Cont
     if (ctx.response.is('html')) writeOutagePage(ctx);
     setRetryHeaders(ctx);
   };
-  const answered = onAnswer
-    ? (ctx: Context) => {
-      const pending = onAnswer(ctx);
-      if (!pending) return outageAnswered(ctx);
-      return pending.then(() => outageAnswered(ctx));
-    }
-    : outageAnswered;
+  const answered = (ctx: Context) => {
+    const pending = onAnswer(ctx);
+    return pending ? pending.then(() => outageAnswered(ctx)) : outageAnswered(ctx);
+  };
   return function providerStorageOutage(ctx, next) {
     return guard(ctx, next, log, answered);
   };
