@@ -13,7 +13,7 @@ import { spawnServer } from './server-process.ts';
 import type { ServerProcess } from './server-process.ts';
 import type { Settings } from './settings.ts';
 import { median } from './stats.ts';
-import type { Scenario, StorageKind, Workload } from './types.ts';
+import type { LoadResult, Scenario, StorageKind, Workload } from './types.ts';
 
 export interface RunContext {
   readonly settings: Settings;
@@ -34,11 +34,20 @@ const pause = (durationS: number) => new Promise((resolve) => setTimeout(resolve
 const fmt = (r: RunResult, unit: string) =>
   `${r.throughput.toFixed(unit === 'flows/s' ? 1 : 0)} ${unit}, ${r.serverCpuUsPerUnit.toFixed(0)} µs CPU/${unit === 'flows/s' ? 'flow' : 'req'} (load generator ${r.loadCpuUsPerUnit?.toFixed(0)}), p50 ${r.latencyP50Ms.toFixed(1)} ms, p99 ${r.latencyP99Ms.toFixed(1)} ms${r.errors ? `, ${r.errors} errors ${JSON.stringify(r.statuses)}` : ''}`;
 
+/**
+ * Pairs a scenario measures: `--pairs`, or twice as many when both sides of a pair are loaded
+ * at once (`simultaneous`), which takes the time of one side's run instead of every side's.
+ */
+export function pairsOf(scenario: Pick<Scenario, 'simultaneous'>, settings: Pick<Settings, 'pairs'>): number {
+  return scenario.simultaneous ? settings.pairs * 2 : settings.pairs;
+}
+
 export async function runScenario(scenario: Scenario, storage: StorageKind, ctx: RunContext): Promise<ScenarioResult> {
   const { settings, log } = ctx;
   const targets = [scenario.ours, ...scenario.baselines];
   const perSide = Math.max(1, scenario.processesPerSide ?? 1);
-  const method = perSide > 1 ? `${scenario.method} ${perSide} server processes per side, measured in alternate pairs.` : scenario.method;
+  const method = `${scenario.method}${perSide > 1 ? ` ${perSide} server processes per side, measured in alternate pairs.` : ''}`
+    + `${scenario.simultaneous ? ` Both sides of a pair loaded at the same time, each by its own ${settings.connections} connections (${pairsOf(scenario, settings)} pairs).` : ''}`;
   const base = { id: scenario.id, title: scenario.title, unit: scenario.unit, order: scenario.order, storage, method };
   // the processes of every side, process k of each side at index k * targets.length + side
   const processes: ServerProcess[] = [];
@@ -96,24 +105,42 @@ export async function runScenario(scenario: Scenario, storage: StorageKind, ctx:
 
     const runs: RunResult[][] = targets.map(() => []);
     const options = { durationS: settings.durationS, connections: settings.connections };
-    for (let pair = 0; pair < settings.pairs; pair += 1) {
+    const pairs = pairsOf(scenario, settings);
+    const record = (pair: number, k: number, i: number, load: LoadResult, serverCpuUs: number, loadCpuUsPerUnit: number) => {
+      const result: RunResult = { ...load, serverCpuUsPerUnit: load.completed > 0 ? serverCpuUs / load.completed : Number.NaN, loadCpuUsPerUnit };
+      runs[i]!.push(result);
+      log(`    ${String(pair + 1)}/${pairs} ${targets[i]!.id.padEnd(14)}${perSide > 1 ? ` #${String(k + 1)}` : ''} ${fmt(result, scenario.unit)}`);
+    };
+    for (let pair = 0; pair < pairs; pair += 1) {
       const k = pair % perSide;
       const measured = processesOf(k);
+      const workloadsOf = measured.map((_, i) => workloads[k * targets.length + i]!);
+      if (scenario.simultaneous) {
+        // every side loaded at once, each by its own connections: they share each moment of the machine
+        for (const workload of workloadsOf) await workload.beforeRun?.(options);
+        const rest = await Promise.all(measured.map((server) => server.stats()));
+        if (k === 0) rest.forEach((stats, i) => sample(i, stats));
+        const loadCpuBefore = process.cpuUsage();
+        const loads = await Promise.all(workloadsOf.map((workload) => workload.run(options)));
+        const cpu = await Promise.all(measured.map((server) => server.cpuUs()));
+        const { user, system } = process.cpuUsage(loadCpuBefore);
+        // the load generator's CPU served every side: shared out by the units completed
+        const completed = loads.reduce((sum, load) => sum + load.completed, 0);
+        loads.forEach((load, i) => record(pair, k, i, load, cpu[i]! - rest[i]!.cpuUs, completed > 0 ? (user + system) / completed : Number.NaN));
+        await pause(settings.durationS);
+        continue;
+      }
       for (const [i, server] of measured.entries()) {
-        const workload = workloads[k * targets.length + i]!;
+        const workload = workloadsOf[i]!;
         await workload.beforeRun?.(options);
         // stats() collects garbage first: the garbage of preparation is not charged to the run
         const rest = await server.stats();
         if (k === 0) sample(i, rest);
-        const cpuBefore = rest.cpuUs;
         const loadCpuBefore = process.cpuUsage();
         const load = await workload.run(options);
-        const cpu = (await server.cpuUs()) - cpuBefore;
+        const cpu = (await server.cpuUs()) - rest.cpuUs;
         const { user, system } = process.cpuUsage(loadCpuBefore);
-        const perUnit = (us: number) => (load.completed > 0 ? us / load.completed : Number.NaN);
-        const result: RunResult = { ...load, serverCpuUsPerUnit: perUnit(cpu), loadCpuUsPerUnit: perUnit(user + system) };
-        runs[i]!.push(result);
-        log(`    ${String(pair + 1)}/${settings.pairs} ${targets[i]!.id.padEnd(14)}${perSide > 1 ? ` #${String(k + 1)}` : ''} ${fmt(result, scenario.unit)}`);
+        record(pair, k, i, load, cpu, load.completed > 0 ? (user + system) / load.completed : Number.NaN);
         await pause(settings.durationS);
       }
     }

@@ -142,6 +142,14 @@ export interface Scenario {
    * Memory samples come from the first process only.
    */
   readonly processesPerSide?: number;
+  /**
+   * Load every side of a pair at the same time, each with its own connections, instead of one
+   * after the other; such a scenario measures twice the pairs (`--pairs`) in the same time
+   * (bench/lib/orchestrate.ts). For ratios of ours against ours (a feature's cost): both sides
+   * then meet the same moment of the machine, where one after the other a same-code A/A on
+   * the 2-vCPU VM spread twice as far per pair (bench/README.md, "Both sides at once").
+   */
+  readonly simultaneous?: boolean;
   /** Called once per server after it started: obtain tokens, build request lists. */
   prepare(server: RunningServer): Promise<Workload>;
 }

@@ -18,6 +18,7 @@ const scenario: Scenario = {
   baselines: [oursNoThrottle],
   usesStorage: true,
   processesPerSide: 2,
+  simultaneous: true,
   targets: [{ kind: 'ratio', min: 0.95, against: oursNoThrottle.id }],
   method: 'The `login` scenario\'s flow (GET authorize → sign-in → consent → callback → token, fresh cookie jar each). '
     + 'Both sides are ours (the demo host); the baseline is started with signInThrottle: false, so the ratio is what '

@@ -17,6 +17,7 @@ const scenario: Scenario = {
   order: 82,
   baselines: [oursNoDiagnostics],
   processesPerSide: 2,
+  simultaneous: true,
   targets: [{ kind: 'ratio', min: 0.97, against: oursNoDiagnostics.id }],
   method: `${call.method} Here both sides are ours (the demo host); the baseline is started with events: false, `
     + 'so the ratio is what events, the trace and metrics cost a tools/call (target: ≤ 3%).',

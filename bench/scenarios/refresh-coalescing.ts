@@ -20,6 +20,7 @@ const scenario: Scenario = {
   usesStorage: true,
   storages: ['redis'],
   processesPerSide: 2,
+  simultaneous: true,
   method: `${REFRESH_METHOD} Both sides are ours (the demo host) on the run's Redis; the baseline's adapter is `
     + 'created with coalesceWrites: false, so the ratio is what holding one loop iteration\'s commands for one socket '
     + 'write gains a refresh.',
