@@ -51,7 +51,7 @@ const scenario: Scenario = {
         if (sent > 1 && lastAt > firstAt) perSecond = Math.max(perSecond, sent / ((lastAt - firstAt) / 1000));
         // the floor before the headroom: after a slow first run (a busy minute of the VM) the
         // next ran at 2.7 times its rate (5,060/s after 1,841/s, 2026-12-07) and emptied a pool
-        // sized at twice that rate
+        // sized at the bare floor, twice 1,841/s being below it
         const rate = Math.max(perSecond, FLOOR_PER_S) * HEADROOM;
         pool = await server.command<string[]>('mintAccessTokens', {
           template: template!.access_token, count: Math.ceil(rate * (durationS + SLACK_S)),
