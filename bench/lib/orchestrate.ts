@@ -106,8 +106,10 @@ export async function runScenario(scenario: Scenario, storage: StorageKind, ctx:
     const runs: RunResult[][] = targets.map(() => []);
     const options = { durationS: settings.durationS, connections: settings.connections };
     const pairs = pairsOf(scenario, settings);
-    const record = (pair: number, k: number, i: number, load: LoadResult, serverCpuUs: number, loadCpuUsPerUnit: number) => {
-      const result: RunResult = { ...load, serverCpuUsPerUnit: load.completed > 0 ? serverCpuUs / load.completed : Number.NaN, loadCpuUsPerUnit };
+    const perUnit = (us: number, units: number) => (units > 0 ? us / units : Number.NaN);
+    /** `loadCpuUs` of the load generator served `loadUnits` units (every side's, when loaded at once) */
+    const record = (pair: number, k: number, i: number, load: LoadResult, serverCpuUs: number, loadCpuUs: number, loadUnits: number) => {
+      const result: RunResult = { ...load, serverCpuUsPerUnit: perUnit(serverCpuUs, load.completed), loadCpuUsPerUnit: perUnit(loadCpuUs, loadUnits) };
       runs[i]!.push(result);
       log(`    ${String(pair + 1)}/${pairs} ${targets[i]!.id.padEnd(14)}${perSide > 1 ? ` #${String(k + 1)}` : ''} ${fmt(result, scenario.unit)}`);
     };
@@ -126,7 +128,7 @@ export async function runScenario(scenario: Scenario, storage: StorageKind, ctx:
         const { user, system } = process.cpuUsage(loadCpuBefore);
         // the load generator's CPU served every side: shared out by the units completed
         const completed = loads.reduce((sum, load) => sum + load.completed, 0);
-        loads.forEach((load, i) => record(pair, k, i, load, cpu[i]! - rest[i]!.cpuUs, completed > 0 ? (user + system) / completed : Number.NaN));
+        loads.forEach((load, i) => record(pair, k, i, load, cpu[i]! - rest[i]!.cpuUs, user + system, completed));
         await pause(settings.durationS);
         continue;
       }
@@ -140,7 +142,7 @@ export async function runScenario(scenario: Scenario, storage: StorageKind, ctx:
         const load = await workload.run(options);
         const cpu = (await server.cpuUs()) - rest.cpuUs;
         const { user, system } = process.cpuUsage(loadCpuBefore);
-        record(pair, k, i, load, cpu, load.completed > 0 ? (user + system) / load.completed : Number.NaN);
+        record(pair, k, i, load, cpu, user + system, load.completed);
         await pause(settings.durationS);
       }
     }
