@@ -148,6 +148,8 @@ function hostCors(allowed?: string): Koa.Middleware {
     if (!origin || (allowed !== undefined && origin !== allowed)) return next();
     ctx.set('Access-Control-Allow-Origin', allowed ?? '*');
     if (allowed !== undefined) ctx.set('Access-Control-Allow-Credentials', 'true');
+    ctx.set('Access-Control-Expose-Headers', 'X-Host-Trace');
+    ctx.set('Access-Control-Allow-Private-Network', 'true');
     if (ctx.method === 'OPTIONS' && ctx.get('Access-Control-Request-Method')) {
       ctx.set('Access-Control-Allow-Methods', 'GET,HEAD,PUT,POST,DELETE,PATCH');
       ctx.status = 204;
@@ -173,6 +175,9 @@ describe.each([
     expect(await res.json()).toMatchObject({ error: 'invalid_request' });
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
+    // the provider's own (WWW-Authenticate), not the host's
+    expect(res.headers.get('access-control-expose-headers') ?? '').not.toContain('X-Host-Trace');
+    expect(res.headers.get('access-control-allow-private-network')).toBeNull();
   });
 
   it('a public client is served from its loopback origin, by the library\'s rule (no credentials)', async () => {
