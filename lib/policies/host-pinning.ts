@@ -44,8 +44,13 @@ export interface RoutedTarget {
  *
  * The forwarded headers are pinned whatever `options.proxy` says, and the provider always
  * trusts them (`provider.proxy = true`, lib/platform-auth.ts): that is how it learns
- * `baseUrl`'s scheme. Behind a TLS-terminating load balancer the connection is plain HTTP,
- * and a provider reading the scheme from the connection built `http://` endpoints beside an
+ * `baseUrl`'s scheme. Each is written only where it decides something: `X-Forwarded-Host`
+ * when the request has one (without it, Koa reads `Host`, pinned), `X-Forwarded-Proto` when
+ * the request has one or `baseUrl` is not `http:` (without it, Koa reads `http` off a plain
+ * connection). So a request that sent neither is handed back without a header to delete
+ * (a deletion turns V8's object into a slower dictionary, and this runs on every provider
+ * request). Behind a TLS-terminating load balancer the connection is plain HTTP, and a
+ * provider reading the scheme from the connection built `http://` endpoints beside an
  * `https://` issuer and set its cookies without `Secure`. What the client sent in these
  * headers never reaches the provider. (`options.proxy` still says whether the client's
  * address is read from `X-Forwarded-For`; the library reads it itself, never as the
@@ -55,6 +60,9 @@ export function createHostPin(pinning: HostPinning): (req: IncomingMessage, rout
   const base = new URL(pinning.baseUrl);
   const host = base.host;
   const proto = base.protocol.slice(0, -1);
+
+  // absent, Koa reads the scheme off the connection: `http` on a plain one (TLS ends before us)
+  const addsProtoWhenAbsent = proto !== 'http';
 
   // the saved values held in locals, not arrays of pairs: this runs on every provider request
   return (req, routed) => {
@@ -66,8 +74,9 @@ export function createHostPin(pinning: HostPinning): (req: IncomingMessage, rout
     const hasAuthority = ':authority' in headers;
     const savedAuthority = hasAuthority ? headers[':authority'] : undefined;
     headers.host = host;
-    headers['x-forwarded-host'] = host;
-    headers['x-forwarded-proto'] = proto;
+    if (savedForwardedHost !== undefined) headers['x-forwarded-host'] = host;
+    const pinsProto = savedForwardedProto !== undefined || addsProtoWhenAbsent;
+    if (pinsProto) headers['x-forwarded-proto'] = proto;
     if (hasAuthority) headers[':authority'] = host;
     const { url } = req;
     // '/': origin form, every browser's and the usual case, decided without parsing
@@ -75,8 +84,8 @@ export function createHostPin(pinning: HostPinning): (req: IncomingMessage, rout
     if (rewritten) req.url = `${routed.path}${routed.search}`;
     return () => {
       restore(headers, 'host', savedHost);
-      restore(headers, 'x-forwarded-host', savedForwardedHost);
-      restore(headers, 'x-forwarded-proto', savedForwardedProto);
+      if (savedForwardedHost !== undefined) headers['x-forwarded-host'] = savedForwardedHost;
+      if (pinsProto) restore(headers, 'x-forwarded-proto', savedForwardedProto);
       if (hasAuthority) restore(headers, ':authority', savedAuthority);
       if (rewritten) req.url = url;
     };

@@ -21,18 +21,38 @@ it('shows the provider the host and scheme of baseUrl and puts the original back
   expect(req.headers).toEqual({ host: 'evil.example', 'x-forwarded-host': 'evil.example' });
 });
 
-it('pins X-Forwarded-Host and -Proto over what a proxy sent, and removes what it added', () => {
+it('pins X-Forwarded-Proto over what a proxy sent, and removes what it added', () => {
   const req = requestWith({ host: 'internal:8080', 'x-forwarded-proto': 'http' });
   const unpin = createHostPin({ baseUrl: 'https://learn.example.com:8443' })(req, ROUTED);
-  expect(req.headers).toEqual({ host: 'learn.example.com:8443', 'x-forwarded-host': 'learn.example.com:8443', 'x-forwarded-proto': 'https' });
+  expect(req.headers).toEqual({ host: 'learn.example.com:8443', 'x-forwarded-proto': 'https' });
   unpin();
   expect(req.headers).toEqual({ host: 'internal:8080', 'x-forwarded-proto': 'http' });
+  // an https baseUrl on a request without the header: added (Koa reads `http` off a plain connection), then removed
+  const plain = requestWith({ host: 'internal:8080' });
+  const unpinPlain = createHostPin({ baseUrl: 'https://learn.example.com' })(plain, ROUTED);
+  expect(plain.headers).toEqual({ host: 'learn.example.com', 'x-forwarded-proto': 'https' });
+  unpinPlain();
+  expect(plain.headers).toEqual({ host: 'internal:8080' });
+});
+
+it('writes no forwarded header an http baseUrl does not need: nothing to delete afterwards', () => {
+  const req = requestWith({ host: 'evil.example' });
+  const unpin = createHostPin({ baseUrl: 'http://127.0.0.1:3000' })(req, ROUTED);
+  expect(req.headers).toEqual({ host: '127.0.0.1:3000' });
+  unpin();
+  expect(req.headers).toEqual({ host: 'evil.example' });
+  // what a client sent is still overwritten, and given back
+  const forwarded = requestWith({ host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' });
+  const unpinForwarded = createHostPin({ baseUrl: 'http://127.0.0.1:3000' })(forwarded, ROUTED);
+  expect(forwarded.headers).toEqual({ host: '127.0.0.1:3000', 'x-forwarded-host': '127.0.0.1:3000', 'x-forwarded-proto': 'http' });
+  unpinForwarded();
+  expect(forwarded.headers).toEqual({ host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' });
 });
 
 it('pins HTTP/2 :authority when the request has one', () => {
   const req = requestWith({ ':authority': 'evil.example' });
   const unpin = createHostPin({ baseUrl: 'http://127.0.0.1:3000' })(req, ROUTED);
-  expect(req.headers).toEqual({ ':authority': '127.0.0.1:3000', host: '127.0.0.1:3000', 'x-forwarded-host': '127.0.0.1:3000', 'x-forwarded-proto': 'http' });
+  expect(req.headers).toEqual({ ':authority': '127.0.0.1:3000', host: '127.0.0.1:3000' });
   unpin();
   expect(req.headers).toEqual({ ':authority': 'evil.example' });
 });
