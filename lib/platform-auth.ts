@@ -25,7 +25,7 @@ import { createDiagnostics } from './events/index.ts';
 import type { PlatformAuthEvents, TraceEntry, TracedClient } from './events/index.ts';
 import { answeredBy, isServed, ownPathMatcher, ROUTER_MATCHING, servedEndpoints } from './served-endpoints.ts';
 import { checkingMethods, methodsByPath } from './http/allowed-methods.ts';
-import { bodyAlreadyRead, createMountOrderGuard } from './http/mount-order.ts';
+import { bodyAlreadyRead, createMountOrderGuard, createRouterMountCheck } from './http/mount-order.ts';
 import { createSignInThrottle } from './http/sign-in-throttle.ts';
 import type { SignInThrottle } from './http/sign-in-throttle.ts';
 import { GrantContextStore } from './grant-context.ts';
@@ -287,7 +287,10 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   const [guard] = chain;
   const providerDispatch = middleware.provider as ProviderDispatch;
   const ownsPath = ownPathMatcher(options);
+  const checkRouterMount = createRouterMountCheck(options.logger);
   const routes: Middleware = diagnostics.observed(function platformAuth(ctx, next) {
+    // routed here by a @koa/router router: perhaps router.use(auth.routes()), logged once
+    if ((ctx as { router?: unknown }).router !== undefined) checkRouterMount(ctx, routes);
     // the host's own routes skip the routers (no piece answers a path outside the endpoint
     // table) but keep the outage guard, which answers their storage failures 503 too
     const { path } = ctx; // parsed from the URL once, not at each test below

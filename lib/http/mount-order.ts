@@ -35,3 +35,39 @@ export function createMountOrderGuard(logger: Logger): (ctx: Context) => void {
     writeError(ctx, error);
   };
 }
+
+export const ROUTER_MOUNT_MESSAGE = 'platform-auth: auth.routes() is mounted inside a @koa/router router (router.use(auth.routes())). A router runs such middleware only for paths that one of its own routes matches, so the discovery documents, the OAuth endpoints, the sign-in pages, /account/graphql and /mcp answer 404. Mount it on the app instead: app.use(auth.routes()), before the host\'s routers and body parsers.';
+
+/** What @koa/router (and koa-router) leave on the context of a request they route: the router, with its layers. */
+interface RouterLike {
+  readonly stack?: readonly { readonly methods?: readonly unknown[]; readonly stack?: readonly unknown[] }[];
+}
+
+/**
+ * Notices `router.use(auth.routes())`, which looks right and serves the host's own paths, but
+ * leaves every path of the library unanswered: @koa/router runs a `use()` middleware only on a
+ * path one of the router's routes matches, and none of its routes match the library's. Nothing
+ * reaches the library on those paths, so it can only be noticed on the requests that do reach
+ * it (the host's routes through that router), and is logged once with the fix.
+ *
+ * `ctx.router` alone would not do: a router mounted on the app before `auth.routes()` sets it
+ * too when it passes a request on. The router must hold `routes` itself as middleware
+ * (a `use()` layer: no methods); one mounted as a route (`router.all('/(.*)', …)`) is routed
+ * for every path and works.
+ */
+export function createRouterMountCheck(logger: Logger): (ctx: Context, routes: unknown) => void {
+  let logged = false;
+  // each router looked at once: its layers are fixed by the time it routes requests
+  const seen = new WeakSet<object>();
+  return function checkRouterMount(ctx, routes) {
+    const router = (ctx as { router?: unknown }).router;
+    if (logged || typeof router !== 'object' || router === null || seen.has(router)) return;
+    seen.add(router);
+    const { stack } = router as RouterLike;
+    const mounted = Array.isArray(stack) && stack.some((layer) => Array.isArray(layer?.methods) && layer.methods.length === 0
+      && Array.isArray(layer.stack) && layer.stack.includes(routes));
+    if (!mounted) return;
+    logged = true;
+    logger.error(ROUTER_MOUNT_MESSAGE);
+  };
+}

@@ -9,9 +9,11 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { bodyParser } from '@koa/bodyparser';
+import Router from '@koa/router';
 import Koa from 'koa';
 
 import { createAccountStore, createSiteStore, demoClients, MEMBER_CLIENT_ID, OPERATOR_CLIENT_ID } from '../../examples/host/seed.ts';
+import { ROUTER_MOUNT_MESSAGE } from '../../lib/http/mount-order.ts';
 import { createPlatformAuth } from '../../lib/index.ts';
 import type { PlatformAuth } from '../../lib/index.ts';
 
@@ -117,6 +119,67 @@ describe('auth.routes() mounted first', () => {
     expect((await res.json()).error).toBe('invalid_grant');
     const echo = await fetch(`${host.url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
     expect(await echo.json()).toEqual({ echoed: { a: 1 } });
+    expect(host.errors).toEqual([]);
+  });
+});
+
+describe('auth.routes() mounted inside a @koa/router router (router.use)', () => {
+  let host: Host;
+  beforeAll(async () => {
+    host = await startHost({
+      mount: (app, auth) => {
+        const router = new Router();
+        router.use(auth.routes());
+        router.get('/courses', (ctx) => {
+          ctx.body = 'courses';
+        });
+        app.use(router.routes());
+      },
+    });
+  });
+  afterAll(() => host.stop());
+
+  it('leaves the library\'s paths unanswered (the router\'s rule), and says so once, with the fix, when a routed request reaches it', async () => {
+    // the router runs its use() middleware only where one of its routes matches: nothing reaches the library
+    expect((await fetch(`${host.url}/.well-known/openid-configuration`)).status).toBe(404);
+    expect(host.errors).toEqual([]);
+    for (let i = 0; i < 3; i += 1) {
+      const res = await fetch(`${host.url}/courses`);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe('courses');
+    }
+    expect(host.errors).toEqual([ROUTER_MOUNT_MESSAGE]);
+  });
+});
+
+describe('a @koa/router router mounted on the app before auth.routes()', () => {
+  let host: Host;
+  /** whether the host's middleware after the library saw the router's mark on the context */
+  const routed: boolean[] = [];
+  beforeAll(async () => {
+    const health = new Router();
+    health.get('/health', (ctx) => {
+      ctx.body = 'ok';
+    });
+    host = await startHost({
+      before: [health.routes() as unknown as Koa.Middleware],
+      after: [async (ctx, next) => {
+        routed.push((ctx as { router?: unknown }).router !== undefined);
+        await next();
+      }],
+    });
+  });
+  afterAll(() => host.stop());
+
+  it('is not taken for a mount inside it: the library answers its paths and logs nothing', async () => {
+    expect(await (await fetch(`${host.url}/health`)).text()).toBe('ok');
+    const discovery = await fetch(`${host.url}/.well-known/openid-configuration`);
+    expect(discovery.status).toBe(200);
+    expect((await discovery.json()).issuer).toBe(host.url);
+    // a host path passes the router (which marks the context) and then the library
+    const echo = await fetch(`${host.url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(echo.status).toBe(200);
+    expect(routed).toEqual([true]);
     expect(host.errors).toEqual([]);
   });
 });
