@@ -5,6 +5,13 @@
  * `invalid_request "no client authentication mechanism provided"`. This guard notices it on
  * the library's own paths and answers a clear configuration error instead, logged once.
  *
+ * The same for middleware that only listens to the body as it passes (a `data` listener on
+ * `ctx.req` counting bytes, `resume()`, a `pipe()`): the stream then flows, and whatever
+ * arrived with the headers is emitted before the library's reader is attached, after its
+ * first `await`. Whether a body is lost depends on how the client's packets fell (measured:
+ * `/mcp` answered a JSON-RPC "Parse error" while the token endpoint happened to read its
+ * body), so such a mount is refused every time rather than failing now and then under load.
+ *
  * @module
  */
 import type { Context } from 'koa';
@@ -15,24 +22,37 @@ import { writeError } from './error-response.ts';
 
 export const MOUNT_ORDER_MESSAGE = 'platform-auth: a body parser ran before auth.routes(), so the library cannot read request bodies (the token, revocation and introspection endpoints, the sign-in forms, the Account API and /mcp would fail). Mount app.use(auth.routes()) before any body parser; the library never needs the host\'s parser.';
 
+export const FLOWING_BODY_MESSAGE = 'platform-auth: middleware before auth.routes() reads the request stream as it arrives (a \'data\' listener on ctx.req, resume() or pipe()), so the library would lose the start of request bodies (the token, revocation and introspection endpoints, the sign-in forms, the Account API and /mcp would fail now and then). Mount app.use(auth.routes()) before that middleware, or have it read only requests outside the library\'s paths.';
+
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
-/** Whether something before the library has already read or parsed this request's body. */
-export function bodyAlreadyRead(ctx: Context): boolean {
-  if (!WITH_BODY.has(ctx.method)) return false;
-  return ctx.req.readableEnded || (ctx.request as { body?: unknown }).body !== undefined;
+/** What something before the library did with this request's body, if anything. */
+function bodyTaken(ctx: Context): 'parsed' | 'flowing' | undefined {
+  if (!WITH_BODY.has(ctx.method)) return undefined;
+  const { req } = ctx;
+  if (req.readableEnded || (ctx.request as { body?: unknown }).body !== undefined) return 'parsed';
+  // flowing: a `data` listener, resume() or pipe(); nothing of the library's own reads it before this
+  return req.readableFlowing === true ? 'flowing' : undefined;
 }
 
-/** Answers the mis-mount: 500 `server_error` to the caller (no detail), the fix to the log. */
+/** Whether something before the library has already read, parsed or started reading this request's body. */
+export function bodyAlreadyRead(ctx: Context): boolean {
+  return bodyTaken(ctx) !== undefined;
+}
+
+/** Answers the mis-mount: 500 `server_error` to the caller (no detail), the fix to the log, once per kind. */
 export function createMountOrderGuard(logger: Logger): (ctx: Context) => void {
-  let logged = false;
-  const error = new PlatformAuthError('server_error', 500, 'the authorization server is misconfigured', { cause: new ConfigurationError(MOUNT_ORDER_MESSAGE), expose: true });
+  const logged = new Set<string>();
+  const misconfigured = (message: string) => new PlatformAuthError('server_error', 500, 'the authorization server is misconfigured', { cause: new ConfigurationError(message), expose: true });
+  const errors = { parsed: misconfigured(MOUNT_ORDER_MESSAGE), flowing: misconfigured(FLOWING_BODY_MESSAGE) } as const;
+  const messages = { parsed: MOUNT_ORDER_MESSAGE, flowing: FLOWING_BODY_MESSAGE } as const;
   return function refuseMisMounted(ctx) {
-    if (!logged) {
-      logged = true;
-      logger.error(MOUNT_ORDER_MESSAGE);
+    const kind = bodyTaken(ctx) ?? 'parsed';
+    if (!logged.has(kind)) {
+      logged.add(kind);
+      logger.error(messages[kind]);
     }
-    writeError(ctx, error);
+    writeError(ctx, errors[kind]);
   };
 }
 

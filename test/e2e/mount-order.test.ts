@@ -13,7 +13,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 
 import { createAccountStore, createSiteStore, demoClients, MEMBER_CLIENT_ID, OPERATOR_CLIENT_ID } from '../../examples/host/seed.ts';
-import { ROUTER_MOUNT_MESSAGE } from '../../lib/http/mount-order.ts';
+import { FLOWING_BODY_MESSAGE, ROUTER_MOUNT_MESSAGE } from '../../lib/http/mount-order.ts';
 import { createPlatformAuth } from '../../lib/index.ts';
 import type { PlatformAuth } from '../../lib/index.ts';
 
@@ -103,6 +103,70 @@ describe('a body parser mounted before auth.routes()', () => {
     expect((await fetch(`${host.url}/.well-known/openid-configuration`)).status).toBe(200);
     const echo = await fetch(`${host.url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
     expect(await echo.json()).toEqual({ echoed: { a: 1 } });
+  });
+});
+
+/** A host middleware that counts the bytes of each request body as they pass (a metrics hook). */
+function countingBodies(counted: number[]): Koa.Middleware {
+  return async (ctx, next) => {
+    let bytes = 0;
+    ctx.req.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+    });
+    await next();
+    counted.push(bytes);
+  };
+}
+
+describe('middleware that reads the request stream before auth.routes() (a data listener)', () => {
+  let host: Host;
+  const counted: number[] = [];
+  beforeAll(async () => {
+    host = await startHost({ before: [countingBodies(counted)] });
+  });
+  afterAll(() => host.stop());
+
+  it('answers every body the library reads with a configuration error, logged once with the fix, never a lost body', async () => {
+    const mcp = await fetch(`${host.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    });
+    const token = await postForm(`${host.url}/api/oauth/token`, TOKEN_REQUEST);
+    const signIn = await postForm(`${host.url}/oauth/interaction/abc/login`, { email: 'a@b.c' });
+    for (const res of [mcp, token, signIn]) {
+      expect(res.status).toBe(500);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+    }
+    expect(await token.json()).toEqual({ error: 'server_error', error_description: 'the authorization server is misconfigured' });
+    expect(host.errors).toEqual([FLOWING_BODY_MESSAGE]);
+  });
+
+  it('leaves requests without a body and the host\'s own routes alone', async () => {
+    expect((await fetch(`${host.url}/.well-known/openid-configuration`)).status).toBe(200);
+    counted.length = 0;
+    const echo = await fetch(`${host.url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+    expect(echo.status).toBe(200);
+    expect(counted).toEqual([7]);
+  });
+});
+
+describe('the same data listener mounted after auth.routes()', () => {
+  let host: Host;
+  const counted: number[] = [];
+  beforeAll(async () => {
+    host = await startHost({ after: [countingBodies(counted)] });
+  });
+  afterAll(() => host.stop());
+
+  it('changes nothing: the library reads its bodies, and the host counts its own', async () => {
+    const token = await postForm(`${host.url}/api/oauth/token`, TOKEN_REQUEST);
+    expect(token.status).toBe(400);
+    expect((await token.json()).error).toBe('invalid_grant');
+    const echo = await fetch(`${host.url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+    expect(echo.status).toBe(200);
+    expect(counted).toEqual([7]);
+    expect(host.errors).toEqual([]);
   });
 });
 
