@@ -72,8 +72,8 @@ interface RouterLike {
  *
  * `ctx.router` alone would not do: a router mounted on the app before `auth.routes()` sets it
  * too when it passes a request on. The router must hold `routes` itself as middleware
- * (a `use()` layer: no methods); one mounted as a route (`router.all('/(.*)', …)`) is routed
- * for every path and works.
+ * (a `use()` layer: no methods); one mounted as a route (`router.all(…)` on a pattern that
+ * matches every path) is routed for every path and works.
  */
 export function createRouterMountCheck(logger: Logger): (ctx: Context, routes: unknown) => void {
   let logged = false;
