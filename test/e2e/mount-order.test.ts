@@ -3,6 +3,9 @@
  * answered with a clear configuration error on the library's paths, logged once with the
  * fix, instead of the token endpoint's misleading "no client authentication mechanism".
  * The host's own routes keep their parser; mounted in the right order nothing changes.
+ * The same for middleware that reads the request stream in front (a `data` listener), and a
+ * mount inside a @koa/router router is logged; what the host's CORS middleware in front can
+ * and cannot change is here too.
  */
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
