@@ -70,15 +70,21 @@ async function main(): Promise<number> {
   const startedAt = new Date().toISOString();
   const loadavgStart = loadavg();
 
-  let redis: RedisHandle | undefined;
+  // interrupted (Ctrl-C, or `kill`/`timeout`, which send SIGTERM): the throwaway Redis goes too,
+  // also one still starting. The server children exit on their own once their channel to this
+  // process closes
+  let redis: Promise<RedisHandle> | undefined;
+  const stopRedis = async () => (await redis?.catch(() => undefined))?.stop();
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    process.once(signal, () => {
+      void stopRedis().finally(() => process.exit(code));
+    });
+  }
   if (selected.some((s) => storagesOf(s, settings.adapters).includes('redis'))) {
     // always a throwaway server on a free port: never the Redis of REDIS_URL or on 6379
-    redis = await startRedis({ forceSpawn: true });
+    redis = startRedis({ forceSpawn: true });
   }
-  const stopRedis = () => redis?.stop();
-  process.once('SIGINT', () => {
-    void Promise.resolve(stopRedis()).finally(() => process.exit(130));
-  });
+  const redisUrl = (await redis)?.url;
 
   // the code measured is the code at the start: a commit made during a long run must not be credited with it
   const runCommit = commit();
@@ -88,7 +94,7 @@ async function main(): Promise<number> {
     settings,
     jwks: signingKeys(),
     cookieKeys: [randomBytes(32).toString('base64url')],
-    redisUrl: redis?.url,
+    redisUrl,
     runId,
     profileDir,
     log: (line: string) => console.log(line),
