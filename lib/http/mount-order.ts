@@ -43,8 +43,6 @@ export function bodyAlreadyRead(ctx: Context): boolean {
 /** Answers the mis-mount: 500 `server_error` to the caller (no detail), the fix to the log, once per kind. */
 export function createMountOrderGuard(logger: Logger): (ctx: Context) => void {
   const logged = new Set<string>();
-  const misconfigured = (message: string) => new PlatformAuthError('server_error', 500, 'the authorization server is misconfigured', { cause: new ConfigurationError(message), expose: true });
-  const errors = { parsed: misconfigured(MOUNT_ORDER_MESSAGE), flowing: misconfigured(FLOWING_BODY_MESSAGE) } as const;
   const messages = { parsed: MOUNT_ORDER_MESSAGE, flowing: FLOWING_BODY_MESSAGE } as const;
   return function refuseMisMounted(ctx) {
     const kind = bodyTaken(ctx) ?? 'parsed';
@@ -52,7 +50,7 @@ export function createMountOrderGuard(logger: Logger): (ctx: Context) => void {
       logged.add(kind);
       logger.error(messages[kind]);
     }
-    writeError(ctx, errors[kind]);
+    writeError(ctx, new PlatformAuthError('server_error', 500, 'the authorization server is misconfigured', { cause: new ConfigurationError(messages[kind]), expose: true }));
   };
 }
 

@@ -7,6 +7,8 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
+import { eventually } from '../support/eventually.ts';
+
 const SCRIPT = fileURLToPath(new URL('../../bench/run.ts', import.meta.url));
 
 /** The ids of the `redis-server` processes whose parent is `parent` (Linux /proc). */
@@ -37,16 +39,6 @@ function alive(pid: number): boolean {
   }
 }
 
-async function until<T>(what: string, probe: () => T | undefined, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 it.each([
   ['SIGTERM', 143],
   ['SIGINT', 130],
@@ -54,13 +46,11 @@ it.each([
   const bench = spawn(process.execPath, [SCRIPT, '--only', 'refresh', '--adapter', 'redis', '--quick'], { stdio: 'ignore' });
   const exited = new Promise<number | null>((resolve) => bench.once('exit', (status) => resolve(status)));
   try {
-    const [redis] = await until('the run\'s redis-server', () => {
-      const children = redisChildren(bench.pid!);
-      return children.length > 0 ? children : undefined;
-    }, 20_000);
+    const children = await eventually(async () => redisChildren(bench.pid!), (found) => found.length > 0, { timeoutMs: 20_000 });
+    expect(children).toHaveLength(1);
     bench.kill(signal);
     expect(await exited).toBe(code);
-    await until('the redis-server to exit', () => (alive(redis!) ? undefined : true), 5_000);
+    expect(await eventually(async () => alive(children[0]!), (running) => !running)).toBe(false);
   } finally {
     if (bench.exitCode === null) bench.kill('SIGKILL');
   }
