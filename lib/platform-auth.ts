@@ -26,6 +26,7 @@ import type { PlatformAuthEvents, TraceEntry, TracedClient } from './events/inde
 import { answeredBy, isServed, ownPathMatcher, ROUTER_MATCHING, servedEndpoints } from './served-endpoints.ts';
 import { checkingMethods, methodsByPath } from './http/allowed-methods.ts';
 import { bodyAlreadyRead, createMountOrderGuard, createRouterMountCheck } from './http/mount-order.ts';
+import { mountedAlone } from './http/mounted-alone.ts';
 import { createSignInThrottle } from './http/sign-in-throttle.ts';
 import type { SignInThrottle } from './http/sign-in-throttle.ts';
 import { GrantContextStore } from './grant-context.ts';
@@ -34,7 +35,6 @@ import type { MemberClientManager } from './member-clients/manager.ts';
 import { buildConfiguration } from './provider/configuration.ts';
 import { dispatchToProvider } from './provider/dispatch.ts';
 import { dropUngrantableIdentityScopes } from './provider/identity-scopes.ts';
-import type { ProviderDispatch } from './provider/dispatch.ts';
 import { openRegistrationLimits } from './registration/open.ts';
 import { restrictedRegistration } from './registration/restricted.ts';
 import { afterProviderAnswer } from './provider/after-answer.ts';
@@ -254,10 +254,9 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     : undefined;
   const docs = createDocsRouter({ options });
 
-  // a host body parser in front: one configuration error, logged once, for routes() and the provider piece alike
+  // a host body parser in front: one configuration error, logged once, for routes() and every piece alike
   const refuseMisMounted = createMountOrderGuard(options.logger);
-  // each piece gives a request its id and the diagnostics, also when mounted on its own
-  const middleware = diagnostics.observeEach({
+  const pieces = {
     resource: checkingMethods((path) => resourceMethods.get(path), resourceRouter.routes() as Middleware),
     interactions: checkingMethods(interactionMethods, interactions.routes() as Middleware),
     registration: answeredBy('registration', options) === 'platform'
@@ -271,21 +270,34 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     accountApi: accountApi || undefined,
     mcp,
     docs,
+  };
+  const outage = storageOutageGuard(options.logger);
+  // mounted on its own, a piece keeps on its paths what routes() applies in front of the
+  // chain (lib/http/mounted-alone.ts); the provider piece answers both itself, the documents
+  // need neither; each gives a request its id and the diagnostics
+  const rules = { outage, refuseMisMounted };
+  const alone = (piece: Middleware, owns: (path: string) => boolean) => mountedAlone(piece, owns, rules);
+  const middleware = diagnostics.observeEach({
+    resource: alone(pieces.resource, (path) => resourceMethods.has(path)),
+    interactions: alone(pieces.interactions, (path) => interactionMethods(path) !== undefined),
+    registration: pieces.registration && alone(pieces.registration, (path) => path === ENDPOINTS.registration.path),
+    provider: pieces.provider,
+    accountApi: pieces.accountApi && alone(pieces.accountApi, (path) => path === ENDPOINTS.accountApi.path),
+    mcp: pieces.mcp && alone(pieces.mcp, (path) => path === ENDPOINTS.mcp.path),
+    docs: pieces.docs,
   });
 
   const chain = [
-    storageOutageGuard(options.logger),
-    middleware.resource,
-    middleware.interactions,
-    ...(middleware.accountApi ? [middleware.accountApi] : []),
-    ...(middleware.mcp ? [middleware.mcp] : []),
-    middleware.docs,
-    ...(middleware.registration ? [middleware.registration] : []),
-    middleware.provider,
+    outage,
+    pieces.resource,
+    pieces.interactions,
+    ...(pieces.accountApi ? [pieces.accountApi] : []),
+    ...(pieces.mcp ? [pieces.mcp] : []),
+    pieces.docs,
+    ...(pieces.registration ? [pieces.registration] : []),
+    pieces.provider,
   ];
-  // each piece either answers or calls the next; the last hands over to the host app
-  const [guard] = chain;
-  const providerDispatch = middleware.provider as ProviderDispatch;
+  const providerDispatch = pieces.provider;
   const ownsPath = ownPathMatcher(options);
   const checkRouterMount = createRouterMountCheck(options.logger);
   const routes: Middleware = diagnostics.observed(function platformAuth(ctx, next) {
@@ -294,7 +306,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     // the host's own routes skip the routers (no piece answers a path outside the endpoint
     // table) but keep the outage guard, which answers their storage failures 503 too
     const { path } = ctx; // parsed from the URL once, not at each test below
-    if (!ownsPath(path)) return guard!(ctx, next);
+    if (!ownsPath(path)) return outage(ctx, next);
     // the provider's paths and /mcp skip the routers in between: they never answer those paths.
     // The provider's paths skip the outage guard too: the provider answers for itself, its own
     // guard (providerStorageOutageGuard) answers its 503s, and nothing of it is thrown out here.
@@ -304,7 +316,8 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
       refuseMisMounted(ctx);
       return Promise.resolve();
     }
-    if (middleware.mcp && path === ENDPOINTS.mcp.path) return guard!(ctx, () => middleware.mcp!(ctx, next));
+    if (pieces.mcp && path === ENDPOINTS.mcp.path) return outage(ctx, () => pieces.mcp!(ctx, next));
+    // each piece either answers or calls the next; the last hands over to the host app
     const run = (i: number): Promise<void> => (i < chain.length ? Promise.resolve(chain[i]!(ctx, () => run(i + 1))) : next());
     return run(0);
   });

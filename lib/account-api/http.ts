@@ -31,9 +31,6 @@ function tooLarge(limit: number): RequestProblem {
 }
 
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  if (req.readableEnded) {
-    throw new Error('platform-auth: the request body was read before the Account API; mount auth.routes() before any body parser');
-  }
   try {
     return await readLimitedBody(req, limit);
   } catch (err) {

@@ -27,6 +27,9 @@ export class BodyIncompleteError extends Error {
 }
 
 export function readLimitedBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  // an ended stream emits no 'end' again: fail rather than wait for ever. Not reached from
+  // routes() or a piece mounted alone, which refuse such a request first (./mounted-alone.ts)
+  if (req.readableEnded) return Promise.reject(new Error('platform-auth: the request body was read before the library; mount auth.routes() before any body parser'));
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) return Promise.reject(new BodyTooLargeError(limit));
   return new Promise((resolve, reject) => {

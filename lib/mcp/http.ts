@@ -91,15 +91,12 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | J
 }
 
 /**
- * The parsed JSON body, or the problem to answer. A body a parser mounted earlier already
- * read is taken from `ctx.request.body` (the library should be mounted before any parser).
+ * The parsed JSON body, or the problem to answer. A body something in front already read
+ * never gets here: `routes()` and the piece mounted on its own refuse it first
+ * (lib/http/mounted-alone.ts), rather than take a host parser's object past the size and
+ * media-type rules of this endpoint.
  */
 export async function readJsonBody(ctx: Context, limit: number): Promise<{ readonly value: unknown } | JsonRpcProblem> {
-  if (ctx.req.readableEnded) {
-    const parsed = (ctx.request as { body?: unknown }).body;
-    if (parsed !== undefined && typeof parsed === 'object') return { value: parsed };
-    throw new Error('platform-auth: the request body of /mcp was read before the MCP endpoint; mount auth.routes() before any body parser');
-  }
   const body = await readBody(ctx.req, limit);
   if (!Buffer.isBuffer(body)) return body;
   try {

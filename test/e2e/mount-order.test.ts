@@ -19,6 +19,7 @@ import { createAccountStore, createSiteStore, demoClients, MEMBER_CLIENT_ID, OPE
 import { FLOWING_BODY_MESSAGE, ROUTER_MOUNT_MESSAGE } from '../../lib/http/mount-order.ts';
 import { createPlatformAuth } from '../../lib/index.ts';
 import type { PlatformAuth } from '../../lib/index.ts';
+import { countingBodies } from '../support/host-middleware.ts';
 
 interface Host {
   readonly url: string;
@@ -108,18 +109,6 @@ describe('a body parser mounted before auth.routes()', () => {
     expect(await echo.json()).toEqual({ echoed: { a: 1 } });
   });
 });
-
-/** A host middleware that counts the bytes of each request body as they pass (a metrics hook). */
-function countingBodies(counted: number[]): Koa.Middleware {
-  return async (ctx, next) => {
-    let bytes = 0;
-    ctx.req.on('data', (chunk: Buffer) => {
-      bytes += chunk.length;
-    });
-    await next();
-    counted.push(bytes);
-  };
-}
 
 describe('middleware that reads the request stream before auth.routes() (a data listener)', () => {
   let host: Host;

@@ -1,6 +1,6 @@
 /**
  * The shared body reader of the Account API and /mcp: whole bodies, the limit by
- * Content-Length and by counting, and a client that goes away mid-body.
+ * Content-Length and by counting, a client that goes away mid-body, and a body read before.
  */
 import type { IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
@@ -42,4 +42,12 @@ it('reports a body the client did not finish', async () => {
   req.write('abc');
   req.destroy();
   await expect(body).rejects.toBeInstanceOf(BodyIncompleteError);
+});
+
+it('fails, rather than waits for ever, on a body something read before it', async () => {
+  const req = request();
+  req.end('abc');
+  req.resume();
+  await new Promise((resolve) => req.once('end', resolve));
+  await expect(readLimitedBody(req as unknown as IncomingMessage, 10)).rejects.toThrow(/read before the library; mount auth\.routes\(\) before any body parser/);
 });
