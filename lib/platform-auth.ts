@@ -71,7 +71,12 @@ export interface PlatformAuth {
   readonly bearer: BearerVerifier;
   /** Everything, in the right order: mount with `app.use(auth.routes())`, before any body parser. */
   routes(): Middleware;
-  /** The pieces of `routes()`, for hosts that mount them separately. */
+  /**
+   * The pieces of `routes()`, for hosts that mount them separately, in the order `routes()`
+   * runs them (resource, interactions, accountApi, mcp, docs, registration, provider). Each
+   * keeps on its own paths what `routes()` applies in front of it: a body taken by a parser
+   * or stream reader in front is refused, and a storage failure is the outage 503.
+   */
   readonly middleware: {
     /** well-known protected-resource metadata and UserInfo */
     readonly resource: Middleware;
