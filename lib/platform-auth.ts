@@ -25,7 +25,7 @@ import { createDiagnostics } from './events/index.ts';
 import type { PlatformAuthEvents, TraceEntry, TracedClient } from './events/index.ts';
 import { answeredBy, isServed, ownPathMatcher, ROUTER_MATCHING, servedEndpoints } from './served-endpoints.ts';
 import { checkingMethods, methodsByPath } from './http/allowed-methods.ts';
-import { bodyAlreadyRead, createMountOrderGuard, createRouterMountCheck } from './http/mount-order.ts';
+import { createMountOrderGuard, createRouterMountCheck } from './http/mount-order.ts';
 import { mountedAlone } from './http/mounted-alone.ts';
 import { createSignInThrottle } from './http/sign-in-throttle.ts';
 import type { SignInThrottle } from './http/sign-in-throttle.ts';
@@ -317,10 +317,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     // guard (providerStorageOutageGuard) answers its 503s, and nothing of it is thrown out here.
     // The provider piece refuses a body a host parser read first itself (refuseMisMounted)
     if (providerDispatch.handles(path)) return providerDispatch(ctx, next);
-    if (bodyAlreadyRead(ctx)) {
-      refuseMisMounted(ctx);
-      return Promise.resolve();
-    }
+    if (refuseMisMounted(ctx)) return Promise.resolve();
     if (pieces.mcp && path === ENDPOINTS.mcp.path) return outage(ctx, () => pieces.mcp!(ctx, next));
     // each piece either answers or calls the next; the last hands over to the host app
     const run = (i: number): Promise<void> => (i < chain.length ? Promise.resolve(chain[i]!(ctx, () => run(i + 1))) : next());

@@ -35,22 +35,23 @@ function bodyTaken(ctx: Context): 'parsed' | 'flowing' | undefined {
   return req.readableFlowing === true ? 'flowing' : undefined;
 }
 
-/** Whether something before the library has already read, parsed or started reading this request's body. */
-export function bodyAlreadyRead(ctx: Context): boolean {
-  return bodyTaken(ctx) !== undefined;
-}
-
-/** Answers the mis-mount: 500 `server_error` to the caller (no detail), the fix to the log, once per kind. */
-export function createMountOrderGuard(logger: Logger): (ctx: Context) => void {
+/**
+ * Refuses a request whose body something before the library has already read, parsed or
+ * started reading: 500 `server_error` to the caller (no detail), the fix to the log, once per
+ * kind. `true` when it answered; every other request is left alone (`false`).
+ */
+export function createMountOrderGuard(logger: Logger): (ctx: Context) => boolean {
   const logged = new Set<string>();
   const messages = { parsed: MOUNT_ORDER_MESSAGE, flowing: FLOWING_BODY_MESSAGE } as const;
   return function refuseMisMounted(ctx) {
-    const kind = bodyTaken(ctx) ?? 'parsed';
+    const kind = bodyTaken(ctx);
+    if (kind === undefined) return false;
     if (!logged.has(kind)) {
       logged.add(kind);
       logger.error(messages[kind]);
     }
     writeError(ctx, new PlatformAuthError('server_error', 500, 'the authorization server is misconfigured', { cause: new ConfigurationError(messages[kind]), expose: true }));
+    return true;
   };
 }
 

@@ -19,23 +19,18 @@
  */
 import type { Context, Middleware } from 'koa';
 
-import { bodyAlreadyRead } from './mount-order.ts';
-
 export interface AloneRules {
   /** lib/storage/outage.ts `storageOutageGuard`, one for every piece */
   readonly outage: Middleware;
-  /** ./mount-order.ts `createMountOrderGuard`, one for every piece and `routes()` */
-  readonly refuseMisMounted: (ctx: Context) => void;
+  /** ./mount-order.ts `createMountOrderGuard`, one for every piece and `routes()`: `true` when it refused */
+  readonly refuseMisMounted: (ctx: Context) => boolean;
 }
 
 /** `piece`, with the rules above on the paths `owns` says are its own. */
 export function mountedAlone(piece: Middleware, owns: (path: string) => boolean, { outage, refuseMisMounted }: AloneRules): Middleware {
   return function pieceMountedAlone(ctx, next) {
     if (!owns(ctx.path)) return piece(ctx, next);
-    if (bodyAlreadyRead(ctx)) {
-      refuseMisMounted(ctx);
-      return Promise.resolve();
-    }
+    if (refuseMisMounted(ctx)) return Promise.resolve();
     return outage(ctx, () => piece(ctx, next));
   };
 }

@@ -13,7 +13,6 @@ import type Provider from 'oidc-provider';
 import { TOKEN_RESPONSE_HEADERS } from '../constants.ts';
 import { ENDPOINTS } from '../endpoints.ts';
 import { allowedMethods, methodsByPath, refuseUnservedMethod } from '../http/allowed-methods.ts';
-import { bodyAlreadyRead } from '../http/mount-order.ts';
 import { PROVIDER_PAGE_HEADERS } from '../pages/headers.ts';
 import type { AuthorizationRewrite } from './identity-scopes.ts';
 import { refuseBasicClientAuth, usesBasicClientAuth } from '../policies/client-auth.ts';
@@ -65,7 +64,7 @@ export function dispatchToProvider(
    * answers a request whose body a host parser read first (lib/http/mount-order.ts): here, so
    * that the piece mounted on its own (`auth.middleware.provider`) says so too
    */
-  refuseMisMounted?: (ctx: Context) => void,
+  refuseMisMounted?: (ctx: Context) => boolean,
 ): ProviderDispatch {
   const paths = new Set(providerEndpoints(facts).map((e) => e.path));
   // after sign-in and consent the browser resumes at /oauth/authorize/:uid
@@ -131,10 +130,7 @@ export function dispatchToProvider(
   return Object.assign(function providerRoutes(ctx: Context, next: Next): Promise<void> {
     const { path } = ctx;
     if (!handles(path)) return next();
-    if (refuseMisMounted && bodyAlreadyRead(ctx)) {
-      refuseMisMounted(ctx);
-      return Promise.resolve();
-    }
+    if (refuseMisMounted?.(ctx)) return Promise.resolve();
     dropHostCors(ctx);
     // every answer of registration, its 405 included, carries its CORS headers (Variant B: set here)
     if (path === registration) return registrationCors(ctx, () => (refuseUnservedMethod(ctx, methods.get(path)!) ? Promise.resolve() : answer(ctx)));
