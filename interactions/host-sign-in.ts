@@ -21,7 +21,7 @@ import { decodeJwt } from 'jose';
 import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
 
-import { lookingUpFor } from '../lib/cimd/page-requests.ts';
+import type { PageRequests } from '../lib/cimd/page-requests.ts';
 import type { ResolvedOptions } from '../lib/config/options.ts';
 import type { HostSignIn, SignInRequest } from '../lib/contracts.ts';
 import { ENDPOINTS } from '../lib/endpoints.ts';
@@ -64,6 +64,8 @@ export interface SignInFlowDeps {
   readonly trust: TrustSources;
   /** the notes of sign-ins made on the library's page; present with `signIn.session` */
   readonly ownPageSignIns?: OwnPageSignIns | undefined;
+  /** this instance's client lookups for pages, charged to their callers (lib/cimd/page-requests.ts) */
+  readonly pageRequests: PageRequests;
 }
 
 const COOKIE = 'platform_auth_sign_in';
@@ -106,7 +108,7 @@ export function signInRequestOf(interaction: Interaction, client: OidcClient, ba
   };
 }
 
-export function createSignInFlow({ provider, options, ownPageSignIns, pages, trust }: SignInFlowDeps): SignInFlow {
+export function createSignInFlow({ provider, options, ownPageSignIns, pages, trust, pageRequests }: SignInFlowDeps): SignInFlow {
   const redirectTrust = { configuredClients: trust.staticClients, isReviewed: (clientId: string) => trust.isReviewed(clientId) };
   const { baseUrl } = options;
   const secure = baseUrl.startsWith('https:');
@@ -145,7 +147,7 @@ export function createSignInFlow({ provider, options, ownPageSignIns, pages, tru
     if (!interaction || interaction.prompt?.name !== 'login') return undefined;
     // a document fetched again is charged to this caller (lib/cimd/page-requests.ts)
     const clientId = String(interaction.params.client_id);
-    const client = await lookingUpFor(ctx, clientId, () => provider.Client.find(clientId));
+    const client = await pageRequests.lookingUpFor(ctx, clientId, () => provider.Client.find(clientId));
     return client ? { interaction, client } : undefined;
   }
 

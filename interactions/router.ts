@@ -25,7 +25,7 @@ import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 
 import { isOverFetchBudget } from '../lib/cimd/guard.ts';
-import { lookingUpFor } from '../lib/cimd/page-requests.ts';
+import type { PageRequests } from '../lib/cimd/page-requests.ts';
 import type { ResolvedOptions } from '../lib/config/options.ts';
 import { ACCOUNT_GONE_DESCRIPTION } from '../lib/constants.ts';
 import type { Account, Site } from '../lib/contracts.ts';
@@ -73,6 +73,8 @@ export interface InteractionRouterDeps {
   readonly pages: PageRenderer;
   readonly signIn: SignInFlow;
   readonly trust: TrustSources;
+  /** this instance's client lookups for pages, charged to their callers (lib/cimd/page-requests.ts) */
+  readonly pageRequests: PageRequests;
 }
 
 type NoticeName = 'expired' | 'unknownClient' | 'clientUnavailable' | 'formExpired' | 'alreadySignedIn' | 'nothingToConfirm' | 'cancelled';
@@ -144,7 +146,7 @@ export function interactionMethods(path: string): AllowedMethods | undefined {
 }
 
 export function createInteractionRouter(deps: InteractionRouterDeps): Router {
-  const { provider, options, grantContexts, signInThrottle, pages, signIn, trust } = deps;
+  const { provider, options, grantContexts, signInThrottle, pages, signIn, trust, pageRequests } = deps;
   const redirectTrust = { configuredClients: trust.staticClients, isReviewed: (clientId: string) => trust.isReviewed(clientId) };
   const base = PAGES_BASE;
   const router = new Router({ ...ROUTER_MATCHING, prefix: base });
@@ -192,7 +194,7 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
     try {
       // a document fetched again is charged to this caller, as at the authorization endpoint
       const clientId = String(interaction.params.client_id);
-      client = await lookingUpFor(ctx, clientId, () => provider.Client.find(clientId));
+      client = await pageRequests.lookingUpFor(ctx, clientId, () => provider.Client.find(clientId));
     } catch (err) {
       // a Client ID Metadata Document that could not be fetched again (its host down, its
       // cached copy expired, or another instance serving the page) or is refused now: the

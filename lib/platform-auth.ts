@@ -44,6 +44,7 @@ import { skipWithheldIdTokens } from './provider/id-token-issuance.ts';
 import { revokeTokensWithTheirGrant } from './provider/revoked-with-grant.ts';
 import { writeRotatedSessionsFirst } from './provider/session-rotation.ts';
 import { createKnownDocuments, markKnownOnIssuance } from './cimd/known-documents.ts';
+import { createPageRequests } from './cimd/page-requests.ts';
 import { registrationRefusalCode } from './policies/client-metadata.ts';
 import { CodeExchanges } from './policies/code-replay.ts';
 import { OPEN_CORS, openCors } from './policies/cors.ts';
@@ -153,8 +154,10 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   const knownDocuments = createKnownDocuments(options.adapter, Math.max(options.ttl.grant, options.ttl.refreshToken));
   // a code exchange answered 503 gives its code back, so the client's retry is no replay
   const codeExchanges = new CodeExchanges();
+  // the pages' client lookups, made in the host app, charged to their callers by the fetch guard
+  const pageRequests = createPageRequests();
   const provider = new Provider(options.issuer, buildConfiguration(providerOptions, {
-    grantContexts, findClient, provider: current, ownPageSignIns, knownDocuments, codeExchanges,
+    grantContexts, findClient, provider: current, ownPageSignIns, knownDocuments, codeExchanges, pageRequests,
   }));
   built.provider = provider;
   // static clients built now, not at their first sign-in: metadata the provider refuses fails start-up
@@ -233,8 +236,8 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     vendors: new Set(options.registration.vendors.values()),
     isReviewed: options.clientIdMetadataDocuments.isReviewed,
   };
-  const signIn = createSignInFlow({ provider, options, ownPageSignIns, pages, trust });
-  const interactions = createInteractionRouter({ provider, options, grantContexts, signInThrottle, signIn, pages, trust });
+  const signIn = createSignInFlow({ provider, options, ownPageSignIns, pages, trust, pageRequests });
+  const interactions = createInteractionRouter({ provider, options, grantContexts, signInThrottle, signIn, pages, trust, pageRequests });
 
   const accountApi = isServed('accountApi', options) && options.memberData && createAccountApi({ // `&& options.memberData` decides nothing (isServed did); it narrows `dataSource` for TypeScript
     bearer,

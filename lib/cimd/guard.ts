@@ -37,8 +37,7 @@ import { FetchBudget } from './budget.ts';
 import type { FetchBudgetSettings } from './budget.ts';
 import type { DocumentFetch } from './fetch.ts';
 import type { KnownDocuments } from './known-documents.ts';
-import { pageRequest } from './page-requests.ts';
-import type { FetchRequestContext } from './page-requests.ts';
+import type { FetchRequestContext, PageRequests } from './page-requests.ts';
 import { SpecialUseAddressError } from './pinned-request.ts';
 import type { AdapterFactory } from '../../adapters/types.ts';
 
@@ -55,6 +54,8 @@ export interface FetchGuardOptions {
   /** `options.proxy` and `options.proxyHops`: how the client's address is read */
   readonly proxy: boolean;
   readonly proxyHops: number;
+  /** the instance's pages looking clients up in the host app (./page-requests.ts) */
+  readonly pageRequests?: Pick<PageRequests, 'pageRequest'> | undefined;
   readonly now?: () => number;
 }
 
@@ -97,11 +98,11 @@ export function isOverFetchBudget(error: unknown): boolean {
 
 export function createFetchGuard(options: FetchGuardOptions): FetchGuard {
   const budget = options.budget === false ? undefined : new FetchBudget(options.adapter, options.budget, options.now);
-  const { documents, known, proxy, proxyHops } = options;
+  const { documents, known, proxy, proxyHops, pageRequests } = options;
 
   return async function guardDocumentFetch(providerCtx, clientId) {
     // oidc-provider's request, or a page's lookup made in the host app (./page-requests.ts)
-    const ctx = providerCtx ?? pageRequest(clientId);
+    const ctx = providerCtx ?? pageRequests?.pageRequest(clientId);
     const { hostname } = new URL(clientId);
     const byName = specialUseHostOf(hostname);
     if (byName !== undefined) {

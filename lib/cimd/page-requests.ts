@@ -5,7 +5,7 @@
  * oidc-provider's `Provider.ctx` is unset. Without a request the fetch guard charges no budget
  * (lib/cimd/guard.ts: a lookup outside one is a token check), so once the cached copies were
  * old every load of an hour-long interaction page fetched the document again for free. Run in
- * {@link lookingUpFor}, such a lookup is charged to the page's caller like any other request.
+ * {@link PageRequests.lookingUpFor}, such a lookup is charged to the page's caller like any other request.
  *
  * By client id, not with an AsyncLocalStorage of its own: a second one, once used, makes
  * every promise of the process pay the runtime's promise hooks twice (measured: +9% of the
@@ -22,23 +22,34 @@ export interface FetchRequestContext {
   set(field: string, value: string): void;
 }
 
-/** client id → the page requests looking it up now, oldest first */
-const lookingUp = new Map<string, FetchRequestContext[]>();
-
-/** Runs `lookup` (a `Client.find` of `clientId`) as made for `request`. */
-export async function lookingUpFor<T>(request: FetchRequestContext, clientId: string, lookup: () => Promise<T>): Promise<T> {
-  let requests = lookingUp.get(clientId);
-  if (!requests) lookingUp.set(clientId, (requests = []));
-  requests.push(request);
-  try {
-    return await lookup();
-  } finally {
-    requests.splice(requests.indexOf(request), 1);
-    if (requests.length === 0 && lookingUp.get(clientId) === requests) lookingUp.delete(clientId);
-  }
+/** Which page request each client lookup made outside oidc-provider's requests is made for. */
+export interface PageRequests {
+  /** Runs `lookup` (a `Client.find` of `clientId`) as made for `request`. */
+  lookingUpFor<T>(request: FetchRequestContext, clientId: string, lookup: () => Promise<T>): Promise<T>;
+  /** The page request a lookup of `clientId` is made for, if any. */
+  pageRequest(clientId: string): FetchRequestContext | undefined;
 }
 
-/** The page request a lookup of `clientId` is made for, if any. */
-export function pageRequest(clientId: string): FetchRequestContext | undefined {
-  return lookingUp.get(clientId)?.[0];
+/**
+ * One per library instance (the composition root makes it, the pages and the fetch guard share
+ * it): two instances in one process (two schools, or old and new during a deploy) that look
+ * one client up at once must not charge one's page fetch to the other's caller.
+ */
+export function createPageRequests(): PageRequests {
+  /** client id → the page requests looking it up now, oldest first */
+  const lookingUp = new Map<string, FetchRequestContext[]>();
+  return {
+    async lookingUpFor(request, clientId, lookup) {
+      let requests = lookingUp.get(clientId);
+      if (!requests) lookingUp.set(clientId, (requests = []));
+      requests.push(request);
+      try {
+        return await lookup();
+      } finally {
+        requests.splice(requests.indexOf(request), 1);
+        if (requests.length === 0 && lookingUp.get(clientId) === requests) lookingUp.delete(clientId);
+      }
+    },
+    pageRequest: (clientId) => lookingUp.get(clientId)?.[0],
+  };
 }

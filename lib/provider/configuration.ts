@@ -13,6 +13,7 @@ import type { Client, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { createDocumentFetch } from '../cimd/fetch.ts';
 import { createFetchGuard } from '../cimd/guard.ts';
 import type { KnownDocuments } from '../cimd/known-documents.ts';
+import type { PageRequests } from '../cimd/page-requests.ts';
 import { DOCUMENT_REFUSED, findTokenClient } from '../cimd/token-client.ts';
 import { SCOPE_CLAIMS } from '../claims.ts';
 import type { ResolvedOptions } from '../config/options.ts';
@@ -58,6 +59,8 @@ export interface ConfigurationDeps {
   readonly knownDocuments?: KnownDocuments;
   /** the codes being exchanged, given back after a 503 (lib/policies/code-replay.ts) */
   readonly codeExchanges?: CodeExchanges;
+  /** the pages' client lookups made in the host app, charged to their callers (lib/cimd/page-requests.ts) */
+  readonly pageRequests?: PageRequests;
 }
 
 export function buildConfiguration(options: ResolvedOptions, deps: ConfigurationDeps): Configuration {
@@ -83,6 +86,7 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
   const checkSiteBeforeRotation = createSiteCheckBeforeRotation(claimsDeps);
   const guardFetch = createFetchGuard({
     adapter: options.adapter, budget: cimd.fetchBudget, documents, known: deps.knownDocuments, proxy: options.proxy, proxyHops: options.proxyHops,
+    pageRequests: deps.pageRequests,
   });
 
   return {
