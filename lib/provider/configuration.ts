@@ -60,7 +60,7 @@ export interface ConfigurationDeps {
   /** the codes being exchanged, given back after a 503 (lib/policies/code-replay.ts) */
   readonly codeExchanges?: CodeExchanges;
   /** the pages' client lookups made in the host app, charged to their callers (lib/cimd/page-requests.ts) */
-  readonly pageRequests?: PageRequests;
+  readonly pageRequests: PageRequests;
 }
 
 export function buildConfiguration(options: ResolvedOptions, deps: ConfigurationDeps): Configuration {
