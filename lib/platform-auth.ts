@@ -25,7 +25,7 @@ import { createDiagnostics } from './events/index.ts';
 import type { PlatformAuthEvents, TraceEntry, TracedClient } from './events/index.ts';
 import { answeredBy, isServed, ownPathMatcher, ROUTER_MATCHING, servedEndpoints } from './served-endpoints.ts';
 import { checkingMethods, methodsByPath } from './http/allowed-methods.ts';
-import { createMountOrderGuard, createRouterMountCheck } from './http/mount-order.ts';
+import { createMountOrderGuard, createRouterMountCheck, withRouterMountChecks } from './http/mount-order.ts';
 import { mountedAlone } from './http/mounted-alone.ts';
 import { createSignInThrottle } from './http/sign-in-throttle.ts';
 import type { SignInThrottle } from './http/sign-in-throttle.ts';
@@ -76,7 +76,8 @@ export interface PlatformAuth {
    * The pieces of `routes()`, for hosts that mount them separately, in the order `routes()`
    * runs them (resource, interactions, accountApi, mcp, docs, registration, provider). Each
    * keeps on its own paths what `routes()` applies in front of it: a body taken by a parser
-   * or stream reader in front is refused, and a storage failure is the outage 503.
+   * or stream reader in front is refused, and a storage failure is the outage 503. Mount
+   * each on the app: `router.use(piece)` is logged once, with the fix.
    */
   readonly middleware: {
     /** well-known protected-resource metadata and UserInfo */
@@ -285,7 +286,8 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   // need neither; each gives a request its id and the diagnostics
   const rules = { outage, refuseMisMounted };
   const alone = (piece: Middleware, owns: (path: string) => boolean) => mountedAlone(piece, owns, rules);
-  const middleware = diagnostics.observeEach({
+  // and each notices router.use(piece), as routes() notices router.use(auth.routes())
+  const middleware = withRouterMountChecks(diagnostics.observeEach({
     resource: alone(pieces.resource, (path) => resourceMethods.has(path)),
     interactions: alone(pieces.interactions, (path) => interactionMethods(path) !== undefined),
     registration: pieces.registration && alone(pieces.registration, (path) => path === ENDPOINTS.registration.path),
@@ -293,7 +295,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     accountApi: pieces.accountApi && alone(pieces.accountApi, (path) => path === ENDPOINTS.accountApi.path),
     mcp: pieces.mcp && alone(pieces.mcp, (path) => path === ENDPOINTS.mcp.path),
     docs: pieces.docs,
-  });
+  }), options.logger);
 
   const chain = [
     outage,

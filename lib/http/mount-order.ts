@@ -14,7 +14,7 @@
  *
  * @module
  */
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 
 import type { Logger } from '../contracts.ts';
 import { ConfigurationError, PlatformAuthError } from '../errors.ts';
@@ -74,7 +74,7 @@ interface RouterLike {
  * (a `use()` layer: no methods); one mounted as a route (`router.all(…)` on a pattern that
  * matches every path) is routed for every path and works.
  */
-export function createRouterMountCheck(logger: Logger): (ctx: Context, routes: unknown) => void {
+export function createRouterMountCheck(logger: Logger, message = ROUTER_MOUNT_MESSAGE): (ctx: Context, routes: unknown) => void {
   let logged = false;
   // each router looked at once: its layers are fixed by the time it routes requests
   const seen = new WeakSet<object>();
@@ -87,6 +87,34 @@ export function createRouterMountCheck(logger: Logger): (ctx: Context, routes: u
       && Array.isArray(layer.stack) && layer.stack.includes(routes));
     if (!mounted) return;
     logged = true;
-    logger.error(ROUTER_MOUNT_MESSAGE);
+    logger.error(message);
   };
+}
+
+/** {@link ROUTER_MOUNT_MESSAGE} for one piece of `auth.middleware`. */
+export function pieceRouterMountMessage(name: string): string {
+  const piece = `auth.middleware.${name}`;
+  return `platform-auth: ${piece} is mounted inside a @koa/router router (router.use(${piece})). A router runs such middleware only for paths that one of its own routes matches, so the paths this piece answers get 404. Mount it on the app instead: app.use(${piece}), before the host's routers and body parsers.`;
+}
+
+/**
+ * The pieces of `auth.middleware`, each noticing `router.use(piece)` as `routes()` notices
+ * `router.use(auth.routes())`: logged once per piece, with the fix, on the first request a
+ * router hands it. What is mounted is the returned function, so the check looks for it.
+ */
+export function withRouterMountChecks<T extends Record<string, Middleware | undefined>>(pieces: T, logger: Logger): Readonly<T> {
+  const checked: Record<string, Middleware | undefined> = {};
+  for (const [name, piece] of Object.entries(pieces)) {
+    if (piece === undefined) {
+      checked[name] = undefined;
+      continue;
+    }
+    const check = createRouterMountCheck(logger, pieceRouterMountMessage(name));
+    const mounted: Middleware = function routerMountChecked(ctx, next) {
+      if ((ctx as { router?: unknown }).router !== undefined) check(ctx, mounted);
+      return piece(ctx, next);
+    };
+    checked[name] = mounted;
+  }
+  return Object.freeze(checked) as Readonly<T>;
 }

@@ -10,11 +10,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { bodyParser } from '@koa/bodyparser';
+import Router from '@koa/router';
 import Koa from 'koa';
 
 import { createDemoMemberData } from '../../examples/host/member-data.ts';
 import { createAccountStore, createSiteStore, demoClients, VENDOR_CLIENT_ID } from '../../examples/host/seed.ts';
-import { FLOWING_BODY_MESSAGE, MOUNT_ORDER_MESSAGE } from '../../lib/http/mount-order.ts';
+import { FLOWING_BODY_MESSAGE, MOUNT_ORDER_MESSAGE, pieceRouterMountMessage } from '../../lib/http/mount-order.ts';
 import { createPlatformAuth } from '../../lib/index.ts';
 import type { PlatformAuth } from '../../lib/index.ts';
 import { RETRY_AFTER_SECONDS } from '../../lib/storage/outage.ts';
@@ -35,7 +36,13 @@ interface Host {
 /** Every piece, in the order routes() runs them, each mounted with its own app.use(). */
 const PIECES = ['resource', 'interactions', 'accountApi', 'mcp', 'docs', 'registration', 'provider'] as const;
 
-async function startHost(storage: StorageSwitch, before: readonly Koa.Middleware[] = []): Promise<Host> {
+/** Every piece mounted with its own app.use(), after `before`. */
+const eachOnTheApp = (before: readonly Koa.Middleware[] = []) => (app: Koa, auth: PlatformAuth) => {
+  for (const m of before) app.use(m);
+  for (const name of PIECES) app.use(auth.middleware[name]!);
+};
+
+async function startHost(storage: StorageSwitch, mount: (app: Koa, auth: PlatformAuth) => void = eachOnTheApp()): Promise<Host> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -53,8 +60,7 @@ async function startHost(storage: StorageSwitch, before: readonly Koa.Middleware
     logger: { info() {}, warn: (m) => warnings.push(m), error: (m) => errors.push(m) },
   });
   const app = new Koa();
-  for (const m of before) app.use(m);
-  for (const name of PIECES) app.use(auth.middleware[name]!);
+  mount(app, auth);
   app.use(async (ctx) => {
     if (ctx.path === '/echo') ctx.body = { echoed: (ctx.request as { body?: unknown }).body ?? null };
   });
@@ -87,7 +93,7 @@ describe.each([
 ])('%s in front of the pieces mounted on their own', (_name, front, message, echoed) => {
   let host: Host;
   beforeAll(async () => {
-    host = await startHost({ failure: 'none' }, [front()]);
+    host = await startHost({ failure: 'none' }, eachOnTheApp([front()]));
   });
   afterAll(() => host.stop());
 
@@ -156,5 +162,57 @@ describe('storage down under the pieces mounted on their own', () => {
     storage.failure = 'none';
     expect((await fetch(`${host.url}/api/oauth/userinfo`, { headers: bearer })).status).toBe(200);
     expect((await browser.request(page.url, { headers: { accept: 'text/html' } })).status).toBe(200);
+  });
+});
+
+describe('pieces mounted inside a @koa/router router (router.use(piece))', () => {
+  let host: Host;
+  beforeAll(async () => {
+    host = await startHost({ failure: 'none' }, (app, auth) => {
+      const router = new Router();
+      router.use(auth.middleware.mcp!);
+      router.use(auth.middleware.provider);
+      router.get('/courses', (ctx) => {
+        ctx.body = 'courses';
+      });
+      app.use(router.routes());
+    });
+  });
+  afterAll(() => host.stop());
+
+  it('leaves their paths unanswered (the router\'s rule), and says so once per piece, with the fix, when a routed request reaches them', async () => {
+    // the router runs its use() middleware only where one of its routes matches
+    expect((await fetch(`${host.url}/.well-known/openid-configuration`)).status).toBe(404);
+    expect((await fetch(`${host.url}/mcp`, json({ jsonrpc: '2.0', id: 1, method: 'ping' }, MCP_HEADERS))).status).toBe(404);
+    expect(host.errors).toEqual([]);
+    for (let i = 0; i < 3; i += 1) {
+      const res = await fetch(`${host.url}/courses`);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe('courses');
+    }
+    expect(host.errors).toEqual([pieceRouterMountMessage('mcp'), pieceRouterMountMessage('provider')]);
+    expect(host.errors[0]).toContain('app.use(auth.middleware.mcp)');
+  });
+});
+
+describe('a @koa/router router mounted on the app before the pieces', () => {
+  let host: Host;
+  beforeAll(async () => {
+    const health = new Router();
+    health.get('/health', (ctx) => {
+      ctx.body = 'ok';
+    });
+    host = await startHost({ failure: 'none' }, eachOnTheApp([health.routes() as unknown as Koa.Middleware]));
+  });
+  afterAll(() => host.stop());
+
+  it('is not taken for a mount inside it: the pieces answer their paths and nothing is logged', async () => {
+    expect(await (await fetch(`${host.url}/health`)).text()).toBe('ok');
+    const discovery = await fetch(`${host.url}/.well-known/openid-configuration`);
+    expect(discovery.status).toBe(200);
+    expect((await discovery.json()).issuer).toBe(host.url);
+    expect((await fetch(`${host.url}/mcp`, json({ jsonrpc: '2.0', id: 1, method: 'ping' }, MCP_HEADERS))).status).toBe(200);
+    expect((await fetch(`${host.url}/echo`, json({}))).status).toBe(200);
+    expect(host.errors).toEqual([]);
   });
 });
