@@ -24,6 +24,9 @@ export default {
   // each test file's ES module graph stays in its worker (--experimental-vm-modules): by the
   // end of the suite a worker held 2.4-3.6 GB and took 0.7-0.9 s to exit, past jest-worker's
   // 500 ms, hence "A worker process has failed to exit gracefully" with no handle left open.
-  // A worker over 1 GB is replaced between files (the suite also ran ~20% faster so)
+  // A worker over 1 GB is replaced between files (the suite also ran ~20% faster so).
+  // A worker also exits only once its event loop is empty (jest-worker's child removes its
+  // message listener and waits), so a ref'd timer a test leaves running counts too: keep
+  // timers that may outlive their test unref'd (test/mcp/operator.test.ts' slow tool)
   workerIdleMemoryLimit: '1GB',
 };

@@ -104,7 +104,9 @@ describe('host tool failures are tool errors, never HTTP 500', () => {
         name: 'slow_echo', description: 'echoes after a delay', audience: 'public', scopes: [],
         inputSchema: z.object({ value: z.string(), delayMs: z.number().int().min(0).max(1000) }),
         async handler({ value, delayMs }, caller) {
-          await new Promise((resolve) => setTimeout(resolve, delayMs));
+          // unref'd: a call whose client left sleeps on after its test, and a timer keeping the
+          // jest worker alive past the suite's end is reported as "failed to exit gracefully"
+          await new Promise((resolve) => setTimeout(resolve, delayMs).unref());
           return { value, subject: caller?.sub ?? null };
         },
       }),
