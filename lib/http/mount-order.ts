@@ -55,7 +55,12 @@ export function createMountOrderGuard(logger: Logger): (ctx: Context) => boolean
   };
 }
 
-export const ROUTER_MOUNT_MESSAGE = 'platform-auth: auth.routes() is mounted inside a @koa/router router (router.use(auth.routes())). A router runs such middleware only for paths that one of its own routes matches, so the discovery documents, the OAuth endpoints, the sign-in pages, /account/graphql and /mcp answer 404. Mount it on the app instead: app.use(auth.routes()), before the host\'s routers and body parsers.';
+/** The router mis-mount's log line: `mounted` inside a router, and what then answers 404. */
+function routerMountMessage(mounted: string, unanswered: string): string {
+  return `platform-auth: ${mounted} is mounted inside a @koa/router router (router.use(${mounted})). A router runs such middleware only for paths that one of its own routes matches, so ${unanswered} answer 404. Mount it on the app instead: app.use(${mounted}), before the host's routers and body parsers.`;
+}
+
+export const ROUTER_MOUNT_MESSAGE = routerMountMessage('auth.routes()', 'the discovery documents, the OAuth endpoints, the sign-in pages, /account/graphql and /mcp');
 
 /** What @koa/router (and koa-router) leave on the context of a request they route: the router, with its layers. */
 interface RouterLike {
@@ -93,8 +98,7 @@ export function createRouterMountCheck(logger: Logger, message = ROUTER_MOUNT_ME
 
 /** {@link ROUTER_MOUNT_MESSAGE} for one piece of `auth.middleware`. */
 export function pieceRouterMountMessage(name: string): string {
-  const piece = `auth.middleware.${name}`;
-  return `platform-auth: ${piece} is mounted inside a @koa/router router (router.use(${piece})). A router runs such middleware only for paths that one of its own routes matches, so the paths this piece answers get 404. Mount it on the app instead: app.use(${piece}), before the host's routers and body parsers.`;
+  return routerMountMessage(`auth.middleware.${name}`, 'the paths this piece serves');
 }
 
 /**
