@@ -18,7 +18,8 @@
  *   reuse after the grace, or after the successor was itself used. A rotated token presented
  *   by another client revokes the grant too, and so does reuse that oidc-provider refuses for
  *   another reason before it looks at the token's state (`revokeMissedReuse`).
- * - `graceSeconds: 0` keeps oidc-provider's strict single use.
+ * - `graceSeconds: 0` keeps oidc-provider's strict single use, and a token rotated while the
+ *   grace was on (marked, never consumed) counts as consumed ({@link RotatedIsConsumed}).
  *
  * What the grace gives up: a token served again gets a successor of its own, so its two
  * holders (two racing tabs, or a thief within the window) go on with two chains of one grant,
@@ -328,12 +329,30 @@ class GraceRefreshTokens extends DelegatingAdapter {
 }
 
 /**
+ * The `RefreshToken` adapter with the grace off. A rotation under the grace marks the token
+ * `rotatedAt` and leaves `consumed` unset (only the grace's own find reads the mark), so a
+ * token rotated before the grace was turned off, or by another instance of a deployment still
+ * running with it (a rolling deploy), would look unused to oidc-provider and to the storage's
+ * consume: served again, a second live chain, nothing revoked. Read here as consumed, its
+ * reuse revokes the grant as strict single use should. One property read per token read.
+ */
+class RotatedIsConsumed extends DelegatingAdapter {
+  override find(id: string): Promise<AdapterPayload | undefined> {
+    return this.inner.find(id).then((found) => {
+      const payload = (found ?? undefined) as RefreshPayload | undefined;
+      return payload?.rotatedAt === undefined ? payload : { ...payload, consumed: payload.consumed ?? payload.rotatedAt };
+    });
+  }
+}
+
+/**
  * The adapter factory with the grace rule on `RefreshToken`, and `AccessToken` saves that wait
- * for the rotation and successor refresh token written in their request; unchanged when
- * `graceSeconds` is 0. Other models (and `close()`, if any) are the inner factory's.
+ * for the rotation and successor refresh token written in their request. When `graceSeconds`
+ * is 0, only tokens rotated under a grace are read as consumed ({@link RotatedIsConsumed}).
+ * Other models (and `close()`, if any) are the inner factory's.
  */
 export function withRefreshGrace<F extends AdapterFactory>(factory: F, options: RefreshGraceOptions): F {
-  if (options.graceSeconds <= 0) return factory;
+  if (options.graceSeconds <= 0) return decorateModel(factory, 'RefreshToken', (inner) => new RotatedIsConsumed(inner));
   const uses = factory(REFRESH_USE_MODEL);
   const { putRecords, writesSynchronously } = factory as Partial<PutRecords & SynchronousWrites>;
   const storage = { putRecords: typeof putRecords === 'function' ? putRecords.bind(factory) : undefined, atOnce: writesSynchronously === true };

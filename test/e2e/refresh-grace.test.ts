@@ -308,6 +308,25 @@ describe.each<Store>(['memory', 'redis'])('on %s', (kind) => {
       expect(await userinfoStatus(app, next.access_token)).toBe(401);
     });
 
+    it('a token rotated by an instance with the grace on is reuse here: the grant ends (a rolling deploy, or the grace turned off)', async () => {
+      const lenient = await startApp({ auth: { adapter: store } });
+      try {
+        const tokens = await signIn(lenient);
+        const next = await (await refresh(lenient, tokens.refresh_token)).json() as TokenSet;
+        const latest = await (await refresh(lenient, next.refresh_token)).json() as TokenSet;
+        // the first token again, at the instance without the grace (one store, its own issuer)
+        const strictTokens = await postForm(`${app.baseUrl}/api/oauth/token`, {
+          grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: MEMBER.clientId,
+        });
+        expect(strictTokens.status).toBe(400);
+        expect((await strictTokens.json()).error).toBe('invalid_grant');
+        expect(await userinfoStatus(lenient, latest.access_token)).toBe(401);
+        expect((await refresh(lenient, latest.refresh_token)).status).toBe(400);
+      } finally {
+        await lenient.stop();
+      }
+    });
+
     it('of two concurrent refreshes exactly one succeeds', async () => {
       const tokens = await signIn(app);
       const responses = await Promise.all([refresh(app, tokens.refresh_token), refresh(app, tokens.refresh_token)]);

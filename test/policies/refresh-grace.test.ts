@@ -76,9 +76,19 @@ function rotate(tokens: Adapter, id: string, successorId: string): Promise<void>
 }
 
 describe('withRefreshGrace on storage with round trips: a rotation waits for its successor', () => {
-  it('changes nothing when the grace is 0: the factory is the inner one', () => {
+  it('with the grace 0, a token rotated under a grace reads as consumed; every other read and model is unchanged', async () => {
     const inner = createMemoryAdapter();
-    expect(withRefreshGrace(inner, { graceSeconds: 0 })).toBe(inner);
+    const strict = withRefreshGrace(inner, { graceSeconds: 0 });
+    await inner('RefreshToken').upsert('rotated', { ...record('g'), rotatedAt: 1_000 }, 3600);
+    await inner('RefreshToken').upsert('fresh', record('g'), 3600);
+    expect(await strict('RefreshToken').find('rotated')).toMatchObject({ rotatedAt: 1_000, consumed: 1_000 });
+    expect(await strict('RefreshToken').find('fresh')).toEqual(record('g'));
+    expect(await strict('RefreshToken').find('missing')).toBeUndefined();
+    // the stored record is left as it is: an instance with the grace on still reads its mark
+    expect((await inner('RefreshToken').find('rotated'))?.consumed).toBeUndefined();
+    // the rule is the RefreshToken model's only
+    await strict('Grant').upsert('marked', { rotatedAt: 1_000 }, 3600);
+    expect((await strict('Grant').find('marked'))?.consumed).toBeUndefined();
   });
 
   it('leaves every other model to the inner factory', async () => {
