@@ -54,16 +54,14 @@ export function resourceIndicatorsFeature(policy: ResourceServerPolicy) {
     // into this one; a token request naming several (even the same one twice) is refused
     async defaultResource(ctx: KoaContextWithOIDC, _client: Client, oneOf?: readonly string[]) {
       if (oneOf !== undefined && ctx.oidc.route === 'token' && Array.isArray(ctx.oidc.params?.resource)) {
-        throw new errors.InvalidTarget('only one resource may be named in a token request');
+        throw new errors.InvalidTarget(ONE_RESOURCE);
       }
       return baseUrl;
     },
     useGrantedResource: async () => true,
     async getResourceServerInfo(ctx: KoaContextWithOIDC, indicator: string, client: Client) {
       const resource = canonicalResource(indicator, baseUrl);
-      if (!resource) {
-        throw new errors.InvalidTarget(`this server issues tokens only for the resource ${baseUrl}`);
-      }
+      if (!resource) throw new errors.InvalidTarget(onlyFor(baseUrl));
       const allowance = await policy.allowance(client);
       assertScopesAllowed(ctx.oidc.params?.scope as string | undefined, allowance);
       return {
@@ -73,5 +71,36 @@ export function resourceIndicatorsFeature(policy: ResourceServerPolicy) {
         accessTokenFormat: 'opaque' as const,
       };
     },
+  };
+}
+
+const ONE_RESOURCE = 'only one resource may be named in a token request';
+const onlyFor = (baseUrl: string) => `this server issues tokens only for the resource ${baseUrl}`;
+
+/**
+ * A refresh's `resource` and `scope` refusals, asked before its token is rotated (from
+ * oidc-provider's `rotateRefreshToken`). oidc-provider resolves the resource and asks
+ * `getResourceServerInfo` only after it consumed the presented token and stored its successor,
+ * so a refresh refused there (`invalid_target` for the granted resource in its other spelling,
+ * `invalid_scope` for a scope the client may no longer hold) had rotated a token whose
+ * successor nobody received: the corrected retry after `refreshTokenGrace` was reuse, and the
+ * grant was revoked. The same rules and errors, asked first; oidc-provider still asks its own
+ * after. Nothing is looked up unless the request names a `resource` or a `scope`.
+ */
+export function refreshTargetCheck(policy: ResourceServerPolicy) {
+  const { baseUrl } = policy;
+  return async function checkTargetBeforeRotation(ctx: KoaContextWithOIDC): Promise<void> {
+    const { client, params } = ctx.oidc;
+    const token = ctx.oidc.entities.RefreshToken;
+    if (!client || !token) return;
+    const named = params?.resource as string | string[] | undefined;
+    if (Array.isArray(named)) throw new errors.InvalidTarget(ONE_RESOURCE);
+    if (named !== undefined) {
+      // oidc-provider compares a refresh's resource with the granted ones as strings
+      if (!token.resourceIndicators.has(named)) throw new errors.InvalidTarget();
+      if (!canonicalResource(named, baseUrl)) throw new errors.InvalidTarget(onlyFor(baseUrl));
+    }
+    const scope = params?.scope as string | undefined;
+    if (scope !== undefined) assertScopesAllowed(scope, await policy.allowance(client));
   };
 }

@@ -33,7 +33,7 @@ import { DOCUMENT_BODY_LIMIT, DOCUMENT_CACHE_SECONDS, metadataDocumentFeature } 
 import { expiresWithSession, issueRefreshToken, rotateRefreshToken } from '../policies/refresh.ts';
 import { withRefreshGrace } from '../policies/refresh-grace.ts';
 import { markServedInGrace } from '../events/grace.ts';
-import { resourceIndicatorsFeature } from '../policies/resource-indicator.ts';
+import { refreshTargetCheck, resourceIndicatorsFeature } from '../policies/resource-indicator.ts';
 import { hostSessionCheck } from '../policies/host-session.ts';
 import type { OwnPageSignIns } from '../policies/host-session.ts';
 import type { HostSessionLookup } from '../policies/host-session.ts';
@@ -84,6 +84,8 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
     failureSeconds: cimd.failureCacheSeconds,
   });
   const checkSiteBeforeRotation = createSiteCheckBeforeRotation(claimsDeps);
+  const resourceServer = { baseUrl, accessTokenTTL: ttl.accessToken, allowance: (client: Client) => scopeAllowance(client, cimd) };
+  const checkTargetBeforeRotation = refreshTargetCheck(resourceServer);
   const guardFetch = createFetchGuard({
     adapter: options.adapter, budget: cimd.fetchBudget, documents, known: deps.knownDocuments, proxy: options.proxy, proxyHops: options.proxyHops,
     pageRequests: deps.pageRequests,
@@ -114,18 +116,18 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
       clientIdMetadataDocument: metadataDocumentFeature(cimd, guardFetch),
       revocation: { enabled: true, allowedPolicy: (_ctx, client, token) => revocationAllowed(client, token) },
       introspection: { enabled: true, allowedPolicy: (_ctx, client, token) => introspectionAllowed(introspection, client, token) },
-      resourceIndicators: resourceIndicatorsFeature({
-        baseUrl, accessTokenTTL: ttl.accessToken, allowance: (client) => scopeAllowance(client, cimd),
-      }),
+      resourceIndicators: resourceIndicatorsFeature(resourceServer),
     },
     findAccount: createFindAccount(claimsDeps),
     extraTokenClaims: createExtraTokenClaims(claimsDeps),
     // a grant is reused without the consent page only while the account may still use its site
     loadExistingGrant: createLoadExistingGrant(claimsDeps),
     issueRefreshToken,
-    // asked before a refresh consumes its token: the account's site is checked first
+    // asked before a refresh consumes its token: what would refuse it after the rotation
+    // (the account's site, the resource, the scope) is checked first
     rotateRefreshToken: async (ctx: KoaContextWithOIDC) => {
       await checkSiteBeforeRotation(ctx);
+      await checkTargetBeforeRotation(ctx);
       return rotateRefreshToken();
     },
     expiresWithSession,

@@ -278,6 +278,18 @@ describe.each<Store>(['memory', 'redis'])('on %s', (kind) => {
       expect((await replay.json()).error).toBe('invalid_grant');
       expect(await userinfoStatus(app, rotated.access_token)).toBe(401);
     });
+
+    it('a refresh refused for its resource rotates nothing: the corrected retry after the grace keeps the grant', async () => {
+      const tokens = await obtainTokens(app.baseUrl, MEMBER, { scope: 'openid account:read', resource: `${app.baseUrl}/` }, STUDENT);
+      const otherSpelling = await refresh(app, tokens.refresh_token, MEMBER.clientId, { resource: app.baseUrl });
+      expect(otherSpelling.status).toBe(400);
+      expect((await otherSpelling.json()).error).toBe('invalid_target');
+      await new Promise((resolve) => setTimeout(resolve, 2_200));
+      const corrected = await refresh(app, tokens.refresh_token, MEMBER.clientId, { resource: `${app.baseUrl}/` });
+      expect(corrected.status).toBe(200);
+      expect(await userinfoStatus(app, tokens.access_token)).toBe(200);
+      expect(await userinfoStatus(app, (await corrected.json() as TokenSet).access_token)).toBe(200);
+    });
   });
 
   describe('with the grace off (strict single use)', () => {

@@ -6,7 +6,7 @@
 import { errors } from 'oidc-provider';
 import type { Client, KoaContextWithOIDC } from 'oidc-provider';
 
-import { canonicalResource, resourceIndicatorsFeature } from '../../lib/policies/resource-indicator.ts';
+import { canonicalResource, refreshTargetCheck, resourceIndicatorsFeature } from '../../lib/policies/resource-indicator.ts';
 
 const BASE = 'https://learn.example';
 
@@ -112,5 +112,51 @@ describe('resourceIndicatorsFeature', () => {
     await expect(feature.getResourceServerInfo(ctx('openid nope'), BASE, client)).rejects.toMatchObject({
       error: 'invalid_scope', scope: 'nope', error_description: expect.stringMatching(/not offered/),
     });
+  });
+});
+
+describe('refreshTargetCheck: what would refuse a refresh after its rotation, asked before it', () => {
+  const client = { clientId: 'member' } as unknown as Client;
+  const asked: unknown[] = [];
+  const check = refreshTargetCheck({
+    baseUrl: BASE, accessTokenTTL: 60, allowance: async (c) => { asked.push(c); return new Set(['openid', 'account:read']); },
+  });
+  /** a refresh request for a token granted for `granted` */
+  const refresh = (params: Record<string, unknown>, granted = `${BASE}/`) => ({
+    oidc: { client, params, entities: { RefreshToken: { resourceIndicators: new Set([granted]) } } },
+  }) as unknown as KoaContextWithOIDC;
+
+  beforeEach(() => { asked.length = 0; });
+
+  it('lets a refresh that names nothing through without a lookup', async () => {
+    await expect(check(refresh({}))).resolves.toBeUndefined();
+    expect(asked).toEqual([]);
+  });
+
+  it('lets the granted resource, as granted, and scopes within the allowance through', async () => {
+    await expect(check(refresh({ resource: `${BASE}/`, scope: 'openid account:read' }))).resolves.toBeUndefined();
+    expect(asked).toEqual([client]);
+  });
+
+  it.each([
+    ['the granted resource in its other spelling', { resource: BASE }],
+    ['another resource', { resource: 'https://other.example' }],
+    ['two resources', { resource: [`${BASE}/`, `${BASE}/`] }],
+  ])('refuses %s as invalid_target', async (_label, params) => {
+    await expect(check(refresh(params))).rejects.toMatchObject({ error: 'invalid_target' });
+  });
+
+  it('refuses a granted resource that is not this server as invalid_target', async () => {
+    await expect(check(refresh({ resource: 'https://other.example' }, 'https://other.example'))).rejects.toMatchObject({
+      error: 'invalid_target', error_description: expect.stringContaining(BASE),
+    });
+  });
+
+  it('refuses a scope outside the allowance as invalid_scope', async () => {
+    await expect(check(refresh({ scope: 'openid courses:read' }))).rejects.toMatchObject({ error: 'invalid_scope', scope: 'courses:read' });
+  });
+
+  it('leaves a request without a client or token to oidc-provider', async () => {
+    await expect(check({ oidc: { params: { resource: 'x' }, entities: {} } } as unknown as KoaContextWithOIDC)).resolves.toBeUndefined();
   });
 });
