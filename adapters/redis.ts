@@ -42,9 +42,10 @@
  * once (within `connectTimeout` during a connection attempt), and ioredis keeps reconnecting
  * in the background, so calls succeed again once Redis is back. With `client`, the caller's
  * configuration is used as is and `close()` leaves it open: give it `enableOfflineQueue:
- * false`, `maxRetriesPerRequest: 1` and a `commandTimeout`, or calls wait in ioredis' queue
- * while Redis is away (for a Cluster, `enableOfflineQueue: false` and `redisOptions: {
- * maxRetriesPerRequest: 1, commandTimeout }`; its hash tags are handled here).
+ * false`, `maxRetriesPerRequest: 0`, `autoResendUnfulfilledCommands: false` and a
+ * `commandTimeout`, or calls wait in ioredis' queue while Redis is away and a command whose
+ * reply was lost with its connection is run again (for a Cluster, `enableOfflineQueue: false`
+ * and the rest in `redisOptions`; its hash tags are handled here).
  *
  * Bounded waits: every call of this adapter settles within 3 s (`CALL_TIMEOUT_MS`), whatever
  * the client: a Redis or Cluster node that accepts connections but does not answer (paused,
@@ -1398,7 +1399,11 @@ export function createRedisAdapter(options: RedisAdapterOptions): ClosableAdapte
     warnIfEvicting(client as Redis | Cluster, logger);
   } else {
     const owned = new Redis(url!, {
-      maxRetriesPerRequest: 1,
+      // a command whose connection closed before its reply came is rejected (503), never sent
+      // again on the next connection: Redis may have run it, and a consume run twice finds its
+      // own mark and is taken for a replay (the grant revoked, the member signed out)
+      maxRetriesPerRequest: 0,
+      autoResendUnfulfilledCommands: false,
       enableOfflineQueue: false,
       connectTimeout: CONNECT_TIMEOUT_MS,
       commandTimeout: COMMAND_TIMEOUT_MS,

@@ -21,7 +21,9 @@ import { startApp } from '../support/start-app.ts';
 import { describeAdapterContract } from './contract.ts';
 
 /** The README's fail-fast settings for a client of one's own. */
-const REDIS6_OPTIONS: RedisOptions6 = { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 3_000 };
+const REDIS6_OPTIONS: RedisOptions6 = {
+  enableOfflineQueue: false, maxRetriesPerRequest: 0, autoResendUnfulfilledCommands: false, connectTimeout: 2_000, commandTimeout: 3_000,
+};
 /** The README's Cluster settings. */
 const CLUSTER6_OPTIONS: ClusterOptions6 = {
   enableOfflineQueue: false,

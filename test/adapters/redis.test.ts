@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { inspect } from 'node:util';
 import type { AddressInfo } from 'node:net';
 
@@ -21,6 +21,10 @@ const freshPrefix = () => `platform-auth-test:${randomUUID()}:`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Every call of the adapter settles within this (adapters/redis.ts, CALL_TIMEOUT_MS). */
 const BOUND_MS = 3_000;
+/** The settings the README gives for a client passed in (Redis settings that matter). */
+const README_CLIENT_OPTIONS = {
+  enableOfflineQueue: false, maxRetriesPerRequest: 0, autoResendUnfulfilledCommands: false, connectTimeout: 2_000, commandTimeout: 3_000,
+};
 
 function captureLogger(): ConnectionLogger & { lines: string[] } {
   const lines: string[] = [];
@@ -439,7 +443,7 @@ describe('redis adapter', () => {
   test('a client passed in with the README settings and used before it is connected: the first calls wait for it', async () => {
     // a host builds the client inline (createRedisAdapter({ client: new Redis(url, {...}) })) and
     // serves at once: without an offline queue, calls made while it connects failed (503)
-    const client = new Redis(server.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 3_000 });
+    const client = new Redis(server.url, README_CLIENT_OPTIONS);
     const factory = createRedisAdapter({ client, keyPrefix: freshPrefix() });
     try {
       expect(client.status).toBe('connecting');
@@ -453,7 +457,7 @@ describe('redis adapter', () => {
   });
 
   test('a client passed in with lazyConnect: the adapter connects it, and the first calls wait for it', async () => {
-    const client = new Redis(server.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 3_000, lazyConnect: true });
+    const client = new Redis(server.url, { ...README_CLIENT_OPTIONS, lazyConnect: true });
     const factory = createRedisAdapter({ client, keyPrefix: freshPrefix() });
     try {
       expect(client.status).toBe('wait');
@@ -574,9 +578,7 @@ describe('redis adapter when Redis goes away', () => {
   const pausedClients: [string, () => { factory: ClosableAdapterFactory; client?: Redis }][] = [
     ['the adapter\'s own client', () => ({ factory: createRedisAdapter({ url: dedicated.url, keyPrefix: freshPrefix(), logger: captureLogger() }) })],
     ['a client passed in, auto-pipelining', () => {
-      const client = new Redis(dedicated.url, {
-        enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 3_000, enableAutoPipelining: true,
-      });
+      const client = new Redis(dedicated.url, { ...README_CLIENT_OPTIONS, enableAutoPipelining: true });
       client.on('error', () => {});
       return { factory: createRedisAdapter({ client, keyPrefix: freshPrefix() }), client };
     }],
@@ -925,6 +927,107 @@ describe('redis adapter error classification', () => {
       timeouts.mockRestore();
       intervals.mockRestore();
       cleared.mockRestore();
+    }
+  });
+});
+
+/**
+ * A TCP proxy in front of `target` that can lose one reply: once armed, the next command a
+ * client sends reaches Redis (which runs it), and the connection is reset before its reply
+ * gets back: a failover, a proxy or NAT reset, a restart with persistence.
+ */
+async function replyLosingProxy(target: string): Promise<{ url: string; loseNextReply(): void; lost(): number; close(): Promise<void> }> {
+  const { hostname, port } = new URL(target);
+  let armed = false;
+  let lost = 0;
+  const proxy = createServer((client) => {
+    const upstream = connect(Number(port), hostname);
+    let dropping = false;
+    client.on('data', (data) => {
+      if (armed) {
+        armed = false;
+        dropping = true;
+      }
+      upstream.write(data);
+    });
+    upstream.on('data', (data) => {
+      if (!dropping) {
+        client.write(data);
+        return;
+      }
+      lost += 1;
+      client.destroy();
+      upstream.destroy();
+    });
+    for (const [a, b] of [[client, upstream], [upstream, client]] as const) {
+      a.on('error', () => b.destroy());
+      a.on('close', () => b.destroy());
+    }
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `redis://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    loseNextReply() {
+      armed = true;
+    },
+    lost: () => lost,
+    close: () => new Promise<void>((resolve) => {
+      proxy.close(() => resolve());
+    }),
+  };
+}
+
+describe('redis adapter when a reply is lost with its connection', () => {
+  // ioredis sends again, on the new connection, a command whose reply it never got: a
+  // consume that Redis already ran found its own mark and was taken for a replay
+  const clients: [string, (url: string) => { factory: ClosableAdapterFactory; client?: Redis }][] = [
+    ['the adapter\'s own client', (url) => ({ factory: createRedisAdapter({ url, keyPrefix: freshPrefix(), logger: captureLogger() }) })],
+    ['a client passed in with the README\'s settings', (url) => {
+      const client = new Redis(url, README_CLIENT_OPTIONS);
+      client.on('error', () => {});
+      return { factory: createRedisAdapter({ client, keyPrefix: freshPrefix() }), client };
+    }],
+  ];
+
+  test.each(clients)('%s: a code\'s consume is answered 503, not taken for a replay: the grant and its tokens stay', async (_name, open) => {
+    const proxy = await replyLosingProxy(server.url);
+    const { factory, client } = open(proxy.url);
+    try {
+      await factory('Grant').upsert('G', { accountId: 'a', clientId: 'c' }, 600);
+      await factory('AccessToken').upsert('AT', { grantId: 'G', accountId: 'a' }, 600);
+      await factory('AuthorizationCode').upsert('CODE', { grantId: 'G', accountId: 'a', clientId: 'c' }, 60);
+      const codes = factory('AuthorizationCode') as unknown as { consumeAndKeep(id: string, keep: number): Promise<void> };
+
+      proxy.loseNextReply();
+      const error = await codes.consumeAndKeep('CODE', 600).then(() => undefined, (e: unknown) => e);
+      expect(proxy.lost()).toBe(1);
+      expect(error).toBeInstanceOf(StorageUnavailableError);
+
+      // Redis ran it once: the code is consumed, nothing of the grant was revoked
+      const grant = await eventually(() => factory('Grant').find('G'));
+      expect(grant).toEqual({ accountId: 'a', clientId: 'c' });
+      expect(await factory('AccessToken').find('AT')).toEqual({ grantId: 'G', accountId: 'a' });
+      expect((await factory('AuthorizationCode').find('CODE'))?.consumed).toEqual(expect.any(Number));
+    } finally {
+      await factory.close();
+      await client?.quit().catch(() => undefined);
+      await proxy.close();
+    }
+  });
+
+  test.each(clients)('%s: a refresh token\'s consume is answered 503, and its grant stays', async (_name, open) => {
+    const proxy = await replyLosingProxy(server.url);
+    const { factory, client } = open(proxy.url);
+    try {
+      await factory('Grant').upsert('G', { accountId: 'a', clientId: 'c' }, 600);
+      await factory('RefreshToken').upsert('RT', { grantId: 'G', accountId: 'a' }, 600);
+      proxy.loseNextReply();
+      await expect(factory('RefreshToken').consume('RT')).rejects.toBeInstanceOf(StorageUnavailableError);
+      expect(await eventually(() => factory('Grant').find('G'))).toEqual({ accountId: 'a', clientId: 'c' });
+    } finally {
+      await factory.close();
+      await client?.quit().catch(() => undefined);
+      await proxy.close();
     }
   });
 });

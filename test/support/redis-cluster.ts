@@ -304,7 +304,7 @@ async function freePorts(count: number): Promise<number[]> {
 
 /**
  * The ioredis settings the README recommends for a Cluster: fail fast instead of queueing
- * (no offline queue, one retry per command, a command timeout), auto-pipelining on, keep
+ * (no offline queue, no command sent again after its connection closed, a command timeout), auto-pipelining on, keep
  * reconnecting in the background, no ioredis `keyPrefix` (the adapter's own hash-tagged
  * prefix is used instead).
  */
@@ -312,7 +312,7 @@ export const CLUSTER_CLIENT_OPTIONS: IoredisClusterOptions = {
   enableOfflineQueue: false,
   enableAutoPipelining: true,
   clusterRetryStrategy: (times) => Math.min(100 * times, 2_000),
-  redisOptions: { maxRetriesPerRequest: 1, commandTimeout: 3_000, connectTimeout: 2_000 },
+  redisOptions: { maxRetriesPerRequest: 0, autoResendUnfulfilledCommands: false, commandTimeout: 3_000, connectTimeout: 2_000 },
 };
 
 /** An ioredis Cluster client of `cluster` with CLUSTER_CLIENT_OPTIONS, once it is ready. */
