@@ -31,7 +31,7 @@ import { fetchFailureOf } from '../events/metadata-document-failure.ts';
 import { printable } from '../events/printable.ts';
 import type { MetadataDocumentFailure } from '../events/types.ts';
 import {
-  SpecialUseAddressError, createPinnedRequest, pinAddress, rememberingResolver, systemResolver,
+  LookupsBusyError, SpecialUseAddressError, createPinnedRequest, pinAddress, rememberingResolver, systemResolver,
 } from './pinned-request.ts';
 import type { Resolver } from './pinned-request.ts';
 
@@ -61,6 +61,8 @@ export interface DocumentFetch extends MetadataDocumentFetch {
    * with a replacement `fetch`, which resolves by itself.
    */
   checkHost(hostname: string, signal?: AbortSignal): Promise<void>;
+  /** Remembers `error` as the failure of `url`, as a fetch that failed with it would; returns it. */
+  failed(url: string, error: unknown): Promise<unknown>;
 }
 
 interface CachedDocument {
@@ -220,6 +222,8 @@ export function createDocumentFetch(options: DocumentCacheOptions): DocumentFetc
     try {
       response = await request(url, init);
     } catch (err) {
+      // too many lookups under way in this process: not the document's failure
+      if (err instanceof LookupsBusyError) return { error: err };
       await remember(url, { failure: 'fetch failed', reason: fetchFailureOf(err).reason, maxAge: failFor });
       if (err instanceof SpecialUseAddressError) await remember(hostKey(err.hostname), { failure: err.summary, maxAge: failFor });
       return { error: err };
@@ -262,6 +266,10 @@ export function createDocumentFetch(options: DocumentCacheOptions): DocumentFetc
   }
 
   return Object.assign(fetchMetadataDocument, {
+    async failed(url: string, error: unknown) {
+      await remember(url, { failure: 'fetch failed', reason: fetchFailureOf(error).reason, maxAge: failFor });
+      return error;
+    },
     cached: async (url: string) => (await find(url)) !== undefined,
     refusedHost: async (hostname: string) => (await find(hostKey(hostname)))?.failure,
     checkHost,

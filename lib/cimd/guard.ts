@@ -16,7 +16,10 @@
  *    old must not pay for them.
  * 5. The host is resolved, and refused with `invalid_client` when any address it resolves
  *    to is special-use. The answer is kept for the fetch that follows, which connects to the
- *    address checked here without asking DNS again (lib/cimd/pinned-request.ts).
+ *    address checked here without asking DNS again (lib/cimd/pinned-request.ts). A lookup
+ *    that takes longer than oidc-provider's fetch timeout is a failed fetch at once
+ *    (remembered as one); while every lookup slot is taken, the request is answered like an
+ *    exhausted budget, and nothing is remembered.
  *
  * Why `temporarily_unavailable` and not `invalid_client`: the client_id may be perfectly good,
  * and only this service declines to fetch it now. `invalid_client` tells a client its
@@ -38,7 +41,7 @@ import type { FetchBudgetSettings } from './budget.ts';
 import type { DocumentFetch } from './fetch.ts';
 import type { KnownDocuments } from './known-documents.ts';
 import type { FetchRequestContext, PageRequests } from './page-requests.ts';
-import { SpecialUseAddressError } from './pinned-request.ts';
+import { LookupsBusyError, SpecialUseAddressError } from './pinned-request.ts';
 import type { AdapterFactory } from '../../adapters/types.ts';
 
 export type { FetchRequestContext } from './page-requests.ts';
@@ -48,7 +51,7 @@ export interface FetchGuardOptions {
   /** `false`: no budget */
   readonly budget: FetchBudgetSettings | false;
   /** the document fetch, for its cache */
-  readonly documents: Pick<DocumentFetch, 'cached' | 'refusedHost' | 'checkHost'>;
+  readonly documents: Pick<DocumentFetch, 'cached' | 'refusedHost' | 'checkHost' | 'failed'>;
   /** the document URLs of clients holding tokens: their fetches spend no host budget */
   readonly known?: Pick<KnownDocuments, 'known'> | undefined;
   /** `options.proxy` and `options.proxyHops`: how the client's address is read */
@@ -61,6 +64,12 @@ export interface FetchGuardOptions {
 
 /** How long the lookup before a fetch may take: oidc-provider's fetch timeout. */
 const LOOKUP_TIMEOUT_MS = 2500;
+
+/**
+ * `Retry-After` when every lookup slot is taken (./pinned-request.ts `lookupSlots`): about
+ * half the time a system resolver takes to give up on a name server that does not answer.
+ */
+const BUSY_RETRY_AFTER_S = 5;
 
 /** Runs before a document fetch; throws the OAuth error that answers the request instead. */
 export type FetchGuard = (ctx: FetchRequestContext | undefined, clientId: string) => Promise<void>;
@@ -81,8 +90,8 @@ export function specialUseRefusal(summary: string, cause: Error): Error {
  * description's start ("too many client_id metadata document fetches") is what makes it a
  * `metadata_document.failed` event with reason `over_budget` (lib/events/metadata-document-failure.ts).
  */
-export function overBudget(exhausted: 'host' | 'caller', retryAfter: number): Error {
-  const who = exhausted === 'host' ? 'from this host' : 'for this client address';
+export function overBudget(exhausted: 'host' | 'caller' | 'lookups', retryAfter: number): Error {
+  const who = { host: 'from this host', caller: 'for this client address', lookups: 'under way' }[exhausted];
   const err = new errors.TemporarilyUnavailable(
     `too many client_id metadata document fetches ${who}; try again in ${retryAfter} seconds`,
   );
@@ -133,7 +142,26 @@ export function createFetchGuard(options: FetchGuardOptions): FetchGuard {
       await documents.checkHost(hostname, AbortSignal.timeout(LOOKUP_TIMEOUT_MS));
     } catch (err) {
       if (err instanceof SpecialUseAddressError) throw specialUseRefusal(err.summary, err);
+      // too many lookups under way (./pinned-request.ts): this service declines now, the
+      // document may be fine, so nothing is remembered (a lookup outside a request, which
+      // has no one to tell when to come back, is a failed fetch)
+      if (err instanceof LookupsBusyError) {
+        if (!ctx) throw fetchFailed(err);
+        ctx.set('Retry-After', String(BUSY_RETRY_AFTER_S));
+        throw overBudget('lookups', BUSY_RETRY_AFTER_S);
+      }
+      // the lookup ran out of time: refused now and remembered like a failed fetch, rather
+      // than the fetch waiting for the same lookup on its own timeout (twice as long)
+      if (isTimeout(err)) throw fetchFailed(await documents.failed(clientId, err));
       // a name that does not resolve: the fetch fails on it and its failure is remembered
     }
   };
 }
+
+/** oidc-provider's answer to a document that could not be fetched, with why as its cause. */
+function fetchFailed(cause: unknown): Error {
+  return new errors.InvalidClient('client_id metadata document fetch failed', { cause });
+}
+
+// the signal's reason, a DOMException: read by name, as it may come from another realm
+const isTimeout = (err: unknown) => typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'TimeoutError';

@@ -72,17 +72,57 @@ export class SpecialUseAddressError extends Error {
 }
 
 /**
+ * More lookups than {@link lookupSlots} allows are under way (running, or given up on and
+ * not yet answered); nothing was asked. `reason` classifies it for `metadata_document.failed`.
+ */
+export class LookupsBusyError extends Error {
+  readonly reason = 'network';
+
+  constructor(hostname: string, pending: number) {
+    super(`${hostname} was not looked up: ${pending} host lookups for metadata documents are under way`);
+    this.name = 'LookupsBusyError';
+  }
+}
+
+/**
+ * How many lookups of document hosts may be under way at once in this process. The system
+ * resolver (getaddrinfo) runs on libuv's thread pool, which runs at most half its threads
+ * (2 of the default 4; `UV_THREADPOOL_SIZE`) on such slow work, and a lookup cannot be
+ * cancelled: a host whose name server never answers holds its thread until the system
+ * resolver gives up (about 10 s), long after the request stopped waiting. Anyone may name such
+ * hosts in a `client_id`; with no bound every other lookup of the process (the host app's,
+ * its Redis client's, other documents') queued behind them. One slot fewer than libuv's, at
+ * least one: the rest stays free for the others.
+ */
+export function lookupSlots(threadPoolSize = Number(process.env.UV_THREADPOOL_SIZE) || 4): number {
+  return Math.max(1, Math.floor((threadPoolSize + 1) / 2) - 1);
+}
+
+/**
  * `resolve`, each answer remembered for `ttlMs`: the check before a document fetch
  * (lib/cimd/guard.ts) and the fetch itself then see one answer from one lookup, so the
- * address the fetch connects to is the one that was checked, and DNS is asked once.
+ * address the fetch connects to is the one that was checked, and DNS is asked once. A name
+ * asked for while its lookup is under way shares that lookup (the fetch after a guard that
+ * stopped waiting starts no second one), and at most `slots` lookups are under way at once,
+ * counted until they are answered, not until a caller stops waiting: past that,
+ * {@link LookupsBusyError} at once ({@link lookupSlots}).
  */
-export function rememberingResolver(resolve: Resolver, ttlMs = 10_000, now: () => number = Date.now): Resolver {
+export function rememberingResolver(resolve: Resolver, ttlMs = 10_000, now: () => number = Date.now, slots = lookupSlots()): Resolver {
   const answers = new Map<string, { answer: readonly ResolvedAddress[]; until: number }>();
+  const underWay = new Map<string, Promise<readonly ResolvedAddress[]>>();
   return async function rememberedResolve(hostname) {
     const key = hostname.toLowerCase();
     const known = answers.get(key);
     if (known && known.until > now()) return known.answer;
-    const answer = await resolve(hostname);
+    let lookup = underWay.get(key);
+    if (!lookup) {
+      if (underWay.size >= slots) throw new LookupsBusyError(hostname, underWay.size);
+      lookup = resolve(hostname);
+      underWay.set(key, lookup);
+      const done = () => underWay.delete(key);
+      lookup.then(done, done);
+    }
+    const answer = await lookup;
     // expired answers go once the map grows, so it holds about the hosts of the last ttlMs;
     // past the cap (a flood of distinct names) answers are not kept, which costs a lookup only
     if (answers.size >= 1000) {

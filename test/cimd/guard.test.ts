@@ -217,6 +217,49 @@ describe('budgets', () => {
     expect({ requests, failures }).toEqual({ requests: 1, failures: Array.from({ length: 5 }, () => 'connect ECONNREFUSED') });
   });
 
+  it('a host whose lookup does not answer: refused once its time is up, remembered, and never looked up twice', async () => {
+    const calls: string[] = [];
+    const resolve: Resolver = (hostname) => {
+      calls.push(hostname);
+      return new Promise(() => {});
+    };
+    const fetches: string[] = [];
+    const { guard, documents } = setup({ resolve, budget: false });
+    const url = 'https://blackhole.example/client.json';
+    const started = Date.now();
+    const err = await refusal(guard(requestFrom('198.51.100.1'), url));
+    const took = Date.now() - started;
+    expect(err).toMatchObject({ error: 'invalid_client', error_description: 'client_id metadata document fetch failed' });
+    expect((err.cause as Error).name).toBe('TimeoutError');
+    // one 2.5 s wait, not the guard's and then the fetch's
+    expect(took).toBeGreaterThanOrEqual(2_400);
+    expect(took).toBeLessThan(4_000);
+    // the next request for it is answered from the cache: no lookup, no fetch
+    expect(await documents.cached(url)).toBe(true);
+    await refusal(documents(url, { method: 'GET' }).then(() => { fetches.push(url); }));
+    expect({ calls, fetches }).toEqual({ calls: ['blackhole.example'], fetches: [] });
+  });
+
+  it('while every lookup slot is taken: 429 temporarily_unavailable with Retry-After, nothing remembered, nothing looked up', async () => {
+    const calls: string[] = [];
+    const resolve: Resolver = (hostname) => {
+      calls.push(hostname);
+      return new Promise(() => {});
+    };
+    const { guard, documents } = setup({ resolve, budget: false });
+    // the default is one slot on libuv's default pool of 4 threads (pinned-request.ts lookupSlots)
+    await refusal(guard(requestFrom('198.51.100.1'), 'https://blackhole.example/a.json'));
+    const caller = requestFrom('198.51.100.2');
+    const err = await refusal(guard(caller, 'https://tools.example/client.json'));
+    expect(err).toMatchObject({
+      error: 'temporarily_unavailable', status: 429,
+      error_description: 'too many client_id metadata document fetches under way; try again in 5 seconds',
+    });
+    expect(caller.headers['retry-after']).toBe('5');
+    expect(await documents.cached('https://tools.example/client.json')).toBe(false);
+    expect(calls).toEqual(['blackhole.example']);
+  });
+
   it('charges nothing for a fetch outside a request (a token check): only requests spend budgets', async () => {
     const { guard } = setup({ fetch: serveAny });
     for (let i = 1; i <= 6; i += 1) await guard(undefined, `https://tools.example/${i}.json`);

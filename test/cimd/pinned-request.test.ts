@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
 
 import {
-  SpecialUseAddressError, createPinnedRequest, openPinnedSocket, pinAddress, rememberingResolver,
+  LookupsBusyError, SpecialUseAddressError, createPinnedRequest, lookupSlots, openPinnedSocket, pinAddress, rememberingResolver,
 } from '../../lib/cimd/pinned-request.ts';
 import type { ResolvedAddress, Resolver } from '../../lib/cimd/pinned-request.ts';
 
@@ -136,6 +136,50 @@ describe('rememberingResolver', () => {
     fail = false;
     expect(await resolve('a.example')).toEqual([PUBLIC]);
     expect(await resolve('b.example')).toEqual([v4('8.8.8.8')]);
+  });
+});
+
+describe('rememberingResolver: lookups under way', () => {
+  /** A resolver whose lookups answer only when released, each call recorded. */
+  function heldResolver() {
+    const calls: string[] = [];
+    const waiting = new Map<string, (answer: readonly ResolvedAddress[]) => void>();
+    const resolver: Resolver = (hostname) => {
+      calls.push(hostname);
+      return new Promise((answer) => waiting.set(hostname, answer));
+    };
+    return { resolver, calls, answer: (hostname: string) => waiting.get(hostname)!([PUBLIC]) };
+  }
+
+  it('shares a lookup of a name under way: the guard\'s and the fetch\'s are one', async () => {
+    const held = heldResolver();
+    const resolve = rememberingResolver(held.resolver);
+    const first = resolve('docs.example');
+    const second = resolve('DOCS.example');
+    held.answer('docs.example');
+    expect(await Promise.all([first, second])).toEqual([[PUBLIC], [PUBLIC]]);
+    expect(held.calls).toEqual(['docs.example']);
+  });
+
+  it('refuses another name at once while every slot is taken, counting a lookup given up on until it answers', async () => {
+    const held = heldResolver();
+    const resolve = rememberingResolver(held.resolver, 10_000, Date.now, 1);
+    // the caller stops waiting (the guard's timeout); the lookup itself runs on
+    await expect(pinAddress('slow.example', resolve, AbortSignal.timeout(20))).rejects.toThrow(/timeout|aborted/i);
+    const busy = await resolve('other.example').then(() => undefined, (e: unknown) => e);
+    expect(busy).toBeInstanceOf(LookupsBusyError);
+    expect(busy).toMatchObject({ reason: 'network', message: 'other.example was not looked up: 1 host lookups for metadata documents are under way' });
+    expect(held.calls).toEqual(['slow.example']);
+    // once it answers, the slot is free again
+    held.answer('slow.example');
+    await new Promise((resolve) => setImmediate(resolve));
+    const next = resolve('other.example');
+    held.answer('other.example');
+    expect(await next).toEqual([PUBLIC]);
+  });
+
+  it.each([[4, 1], [1, 1], [2, 1], [8, 3], [64, 31]])('with a thread pool of %i, %i lookup slot(s): one fewer than libuv runs such work on, at least one', (threads, slots) => {
+    expect(lookupSlots(threads)).toBe(slots);
   });
 });
 
