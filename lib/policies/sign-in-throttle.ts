@@ -158,14 +158,31 @@ function hextets(address: string): string[] {
 }
 
 /**
- * The address a client is counted by: IPv4 as is (also when IPv4-mapped, `::ffff:1.2.3.4`),
- * IPv6 by its /64 network, anything else (a proxy's odd entry) as given.
+ * The IPv4 client an IPv6 address stands for, in any spelling: IPv4-mapped (`::ffff:0:0/96`,
+ * a dual-stack socket's view of an IPv4 peer), IPv4-translated (`::ffff:0:0:0/96`, RFC 6145,
+ * a SIIT translator's) or under the NAT64 well-known prefix (`64:ff9b::/96`, RFC 6052). Behind
+ * a translator every IPv4 client arrives so, and counted by the /64 they would all share one
+ * budget, which one of them could spend for all.
+ */
+function carriedIPv4(h: readonly string[]): string | undefined {
+  const zero = (from: number, to: number) => h.slice(from, to).every((x) => x === '0');
+  const mapped = zero(0, 5) && h[5] === 'ffff';
+  const translated = zero(0, 4) && h[4] === 'ffff' && h[5] === '0';
+  const nat64 = h[0] === '64' && h[1] === 'ff9b' && zero(2, 6);
+  if (!mapped && !translated && !nat64) return undefined;
+  const [high, low] = [Number.parseInt(h[6]!, 16), Number.parseInt(h[7]!, 16)];
+  return `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
+}
+
+/**
+ * The address a client is counted by: IPv4 as is (also when an IPv6 address carries it for an
+ * IPv4 client: {@link carriedIPv4}), IPv6 by its /64 network, anything else (a proxy's odd
+ * entry) as given.
  */
 export function addressKeyOf(address: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped && isIPv4(mapped[1]!)) return mapped[1]!;
-  if (isIPv6(address)) return `${hextets(address.split('%')[0]!).slice(0, 4).join(':')}::/64`;
-  return address;
+  if (!isIPv6(address)) return address;
+  const h = hextets(address.split('%')[0]!);
+  return carriedIPv4(h) ?? `${h.slice(0, 4).join(':')}::/64`;
 }
 
 /** What the library reads to find the client's address. */

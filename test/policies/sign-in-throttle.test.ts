@@ -125,6 +125,30 @@ describe('keys and addresses', () => {
     expect(addressKeyOf('10.0.0.7')).toBe('10.0.0.7');
   });
 
+  it('counts an IPv4 client seen through a translator as its IPv4 address, in any spelling', () => {
+    expect(addressKeyOf('::ffff:cb00:7109')).toBe('203.0.113.9');
+    expect(addressKeyOf('0:0:0:0:0:FFFF:CB00:7109')).toBe('203.0.113.9');
+    // IPv4-translated (RFC 6145) and the NAT64 well-known prefix (RFC 6052)
+    expect(addressKeyOf('::ffff:0:cb00:7109')).toBe('203.0.113.9');
+    expect(addressKeyOf('::ffff:0:203.0.113.9')).toBe('203.0.113.9');
+    expect(addressKeyOf('64:ff9b::c633:6407')).toBe('198.51.100.7');
+    expect(addressKeyOf('64:ff9b::198.51.100.7')).toBe('198.51.100.7');
+    // not the same prefixes: counted by /64 as before
+    expect(addressKeyOf('64:ff9b:1::c633:6407')).toBe('64:ff9b:1:0::/64');
+    expect(addressKeyOf('::fffe:cb00:7109')).toBe('0:0:0:0::/64');
+    expect(addressKeyOf('2001:db8::ffff:cb00:7109')).toBe('2001:db8:0:0::/64');
+  });
+
+  it('one IPv4 client behind a NAT64 gateway spends only its own address budget', async () => {
+    const throttler = new SignInThrottler(createMemoryAdapter(), { ...SETTINGS, ipFailures: 3 });
+    // failures on different accounts from 198.51.100.7 until its address is refused
+    const refused = [];
+    for (let i = 0; i < 5; i += 1) refused.push((await throttler.attempt(`victim${i}@example.com`, '64:ff9b::c633:6407')).allowed);
+    expect(refused).toContain(false);
+    // another IPv4 client of the same gateway (203.0.113.9) is still let in
+    expect((await throttler.attempt('someone@example.com', '64:ff9b::cb00:7109')).allowed).toBe(true);
+  });
+
   it('never reads X-Forwarded-For without proxy', () => {
     expect(clientAddress({ socketAddress: '10.0.0.1', forwardedFor: '203.0.113.9', proxy: false, hops: 1 })).toBe('10.0.0.1');
   });
