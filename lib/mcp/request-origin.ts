@@ -34,7 +34,16 @@ export interface OriginPolicy {
 function requestHost(ctx: Context, policy: OriginPolicy): string {
   const entries = policy.proxy ? ctx.get('x-forwarded-host').split(',').map((s) => s.trim()).filter(Boolean) : [];
   const forwarded = entries.slice(-policy.proxyHops)[0];
-  return (forwarded ?? ctx.get('host')).toLowerCase();
+  return (forwarded ?? authorityOf(ctx)).toLowerCase();
+}
+
+/**
+ * What the client addressed: over HTTP/2 its `:authority` (Node's compatibility layer sets no
+ * `Host` from it, and clients send `:authority` instead of `Host`), else `Host`, as Koa's
+ * `request.host` reads them.
+ */
+function authorityOf(ctx: Context): string {
+  return (ctx.req.httpVersionMajor >= 2 ? ctx.get(':authority') : '') || ctx.get('host');
 }
 
 /** Why the request is refused (`Invalid Host: …`, `Invalid Origin: …`), or `undefined`. */

@@ -2,10 +2,13 @@
  * The HTTP helpers of lib/mcp/http.ts: what the end-to-end tests cannot pin down, and a body
  * the client never finishes, over a raw socket.
  */
+import { connect as h2Connect, createServer as createH2Server } from 'node:http2';
 import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
 
 import { jest } from '@jest/globals';
 
+import { buildApp } from '../../examples/host/app.ts';
 import { calledTools } from '../../lib/mcp/http.ts';
 import { startApp } from '../support/start-app.ts';
 
@@ -70,6 +73,52 @@ describe('a body the client never finishes', () => {
     } finally {
       printed.mockRestore();
       await app.stop();
+    }
+  });
+});
+
+describe('over HTTP/2', () => {
+  /** The demo host on an h2c server: Node's compatibility layer gives `:authority`, no `Host`. */
+  async function startH2(): Promise<{ url: string; stop(): Promise<void> }> {
+    const server = createH2Server();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const demo = await buildApp({ baseUrl: url, operatorSecret: 'operator-secret-for-tests-0123456789', auth: { logger: { info() {}, warn() {}, error() {} } } });
+    server.on('request', demo.app.callback());
+    return { url, stop: async () => { await new Promise<void>((resolve) => server.close(() => resolve())); await demo.close(); } };
+  }
+
+  /** A `tools/list` POST over one HTTP/2 stream; its status and body. */
+  function listTools(url: string, authority?: string): Promise<{ status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+      const session = h2Connect(url);
+      session.on('error', reject);
+      const stream = session.request({
+        ':method': 'POST', ':path': '/mcp', ...(authority ? { ':authority': authority } : {}),
+        'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18',
+      });
+      let status = 0;
+      let body = '';
+      stream.on('response', (headers) => { status = Number(headers[':status']); });
+      stream.setEncoding('utf8');
+      stream.on('data', (chunk: string) => { body += chunk; });
+      stream.on('end', () => { session.close(); resolve({ status, body }); });
+      stream.on('error', reject);
+      stream.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
+    });
+  }
+
+  it('takes the host from :authority: this server\'s is served, another is 403', async () => {
+    const server = await startH2();
+    try {
+      const served = await listTools(server.url);
+      expect(served.status).toBe(200);
+      expect(JSON.parse(served.body).result.tools.map((t: { name: string }) => t.name)).toContain('search_courses');
+      const rebound = await listTools(server.url, 'evil.example');
+      expect(rebound.status).toBe(403);
+      expect(rebound.body).toContain('Invalid Host: evil.example');
+    } finally {
+      await server.stop();
     }
   });
 });
