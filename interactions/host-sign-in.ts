@@ -31,7 +31,7 @@ import type { ExpectedSignIn, InteractionsApi } from '../lib/pages/sign-in.ts';
 import type { PageRenderer } from '../lib/pages/renderer.ts';
 import { memberClientSite } from '../lib/policies/audience.ts';
 import { mayRedirectError } from '../lib/policies/redirect-trust.ts';
-import { checkedAuthTime, endedWithHost, hostAccountOf, ownPageSignInHost } from '../lib/policies/host-session.ts';
+import { checkAuthenticationContext, checkedAuthTime, endedWithHost, hostAccountOf, ownPageSignInHost } from '../lib/policies/host-session.ts';
 import type { OwnPageSignIns, SignedInSession } from '../lib/policies/host-session.ts';
 import type { OidcClient, TrustSources } from './client-view.ts';
 import { saveInteractionResult } from './interaction-result.ts';
@@ -190,6 +190,7 @@ export function createSignInFlow({ provider, options, ownPageSignIns, pages, tru
         throw new TypeError('finishSignIn(ctx, signIn): signIn must be an account id or { accountId, authTime?, amr?, acr? }');
       }
       const authTime = checkedAuthTime(given.authTime, 'finishSignIn(ctx, signIn)', now()) ?? now();
+      checkAuthenticationContext(given, 'finishSignIn(ctx, signIn)', options.signIn.acrValues);
       const { interaction, client } = await waitingAs(ctx, expectedOf);
       if (!await options.accounts.findById(given.accountId)) {
         throw new InvalidRequestError('accounts.findById does not know the account the sign-in was finished with');
@@ -253,6 +254,7 @@ export function createSignInFlow({ provider, options, ownPageSignIns, pages, tru
       let authTime: number | undefined;
       try {
         authTime = checkedAuthTime(found.authTime, 'options.signIn.session', now());
+        checkAuthenticationContext(found, 'options.signIn.session', options.signIn.acrValues);
       } catch (error) {
         // the host's mistake, on every sign-in until it is mended: logged, and the session
         // left unused (the person signs in on the page) rather than a failed authorization

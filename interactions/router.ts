@@ -127,6 +127,9 @@ function waitWords(page: PageResponse, seconds: number): string {
     : page.translator.text('notice.throttled.minutes', { minutes: Math.ceil(seconds / 60) });
 }
 
+/** The ID token's `amr` for a sign-in on the library's page: a password (RFC 8176 `pwd`). */
+const PASSWORD_SIGN_IN: readonly string[] = Object.freeze(['pwd']);
+
 const PAGES_BASE = ENDPOINTS.interaction.path.replace('/:uid', '');
 /** the page of an interaction (`GET /:uid`) and the forms it posts (`POST /:uid/<action>`) */
 const PAGE_METHODS = allowedMethods({ methods: ['GET'] });
@@ -368,7 +371,7 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
           // its time fixed here: a consent's resume applies the same sign-in again, and without
           // a time oidc-provider would stamp it anew, so the own-page note (made at the first
           // resume) would no longer match when the two resumes fall in different seconds
-          loginResult(provider, ctx, state.interaction, { accountId: account.id, authTime: Math.floor(Date.now() / 1000) }),
+          loginResult(provider, ctx, state.interaction, { accountId: account.id, authTime: Math.floor(Date.now() / 1000), amr: PASSWORD_SIGN_IN }),
           // a host session store that fails here leaves the sign-in standing: recorded as naming
           // nobody, it fails closed at the consent check (which asks the host again)
           signIn.hostAccount(ctx, state.interaction, state.client).catch(() => undefined),

@@ -106,7 +106,7 @@ export interface HostSignIn {
   readonly authTime?: number;
   /** authentication methods (`pwd`, `mfa`, …), the ID token's `amr` */
   readonly amr?: readonly string[];
-  /** the ID token's `acr` */
+  /** the ID token's `acr`: one of `options.signIn.acrValues` */
   readonly acr?: string;
 }
 

@@ -7,7 +7,7 @@
  */
 import type { Context } from 'koa';
 
-import { checkFunction, checkKnownKeys, checkObject, fail, isPlainObject, mustBe, show } from '../config/check.ts';
+import { checkFunction, checkKnownKeys, checkObject, checkStringList, fail, isPlainObject, mustBe, show } from '../config/check.ts';
 import type { HostSignIn, SignInRequest } from '../contracts.ts';
 import { isHexColor, isHttpsUrl, normaliseHex } from './branding.ts';
 import type { PageBrand } from './branding.ts';
@@ -96,12 +96,21 @@ export interface SignInOptions {
    * @default none: the library's sign-in page
    */
   loginUrl?: string;
+  /**
+   * The `acr` values (authentication context classes) the host's sign-ins may carry
+   * (`HostSignIn.acr`, from `signIn.session` or `finishSignIn`), published as discovery's
+   * `acr_values_supported`; the ID token carries the sign-in's `acr`. A sign-in with another
+   * `acr` is refused as a host's mistake, like a bad `authTime`.
+   * @default none: a host's sign-in carries no `acr`
+   */
+  acrValues?: readonly string[];
 }
 
 export interface ResolvedSignInOptions {
   readonly session: HostSessionResolver | undefined;
   /** absolute, on baseUrl's origin */
   readonly loginUrl: string | undefined;
+  readonly acrValues: readonly string[];
 }
 
 const PAGE_NAMES: readonly PageName[] = ['login', 'consent', 'notice'];
@@ -165,9 +174,10 @@ function checkLoginUrl(value: unknown, baseUrl: string): string | undefined {
 export function resolveSignInOptions(value: unknown, baseUrl: string): ResolvedSignInOptions {
   const given = checkObject<SignInOptions>('options.signIn', value, 'an object like { session, loginUrl }') ?? {};
   if (!isPlainObject(given)) mustBe('options.signIn', 'an object', value);
-  checkKnownKeys('options.signIn', given, ['session', 'loginUrl']);
+  checkKnownKeys('options.signIn', given, ['session', 'loginUrl', 'acrValues']);
   return Object.freeze({
     session: checkFunction<HostSessionResolver>('options.signIn.session', given.session, '(ctx, request) => HostSignIn | undefined'),
     loginUrl: checkLoginUrl(given.loginUrl, baseUrl),
+    acrValues: Object.freeze([...new Set(checkStringList('options.signIn.acrValues', given.acrValues, []))]),
   });
 }

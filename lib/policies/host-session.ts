@@ -149,6 +149,27 @@ export function checkedAuthTime(authTime: unknown, where: string, nowS: number):
 }
 
 /**
+ * A host's `amr` and `acr` (`finishSignIn`, `signIn.session`), checked: `amr` an array of
+ * method names (RFC 8176), `acr` one of `options.signIn.acrValues` (`acrValues`, which
+ * discovery publishes). They go into the ID token as they are: `amr: 'pwd'` (the usual slip)
+ * became `["p","w","d"]` there, and a number made the sign-in fail with a TypeError deep in
+ * the provider. `where` names the call for the message.
+ */
+export function checkAuthenticationContext(given: { readonly amr?: unknown; readonly acr?: unknown }, where: string, acrValues: readonly string[]): void {
+  const { amr, acr } = given;
+  if (amr !== undefined && !(Array.isArray(amr) && amr.every((m) => typeof m === 'string' && m !== ''))) {
+    const hint = typeof amr === 'string' ? `: pass [${JSON.stringify(amr)}]` : '';
+    throw new TypeError(`${where}: amr must be an array of authentication method names (RFC 8176), e.g. ["pwd"]${hint}`);
+  }
+  if (acr === undefined) return;
+  if (typeof acr !== 'string' || acr === '') throw new TypeError(`${where}: acr must be a string naming the authentication context class`);
+  if (!acrValues.includes(acr)) {
+    const listed = acrValues.length === 0 ? 'none is listed' : `it lists ${acrValues.map((v) => JSON.stringify(v)).join(', ')}`;
+    throw new TypeError(`${where}: acr ${JSON.stringify(acr)} is not one of options.signIn.acrValues (${listed}); list the values your sign-ins carry there`);
+  }
+}
+
+/**
  * The rule, for whoever holds a sign-in of `accountId`: it ended with the host's session when
  * the host's session names another account (`hostAccount`), or names none and the library's
  * page did not make it (`ownPage`, asked only then; without it, a host naming nobody ends nothing).

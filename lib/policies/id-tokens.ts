@@ -14,9 +14,10 @@ import { refreshWithholdsIdToken } from './refresh.ts';
 
 /**
  * Claims of oidc-provider's `claims_supported` that only an ID token carries: UserInfo answers
- * the scopes' claims (lib/claims.ts) and `sub`, never the time of the sign-in or the issuer.
+ * the scopes' claims (lib/claims.ts) and `sub`, never the time, methods or context class of
+ * the sign-in, nor the issuer.
  */
-export const ID_TOKEN_ONLY_CLAIMS: ReadonlySet<string> = new Set(['auth_time', 'iss']);
+export const ID_TOKEN_ONLY_CLAIMS: ReadonlySet<string> = new Set(['auth_time', 'iss', 'amr', 'acr']);
 
 function withoutIdTokens(answer: ProviderAnswer): void {
   if (answer.route === 'discovery') {

@@ -99,7 +99,8 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
     clients: options.clients.map((c) => ({ ...c })),
     ...codeFlowSettings(),
     scopes: [...SCOPE_NAMES],
-    claims: Object.fromEntries(Object.entries(SCOPE_CLAIMS).map(([k, v]) => [k, [...v]])),
+    claims: providerClaims(options.signIn.acrValues),
+    acrValues: [...options.signIn.acrValues],
     ...idTokenSettings(),
     cookies: { keys: [...options.cookieKeys] },
     jwks: options.jwks,
@@ -148,6 +149,19 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
     },
     renderError: createProviderErrorRenderer(options.pages, options.logger),
   };
+}
+
+/**
+ * oidc-provider's `claims`: the scopes' (lib/claims.ts), and with `openid` the sign-in's
+ * methods (`amr`: the library's page says `pwd`, a host's sign-in what it names) and, when the
+ * host lists `acrValues`, its context class (`acr`). Top-level claims reach an ID token only
+ * when a request asks for them (`acr_values`, `claims`); with `openid` every ID token whose
+ * sign-in has them carries them, as `HostSignIn` says. UserInfo (lib/resource/userinfo.ts)
+ * answers the scopes' claims only.
+ */
+function providerClaims(acrValues: readonly string[]): Record<string, string[]> {
+  const signIn = ['amr', ...(acrValues.length > 0 ? ['acr'] : [])];
+  return Object.fromEntries(Object.entries(SCOPE_CLAIMS).map(([scope, claims]) => [scope, scope === 'openid' ? [...claims, ...signIn] : [...claims]]));
 }
 
 /** oidc-provider's prompts, plus the library's rules: no request without scope; the session follows the host's. */

@@ -197,6 +197,57 @@ describe('signIn.session with an authTime that is not epoch seconds', () => {
   });
 });
 
+describe('signIn.session with amr and acr', () => {
+  let app: RunningApp;
+  let config: oidc.Configuration;
+  const logged: string[] = [];
+  let given: Record<string, unknown> = {};
+  beforeAll(async () => {
+    app = await startApp({
+      auth: {
+        logger: { info() {}, warn() {}, error: (m) => { logged.push(m); } },
+        signIn: { session: () => ({ accountId: 'acc-student', ...given }) as never, acrValues: ['urn:school:pwd', 'urn:school:mfa'] },
+      },
+    });
+    config = await configFor(app);
+  });
+  afterAll(() => app.stop());
+
+  it('discovery lists the acrValues and both claims', async () => {
+    const discovery = await (await fetch(`${app.baseUrl}/.well-known/openid-configuration`)).json() as Record<string, string[]>;
+    expect(discovery.acr_values_supported).toEqual(['urn:school:pwd', 'urn:school:mfa']);
+    expect(discovery.claims_supported).toEqual(expect.arrayContaining(['amr', 'acr']));
+  });
+
+  it('puts them into the ID token as given', async () => {
+    given = { amr: ['pwd', 'mfa'], acr: 'urn:school:mfa' };
+    const flow = await authorize(config);
+    const browser = new Browser(app.baseUrl);
+    const consent = page(await browser.navigate(flow.url), 'the consent page');
+    const claims = (await allowAndRedeem(config, browser, consent, flow)).claims()!;
+    expect({ amr: claims.amr, acr: claims.acr }).toEqual({ amr: ['pwd', 'mfa'], acr: 'urn:school:mfa' });
+  });
+
+  it('an amr that is not an array (the usual slip) is not used, not spelled out letter by letter: the person signs in on the page', async () => {
+    given = { amr: 'pwd' };
+    logged.length = 0;
+    const flow = await authorize(config);
+    const browser = new Browser(app.baseUrl);
+    const login = page(await browser.navigate(flow.url), 'the sign-in page');
+    expect(isLibrarySignIn(login)).toBe(true);
+    expect(logged).toEqual([expect.stringMatching(/^platform-auth: options\.signIn\.session: amr must be an array .*: pass \["pwd"\]; the host's session is not used$/)]);
+  });
+
+  it('an acr not listed in acrValues is not used either', async () => {
+    given = { amr: ['pwd'], acr: 'urn:school:otp' };
+    logged.length = 0;
+    const flow = await authorize(config);
+    const browser = new Browser(app.baseUrl);
+    expect(isLibrarySignIn(page(await browser.navigate(flow.url), 'the sign-in page'))).toBe(true);
+    expect(logged).toEqual([expect.stringMatching(/^platform-auth: options\.signIn\.session: acr "urn:school:otp" is not one of options\.signIn\.acrValues/)]);
+  });
+});
+
 describe('the host\'s sign-in page (signIn.loginUrl)', () => {
   let app: RunningApp;
   let config: oidc.Configuration;

@@ -12,7 +12,7 @@ const BASE = 'https://learn.example';
 it('takes loginUrl as a path or a URL on baseUrl, and makes it absolute', () => {
   expect(resolveSignInOptions({ loginUrl: '/login?next=1' }, BASE).loginUrl).toBe('https://learn.example/login?next=1');
   expect(resolveSignInOptions({ loginUrl: 'https://learn.example/account/login' }, BASE).loginUrl).toBe('https://learn.example/account/login');
-  expect(resolveSignInOptions(undefined, BASE)).toEqual({ session: undefined, loginUrl: undefined });
+  expect(resolveSignInOptions(undefined, BASE)).toEqual({ session: undefined, loginUrl: undefined, acrValues: [] });
   // baseUrl's origin however it is spelt: case, the default port
   expect(resolveSignInOptions({ loginUrl: 'https://Learn.Example:443/login' }, BASE).loginUrl).toBe('https://learn.example/login');
 });
@@ -43,4 +43,10 @@ it('is checked by createPlatformAuth', async () => {
     .rejects.toThrow(/options\.signIn\.loginUrl/);
   await expect(createPlatformAuth({ baseUrl: BASE, accounts, adapter: createMemoryAdapter(), pages: { brand: { accentColor: 'blue' } }, logger: { info() {}, warn() {}, error() {} } }))
     .rejects.toThrow(/options\.pages\.brand\.accentColor/);
+});
+
+it('takes acrValues as a list of context classes, each once, and refuses anything else with what to pass', () => {
+  expect(resolveSignInOptions({ acrValues: ['urn:a', 'urn:b', 'urn:a'] }, BASE).acrValues).toEqual(['urn:a', 'urn:b']);
+  expect(() => resolveSignInOptions({ acrValues: 'urn:a' }, BASE)).toThrow(/options\.signIn\.acrValues must be an array of non-empty strings/);
+  expect(() => resolveSignInOptions({ acrValues: [''] }, BASE)).toThrow(/options\.signIn\.acrValues must be an array of non-empty strings/);
 });

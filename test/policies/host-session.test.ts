@@ -8,7 +8,7 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import type { HostSignIn, SignInRequest } from '../../lib/contracts.ts';
 import {
-  AUTH_TIME_LEEWAY_S, checkedAuthTime, hostSessionChanged, hostSessionCheck, markOwnPageLogin, OwnPageSignIns, ownPageSignInHost, ownPageSignInNotes,
+  AUTH_TIME_LEEWAY_S, checkAuthenticationContext, checkedAuthTime, hostSessionChanged, hostSessionCheck, markOwnPageLogin, OwnPageSignIns, ownPageSignInHost, ownPageSignInNotes,
 } from '../../lib/policies/host-session.ts';
 
 interface FakeOptions {
@@ -177,5 +177,32 @@ describe('checkedAuthTime (a host\'s authTime: epoch seconds, not later than now
   ])('refuses %p with a TypeError that says what to pass', (value, message) => {
     expect(() => checkedAuthTime(value, 'where', now)).toThrow(TypeError);
     expect(() => checkedAuthTime(value, 'where', now)).toThrow(message);
+  });
+});
+
+describe('checkAuthenticationContext (a host\'s amr and acr, as the ID token carries them)', () => {
+  const ACR = ['urn:school:pwd', 'urn:school:mfa'];
+
+  it('takes method names and one of the listed context classes, or neither', () => {
+    expect(() => checkAuthenticationContext({}, 'x', [])).not.toThrow();
+    expect(() => checkAuthenticationContext({ amr: ['pwd', 'mfa'], acr: 'urn:school:mfa' }, 'x', ACR)).not.toThrow();
+    expect(() => checkAuthenticationContext({ amr: [] }, 'x', [])).not.toThrow();
+  });
+
+  it.each([
+    [{ amr: 'pwd' }, /^where: amr must be an array of authentication method names \(RFC 8176\), e\.g\. \["pwd"\]: pass \["pwd"\]$/],
+    [{ amr: 5 }, /^where: amr must be an array/],
+    [{ amr: ['pwd', 7] }, /^where: amr must be an array/],
+    [{ amr: [''] }, /^where: amr must be an array/],
+    [{ acr: 2 }, /^where: acr must be a string naming the authentication context class$/],
+    [{ acr: '' }, /^where: acr must be a string/],
+    [{ acr: 'urn:school:otp' }, /^where: acr "urn:school:otp" is not one of options\.signIn\.acrValues \(it lists "urn:school:pwd", "urn:school:mfa"\); list the values your sign-ins carry there$/],
+  ])('refuses %p with a TypeError that says what to pass', (given, message) => {
+    expect(() => checkAuthenticationContext(given, 'where', ACR)).toThrow(TypeError);
+    expect(() => checkAuthenticationContext(given, 'where', ACR)).toThrow(message);
+  });
+
+  it('refuses any acr when no acrValues are listed, saying where to list them', () => {
+    expect(() => checkAuthenticationContext({ acr: 'urn:school:mfa' }, 'where', [])).toThrow(/is not one of options\.signIn\.acrValues \(none is listed\)/);
   });
 });
