@@ -945,14 +945,24 @@ class RedisStore {
    */
   getWithGrant(key: string): Promise<AdapterPayload | undefined> {
     if (this.isCluster) return this.get(key);
+    const asked = ++this.#sequence;
+    this.#outstanding.add(asked);
     return this.#read(key, true).then(([raw, grant, context]) => {
-      if (raw === undefined) return undefined;
-      const payload = JSON.parse(raw) as AdapterPayload;
-      if (grant !== undefined && typeof payload.grantId === 'string') {
-        this.#prefetch(this.recordKey('Grant', payload.grantId), grant ?? null);
-        this.#prefetch(this.recordKey(GRANT_CONTEXT_MODEL, payload.grantId), context ?? null);
+      try {
+        if (raw === undefined) return undefined;
+        const payload = JSON.parse(raw) as AdapterPayload;
+        if (grant !== undefined && typeof payload.grantId === 'string') {
+          this.#prefetch(this.recordKey('Grant', payload.grantId), grant ?? null, asked);
+          this.#prefetch(this.recordKey(GRANT_CONTEXT_MODEL, payload.grantId), context ?? null, asked);
+        }
+        return payload;
+      } finally {
+        // after the snapshot is judged: the forgets it is judged by go with it
+        this.#answered(asked);
       }
-      return payload;
+    }, (error: unknown) => {
+      this.#answered(asked);
+      throw error;
     });
   }
 
@@ -960,7 +970,27 @@ class RedisStore {
   readonly #prefetched = new Map<string, string | null>();
   #clearing = false;
 
-  #prefetch(key: string, raw: string | null): void {
+  /**
+   * Why a grant read with its token may be stale although it came back in this turn: the
+   * token read went out, then this instance wrote or deleted the grant (a revocation), and
+   * both replies arrived in one socket read, the token's first. Its snapshot is from before
+   * the write, and installed after `forget` it answered the `Grant.find` that follows the
+   * revocation in the same turn with the revoked grant. So each token read is numbered when
+   * asked for, and so is each `forget` made while such reads are under way: a snapshot is
+   * not kept when its record was forgotten after its read was asked for. (Commands go out in
+   * the order they are asked for, one connection answers in order: a read asked for after a
+   * write sees it.)
+   */
+  #sequence = 0;
+  /** token reads under way, by number */
+  readonly #outstanding = new Set<number>();
+  /** the number of the latest `forget` of each record key, while reads asked before it are under way */
+  readonly #forgotten = new Map<string, number>();
+  /** the same forgets in order, to drop them once no read asked before them is under way */
+  #forgets: (readonly [string, number])[] = [];
+
+  #prefetch(key: string, raw: string | null, asked: number): void {
+    if (this.#forgets.length > 0 && (this.#forgotten.get(key) ?? 0) > asked) return;
     this.#prefetched.set(key, raw);
     if (this.#clearing) return;
     this.#clearing = true;
@@ -970,9 +1000,27 @@ class RedisStore {
     });
   }
 
-  /** Forgets a prefetched record this instance has just written or deleted. */
+  #answered(asked: number): void {
+    this.#outstanding.delete(asked);
+    if (this.#forgets.length === 0) return;
+    // the oldest read still under way (a Set iterates in insertion order)
+    const oldest = this.#outstanding.size === 0 ? Infinity : this.#outstanding.values().next().value!;
+    let done = 0;
+    while (done < this.#forgets.length && this.#forgets[done]![1] < oldest) {
+      const [key, number] = this.#forgets[done]!;
+      if (this.#forgotten.get(key) === number) this.#forgotten.delete(key);
+      done += 1;
+    }
+    if (done > 0) this.#forgets = done === this.#forgets.length ? [] : this.#forgets.slice(done);
+  }
+
+  /** Forgets a prefetched record this instance has just written or deleted, and any snapshot of it still on its way. */
   forget(key: string): void {
     this.#prefetched.delete(key);
+    if (this.#outstanding.size === 0) return;
+    const number = ++this.#sequence;
+    this.#forgotten.set(key, number);
+    this.#forgets.push([key, number]);
   }
 
   /**

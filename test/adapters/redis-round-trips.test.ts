@@ -393,6 +393,30 @@ describe('redis adapter: commands per operation (single Redis)', () => {
     expect((await store.tracedClients()).map((c) => c.clientId).slice(0, 2)).toEqual(['app-100', 'app-99']);
   });
 
+  test('a grant revoked while its token read was on its way is not served from that read', async () => {
+    const tokens = factory('AccessToken');
+    const grants = factory('Grant');
+    for (const round of [1, 2, 3, 4, 5]) {
+      const grantId = `g-late-${round}`;
+      await grants.upsert(grantId, { accountId: 'a' }, 60);
+      await tokens.upsert(`t-late-${round}`, { grantId }, 60);
+      // the read goes out first; the revocation after it; both replies may come in one socket read
+      const reading = tokens.find(`t-late-${round}`);
+      await tokens.revokeByGrantId(grantId);
+      expect(await grants.find(grantId)).toBeUndefined();
+      await reading;
+    }
+    // and a read asked for after a write sees it, and serves it
+    await grants.upsert('g-after', { accountId: 'b' }, 60);
+    await tokens.upsert('t-after', { grantId: 'g-after' }, 60);
+    await tokens.find('t-after');
+    const seen = await commandsDuring(async () => {
+      await tokens.find('t-after');
+      expect(await grants.find('g-after')).toEqual({ accountId: 'b' });
+    });
+    expect(seen).toEqual(['script']);
+  });
+
   test('a token whose grant is gone reads as the token, and the grant as absent', async () => {
     const tokens = factory('AccessToken');
     const grants = factory('Grant');
