@@ -12,8 +12,9 @@
  *
  * Whose trace: events of a known client. A client ID metadata document that could not be
  * fetched names no known client, and anyone can send any URL as `client_id`: such entries are
- * kept too (that failure is what the document's author needs to see), but at most
- * {@link UNKNOWN_CLIENT_BUDGET} new ones a minute per instance ({@link UNKNOWN_CLIENT_EVENTS}),
+ * kept too (that failure is what the document's author needs to see), and so are the refusals
+ * of a fetched document's client nobody has used yet (`showsKnownClient`, lib/trace/store.ts),
+ * but at most {@link UNKNOWN_CLIENT_BUDGET} new ones a minute per instance (`UNKNOWN_CLIENT_EVENTS`),
  * and a trace holding only such entries is kept an hour (`UNKNOWN_CLIENT_TRACE_TTL_S`,
  * lib/trace/store.ts), not `trace.ttlSeconds` (a week by default): about 3,600 such traces
  * per instance at most, so they cannot be used to fill the storage. Client ids longer than
@@ -27,7 +28,7 @@ import type { EventSink } from '../events/diagnostics.ts';
 import type { PlatformAuthEvent } from '../events/types.ts';
 import { toTraceEntry } from './entry.ts';
 import type { TraceEntry } from './entry.ts';
-import { TRACED_CLIENTS_KEPT, UNKNOWN_CLIENT_EVENTS } from './store.ts';
+import { showsKnownClient, TRACED_CLIENTS_KEPT } from './store.ts';
 import type { ClientTraceStore, TracedClient } from './store.ts';
 
 /** How many known clients an instance remembers for the budget of unknown ones. */
@@ -103,7 +104,7 @@ export class TraceRecorder implements EventSink {
   record(event: PlatformAuthEvent): void {
     const { clientId } = event;
     if (this.#closed || clientId === undefined || clientId.length === 0 || clientId.length > MAX_TRACED_CLIENT_ID) return;
-    if (!UNKNOWN_CLIENT_EVENTS.has(event.name)) this.#noteKnown(clientId);
+    if (showsKnownClient(clientId, event.name)) this.#noteKnown(clientId);
     else if (!this.#known.has(clientId) && !this.#spendBudget()) return;
     let queue = this.#queues.get(clientId);
     if (!queue) {

@@ -4,7 +4,9 @@
  * instance on the same storage writes and reads the same trace.
  *
  * A trace that holds only entries of {@link UNKNOWN_CLIENT_EVENTS} (a client ID metadata
- * document that could not be fetched: anyone can send any URL as `client_id`) is kept at most
+ * document that could not be fetched: anyone can send any URL as `client_id`), or of a
+ * metadata document's client only entries anyone can cause with no one signing in
+ * ({@link showsKnownClient}), is kept at most
  * {@link UNKNOWN_CLIENT_TRACE_TTL_S} (an hour, or `ttlSeconds` if shorter): with the
  * recorder's budget of such entries (lib/trace/recorder.ts, 60 a minute per instance) that
  * bounds them to about 3,600 traces per instance, where `ttlSeconds` (a week by default)
@@ -68,8 +70,31 @@ export const UNKNOWN_CLIENT_EVENTS: ReadonlySet<EventName> = new Set<EventName>(
 /** The longest a trace holding only entries of {@link UNKNOWN_CLIENT_EVENTS} is kept, in seconds (an hour). */
 export const UNKNOWN_CLIENT_TRACE_TTL_S = 3600;
 
-/** Whether `entries` hold one of a client this server knows (an event not of {@link UNKNOWN_CLIENT_EVENTS}). */
-const namesKnownClient = (entries: readonly TraceEntry[]): boolean => entries.some((entry) => !UNKNOWN_CLIENT_EVENTS.has(entry.event));
+/**
+ * Events that show a metadata document's client in use: someone signed in with it, or it held
+ * a code or a refresh token. Any other event of such a client anyone can cause with a document
+ * of their own at a URL of their own, with no one signing in: an authorization request refused
+ * for its `redirect_uri` or `scope` (the document was fetched, so the refusal names its
+ * client), a junk code at the token endpoint, a failed sign-in or Cancel on its page.
+ */
+const IN_USE_EVENTS: ReadonlySet<EventName> = new Set<EventName>([
+  'signin.succeeded', 'consent.granted', 'code.issued', 'code.redeemed', 'code.replayed',
+  'refresh.rotated', 'refresh.grace_used', 'refresh.reuse_detected',
+]);
+
+/**
+ * Whether an entry of `event` shows `clientId` to be a client this server knows: not one of
+ * {@link UNKNOWN_CLIENT_EVENTS}, and for a metadata document's client (its id an https URL)
+ * one of {@link IN_USE_EVENTS}. Clients stored here (static, member, registered ones) are
+ * known by any other event: making one took an operator or the registration limits.
+ */
+export function showsKnownClient(clientId: string, event: EventName): boolean {
+  if (UNKNOWN_CLIENT_EVENTS.has(event)) return false;
+  return !/^https:\/\//i.test(clientId) || IN_USE_EVENTS.has(event);
+}
+
+/** Whether `entries` of `clientId`'s trace show a client this server knows ({@link showsKnownClient}). */
+const namesKnownClient = (clientId: string, entries: readonly TraceEntry[]): boolean => entries.some((entry) => showsKnownClient(clientId, entry.event));
 
 /** A client that has a trace, with its latest entry: what a staff view lists. */
 export interface TracedClient {
@@ -165,9 +190,9 @@ export class ClientTraceStore {
     this.#unknownTtl = Math.min(UNKNOWN_CLIENT_TRACE_TTL_S, options.ttlSeconds);
   }
 
-  /** The lifetime of a trace holding `entries`: the short one when none is of a known client. */
-  #ttlOf(entries: readonly TraceEntry[]): number {
-    return namesKnownClient(entries) ? this.#ttl : this.#unknownTtl;
+  /** The lifetime of `clientId`'s trace holding `entries`: the short one when none shows a known client. */
+  #ttlOf(clientId: string, entries: readonly TraceEntry[]): number {
+    return namesKnownClient(clientId, entries) ? this.#ttl : this.#unknownTtl;
   }
 
   /** Adds `entries` (oldest first) to the trace of `clientId`. */
@@ -175,7 +200,7 @@ export class ClientTraceStore {
     if (this.#lists) {
       // the list's lifetime is only ever extended (CappedList.pushCapped): a batch of unknown
       // clients' entries only cannot shorten that of a trace which has a known client's
-      await this.#lists.pushCapped(clientId, entries as unknown as AdapterPayload[], this.#max, this.#ttlOf(entries));
+      await this.#lists.pushCapped(clientId, entries as unknown as AdapterPayload[], this.#max, this.#ttlOf(clientId, entries));
       return;
     }
     const store = this.#store;
@@ -185,7 +210,7 @@ export class ClientTraceStore {
       const merged = newestFirst([...batch, ...entriesOf(stored)]);
       const next: StoredTrace = { entries: merged.slice(0, this.#max) };
       // the long lifetime when the trace had or gets an entry of a known client (before the cap)
-      const ttl = this.#ttlOf(merged);
+      const ttl = this.#ttlOf(clientId, merged);
       if (typeof store.compareAndSet !== 'function') {
         await store.upsert(clientId, next, ttl);
         return;
@@ -196,7 +221,7 @@ export class ClientTraceStore {
     // still contended: write anyway rather than drop the entries (last writer wins)
     const stored = await store.find(clientId) ?? undefined;
     const merged = newestFirst([...batch, ...entriesOf(stored)]);
-    await store.upsert(clientId, { entries: merged.slice(0, this.#max) }, this.#ttlOf(merged));
+    await store.upsert(clientId, { entries: merged.slice(0, this.#max) }, this.#ttlOf(clientId, merged));
   }
 
   /** Records `clients` (their latest entries) in the list of traced clients. */

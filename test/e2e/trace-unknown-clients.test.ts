@@ -43,13 +43,13 @@ const publicPage: MetadataDocumentFetch = async () => new Response('<!doctype ht
 /** A publisher of valid documents, one at every URL of its host. */
 const publisher: MetadataDocumentFetch = async (url) => Response.json(publicClientDocument(String(url)));
 
-async function authorizeWith(fetcher: MetadataDocumentFetch, clientIds: readonly string[], addresses = false) {
+async function authorizeWith(fetcher: MetadataDocumentFetch, clientIds: readonly string[], addresses = false, redirectUri = 'http://127.0.0.1:5555/callback') {
   const { factory, ttls } = recordingAdapter();
   // open registration: any client_id URL may be tried, from any host
   const app = await startApp({ auth: { adapter: factory, proxy: true, registration: { variant: 'open' }, clientIdMetadataDocuments: { fetch: fetcher } } });
   try {
     for (const [i, clientId] of clientIds.entries()) {
-      const url = buildAuthorizeUrl(app.baseUrl, { clientId, redirectUri: 'http://127.0.0.1:5555/callback' }, { scope: 'openid', challenge: pkcePair().challenge });
+      const url = buildAuthorizeUrl(app.baseUrl, { clientId, redirectUri }, { scope: 'openid', challenge: pkcePair().challenge });
       // each from its own address when asked: every caller well inside its own fetch budget
       const res = await fetch(url, { redirect: 'manual', headers: addresses ? { 'x-forwarded-for': `198.51.100.${(i % 250) + 1}` } : {} });
       await res.text();
@@ -68,6 +68,16 @@ it('a client_id URL answering a page that is no document: traced for the hour of
 it('valid documents nobody signed in with: the hour too, and at most the unknown-client budget of them from many addresses', async () => {
   const ids = Array.from({ length: UNKNOWN_CLIENT_BUDGET + 30 }, (_, i) => `https://publisher.example/doc-${i}.json`);
   const written = await authorizeWith(publisher, ids, true);
+  const traced = written.filter((ttl) => ttl !== undefined);
+  expect(traced.length).toBeGreaterThan(0);
+  expect(traced.length).toBeLessThanOrEqual(UNKNOWN_CLIENT_BUDGET);
+  expect(traced.every((ttl) => ttl! <= UNKNOWN_CLIENT_TRACE_TTL_S)).toBe(true);
+});
+
+it('valid documents refused for their redirect_uri (authorization.failed names the fetched client): still the hour, within the budget', async () => {
+  // five hosts, so the per-host fetch budget does not stop them first; nobody signs in with any
+  const ids = Array.from({ length: UNKNOWN_CLIENT_BUDGET + 30 }, (_, i) => `https://h${i % 5}.publisher.example/doc-${i}.json`);
+  const written = await authorizeWith(publisher, ids, true, 'http://127.0.0.1/not-registered');
   const traced = written.filter((ttl) => ttl !== undefined);
   expect(traced.length).toBeGreaterThan(0);
   expect(traced.length).toBeLessThanOrEqual(UNKNOWN_CLIENT_BUDGET);

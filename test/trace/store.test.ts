@@ -8,7 +8,7 @@ import { jest } from '@jest/globals';
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import type { Adapter, AdapterFactory, AdapterPayload, CompareAndSet, LatestEntry } from '../../adapters/types.ts';
 import type { TraceEntry } from '../../lib/trace/entry.ts';
-import { ClientTraceStore, TRACE_INDEX_MODEL, TRACE_MODEL, TRACED_CLIENTS_KEPT, UNKNOWN_CLIENT_TRACE_TTL_S } from '../../lib/trace/store.ts';
+import { ClientTraceStore, showsKnownClient, TRACE_INDEX_MODEL, TRACE_MODEL, TRACED_CLIENTS_KEPT, UNKNOWN_CLIENT_TRACE_TTL_S } from '../../lib/trace/store.ts';
 
 const entry = (n: number): TraceEntry => ({ at: new Date(1_700_000_000_000 + n).toISOString(), event: 'refresh.rotated', outcome: 'ok', summary: `#${n}` });
 const summaries = (entries: TraceEntry[]) => entries.map((e) => e.summary);
@@ -268,4 +268,23 @@ it('lists the traced clients, each once with its latest entry, most recent first
     stores[0]!.touch([{ clientId: 'c', at: at(4), outcome: 'ok', summary: 'c4' }]),
   ]);
   expect((await stores[1]!.tracedClients()).map((c) => `${c.clientId} ${c.summary}`)).toEqual(['c c4', 'a a3', 'b b2']);
+});
+
+describe('showsKnownClient: which entries make a client one this server knows', () => {
+  const DOCUMENT = 'https://app.example/client.json';
+
+  it('a metadata document\'s client: only once someone signed in with it or it held a code or refresh token', () => {
+    for (const event of ['authorization.failed', 'token.failed', 'signin.failed', 'consent.denied', 'metadata_document.fetched', 'metadata_document.failed'] as const) {
+      expect(showsKnownClient(DOCUMENT, event)).toBe(false);
+    }
+    for (const event of ['signin.succeeded', 'consent.granted', 'code.issued', 'code.redeemed', 'refresh.rotated'] as const) {
+      expect(showsKnownClient(DOCUMENT, event)).toBe(true);
+    }
+  });
+
+  it('a client stored here (static, member, registered): any entry but a metadata document\'s', () => {
+    expect(showsKnownClient('demo-member-app', 'authorization.failed')).toBe(true);
+    expect(showsKnownClient('demo-member-app', 'token.failed')).toBe(true);
+    expect(showsKnownClient('demo-member-app', 'metadata_document.failed')).toBe(false);
+  });
 });
