@@ -195,6 +195,7 @@ export interface EnrolmentRecord {
 export interface LectureProgressRecord {
   readonly courseSlug: string;
   readonly lectureId: string;
+  /** where in the lecture, in seconds; answered in whole seconds (rounded down) */
   readonly positionSeconds: number;
 }
 

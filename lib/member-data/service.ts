@@ -151,6 +151,15 @@ function toEventRegistration(r: EventRegistrationRecord): EventRegistration {
   };
 }
 
+/**
+ * A position in whole seconds, as both endpoints answer it (the Account API's `Int`): hosts
+ * often keep a video's `currentTime` (67.5), and the Account API refused it per course
+ * (`lastWatchedLecture: null`, an internal error logged) where `/mcp` answered it. Rounded
+ * down: resuming a little early loses nothing. A value that is no number at all is left as
+ * it is, for the API to refuse.
+ */
+const wholeSeconds = (seconds: number) => (Number.isFinite(seconds) ? Math.floor(seconds) : seconds);
+
 function createMemberAccount(source: MemberDataSource, member: MemberRef, maxPageSize: number): MemberAccount {
   let profile: Promise<MemberProfile> | undefined;
 
@@ -160,7 +169,7 @@ function createMemberAccount(source: MemberDataSource, member: MemberRef, maxPag
     const bySlug = new Map<string, LectureProgress>();
     for (const p of found) {
       // a source answering for other courses must not leak them into this page
-      if (wanted.has(p.courseSlug)) bySlug.set(p.courseSlug, { lectureId: p.lectureId, positionSeconds: p.positionSeconds });
+      if (wanted.has(p.courseSlug)) bySlug.set(p.courseSlug, { lectureId: p.lectureId, positionSeconds: wholeSeconds(p.positionSeconds) });
     }
     return bySlug;
   }

@@ -2,6 +2,7 @@
  * The viewer query over real HTTP with tokens from a real code flow: the seeded data, only
  * the member's own at the token's site, pagination, and the cap on `first`.
  */
+import { createDemoMemberData } from '../../examples/host/member-data.ts';
 import { ADMIN, OUTSIDER, STUDENT } from '../support/flows.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
@@ -179,4 +180,31 @@ describe('only the member\'s own data', () => {
       await other.stop();
     }
   });
+});
+
+it('answers a position kept in fractions of a second (a video\'s currentTime) in whole seconds, not as an error', async () => {
+  const demo = createDemoMemberData();
+  const fractional = await startApp({
+    auth: {
+      memberData: {
+        ...demo,
+        findLastWatchedLectures: async (member, slugs) => (await demo.findLastWatchedLectures(member, slugs))
+          .map((p) => ({ ...p, positionSeconds: p.positionSeconds + 0.5 })),
+      },
+    },
+  });
+  try {
+    const token = await memberToken(fractional, STUDENT);
+    const query = '{ viewer { enrolledCourses(first: 5) { nodes { slug lastWatchedLecture { lectureId positionSeconds } } } } }';
+    const res = await graphql(fractional, token, query);
+    expect(res.status).toBe(200);
+    expect(res.body.errors).toBeUndefined();
+    const expected = await graphql(app, student, query);
+    expect(res.body.data).toEqual(expected.body.data);
+    expect(JSON.stringify(res.body.data)).toContain('positionSeconds');
+    // nothing logged as an error of the query (start-up warnings aside)
+    expect(fractional.warnings.filter((line) => /Int cannot represent|Unexpected error/.test(line))).toEqual([]);
+  } finally {
+    await fractional.stop();
+  }
 });

@@ -208,6 +208,14 @@ describe('progress batching', () => {
     expect(lookups[0]!.arg).toEqual(['a', 'b', 'c', 'not-asked-here']);
   });
 
+  it('answers a position in whole seconds, rounded down, as the Account API\'s Int and /mcp both answer it', async () => {
+    const { source } = fakeSource([course('a')], [{ courseSlug: 'a', lectureId: 'a-3', positionSeconds: 67.9 }]);
+    const account = createMemberDataService(source).forMember(STUDENT);
+    expect(await account.lastWatchedLecture('a')).toEqual({ lectureId: 'a-3', positionSeconds: 67 });
+    const page = await createMemberDataService(source).forMember(STUDENT).enrolledCoursesWithProgress({ first: 1 });
+    expect(page.nodes[0]!.lastWatchedLecture).toEqual({ lectureId: 'a-3', positionSeconds: 67 });
+  });
+
   it('does not answer a course the caller did not ask about', async () => {
     const { source } = fakeSource([], progress);
     const account = createMemberDataService(source).forMember(STUDENT);
