@@ -192,7 +192,9 @@ export class GrantIndex {
       // random pause so that racing writers fall out of step
       await sleep(Math.random() * 2 ** Math.min(attempt, 6));
     }
-    throw new Error(`grant index: the grant chain of an account moved ${MAX_ATTEMPTS} times while a grant was being added`);
+    // storage the consent needs could not be had: a 503 the client retries, as the member
+    // clients' site index answers the same contention, not a 500
+    throw new StorageUnavailableError(`grant index: the grant chain of an account moved ${MAX_ATTEMPTS} times while a grant was being added; retry`);
   }
 
   /**

@@ -5,6 +5,7 @@
  * compare-and-set, and the last use of a grant is recorded beside each access token.
  */
 import { createMemoryAdapter } from '../../adapters/memory.ts';
+import { StorageUnavailableError } from '../../adapters/types.ts';
 import type { Adapter, AdapterFactory, AdapterPayload, CompareAndSet } from '../../adapters/types.ts';
 import { ACCOUNT_GRANTS_MODEL, GRANT_LINK_MODEL, GRANT_USE_MODEL, GrantIndex, withGrantIndex } from '../../lib/storage/grant-index.ts';
 
@@ -169,11 +170,13 @@ describe('GrantIndex', () => {
     expect(writes.filter((w) => w.model === ACCOUNT_GRANTS_MODEL).map((w) => [w.op, w.expiresIn])).toEqual([['upsert', 100], ['upsert', 200]]);
   });
 
-  it('gives up with an error when the head keeps moving under it', async () => {
+  it('gives up when the head keeps moving under it: storage it cannot have, a 503 to retry (not a 500)', async () => {
     const inner = createMemoryAdapter();
     const busy = ((model: string) => Object.assign(inner(model), { compareAndSet: async () => false })) as AdapterFactory;
     const index = new GrantIndex(busy, { grantSeconds: 60 });
-    await expect(index.add('acc-1', 'g1', Math.floor(Date.now() / 1000) + 60)).rejects.toThrow(/moved 16 times/);
+    const error = await index.add('acc-1', 'g1', Math.floor(Date.now() / 1000) + 60).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(StorageUnavailableError);
+    expect(error).toMatchObject({ statusCode: 503, error: 'temporarily_unavailable', error_detail: expect.stringMatching(/moved 16 times .*; retry$/) });
   });
 
   it('deletes nothing: a chain whose grants are all gone stays until it expires, and the next grant joins it', async () => {
