@@ -224,6 +224,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     provider,
     adapter: options.adapter,
     betaEnabled: options.betaEnabled,
+    maxPerSite: options.memberClientsPerSite,
     siteExists: async (site) => (await options.sites.findById(site)) !== undefined,
     readTrace: diagnostics.readTrace,
   });

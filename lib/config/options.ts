@@ -65,6 +65,10 @@ export const OPTION_DEFAULTS = Object.freeze({
     // longer than a grant (14 days), so a client used every other week never expires
     unusedClientExpiry: Object.freeze({ min: 1, max: 365 * 86_400, default: 30 * 86_400, unit: 'seconds' }),
   }),
+  // a school has a handful of integrations; each create rewrites the site's list (one record)
+  memberClients: Object.freeze({
+    maxPerSite: Object.freeze({ min: 1, max: 10_000, default: 100 }),
+  }),
   clientIdMetadataDocuments: Object.freeze({
     allowedHosts: Object.freeze([]) as readonly string[],
     fetchBudget: Object.freeze({
@@ -233,6 +237,13 @@ export interface MemberClientOptions {
    * @default no site
    */
   betaEnabled?: boolean | string[] | ((siteId: string) => boolean | Promise<boolean>);
+  /**
+   * How many member clients a site may have; `create` beyond it is refused (`access_denied`,
+   * 403) until one is deleted. Each site's list is one record, read whole by `list` and
+   * rewritten by every create and delete, so it is kept to what a school's integrations need.
+   * @default {@link OPTION_DEFAULTS}.memberClients.maxPerSite
+   */
+  maxPerSite?: number;
 }
 
 /**
@@ -521,6 +532,8 @@ export interface ResolvedOptions {
   readonly registration: ResolvedRegistration;
   readonly clientIdMetadataDocuments: ResolvedClientIdMetadataDocuments;
   readonly betaEnabled: (siteId: string) => Promise<boolean>;
+  /** `options.memberClients.maxPerSite` */
+  readonly memberClientsPerSite: number;
   readonly mcp: ResolvedMcpOptions;
   readonly docs: ResolvedDocsOptions;
   readonly signIn: ResolvedSignInOptions;

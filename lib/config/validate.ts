@@ -399,7 +399,7 @@ function checkSignInThrottle(value: unknown): SignInThrottleSettings | false {
   });
 }
 
-const MEMBER_CLIENT_KEYS = Object.keys({ betaEnabled: true } satisfies Record<keyof MemberClientOptions, true>);
+const MEMBER_CLIENT_KEYS = Object.keys({ betaEnabled: true, maxPerSite: true } satisfies Record<keyof MemberClientOptions, true>);
 
 function checkBeta(value: unknown): (siteId: string) => Promise<boolean> {
   const name = 'options.memberClients.betaEnabled';
@@ -498,6 +498,7 @@ export async function validateOptions(input: PlatformAuthOptions): Promise<Resol
     registration,
     clientIdMetadataDocuments: checkMetadataDocuments(input.clientIdMetadataDocuments, registration.variant === 'open', production, logger),
     betaEnabled: checkBeta(memberClients.betaEnabled),
+    memberClientsPerSite: checkInteger('options.memberClients.maxPerSite', memberClients.maxPerSite, OPTION_DEFAULTS.memberClients.maxPerSite),
     mcp: resolveMcpOptions(input.mcp),
     docs: resolveDocsOptions(input.docs),
     signIn: resolveSignInOptions(input.signIn, baseUrl),

@@ -97,6 +97,8 @@ export interface MemberClientDeps {
    */
   readonly adapter: AdapterFactory;
   readonly betaEnabled: (site: string) => Promise<boolean>;
+  /** `options.memberClients.maxPerSite`: create beyond it is refused */
+  readonly maxPerSite: number;
   readonly siteExists: (site: string) => Promise<boolean>;
   /** a client's trace (lib/trace/), whoever's it is: checked against the site here */
   readonly readTrace?: (clientId: string) => Promise<TraceEntry[]>;
@@ -149,7 +151,7 @@ function view(stored: Stored): MemberClient {
   });
 }
 
-export function createMemberClientManager({ provider, adapter, betaEnabled, siteExists, readTrace }: MemberClientDeps): MemberClientManager {
+export function createMemberClientManager({ provider, adapter, betaEnabled, maxPerSite, siteExists, readTrace }: MemberClientDeps): MemberClientManager {
   // the records Client.find reads (the factory's own adapter: the provider's may hide compareAndSet)
   const clients = new ClientRecords(adapter('Client'));
   const sites = new SiteIndex(adapter(SITE_INDEX_MODEL));
@@ -198,7 +200,11 @@ export function createMemberClientManager({ provider, adapter, betaEnabled, site
       await validate(metadata);
       // the list first: a failure in between leaves an entry that list() skips, never a
       // working client that no list shows (and that a retry would double)
-      await sites.add(site, clientId);
+      // the limit is checked in the list's own change, so instances creating at once cannot pass it together
+      const added = await sites.add(site, clientId, maxPerSite);
+      if (!added) {
+        throw new MemberClientError('access_denied', `site ${site} has ${maxPerSite} OAuth applications, the most it may have (memberClients.maxPerSite); delete one first`);
+      }
       try {
         await clients.insert(clientId, metadata);
       } catch (err) {

@@ -1,6 +1,7 @@
 /**
  * Each site's list of its member clients: one small record per site (model
- * `SiteMemberClients`, `{ clientIds }`), read by `auth.memberClients.list`.
+ * `SiteMemberClients`, `{ clientIds }`), read by `auth.memberClients.list`; kept small by
+ * `memberClients.maxPerSite`, which `add` holds to.
  *
  * A change is a read-modify-write. Changes to one site are queued within this instance.
  * Across instances, with the adapter's `compareAndSet` (adapters/types.ts) each change is
@@ -45,15 +46,30 @@ export class SiteIndex {
     return idsOf(await this.#store.find(site) ?? undefined);
   }
 
-  add(site: string, clientId: string): Promise<void> {
-    return this.#change(site, (ids) => (ids.includes(clientId) ? undefined : [...ids, clientId]));
+  /**
+   * Adds `clientId` unless the list names `max` clients already (ids of clients since gone
+   * count until they are removed); `false` when it was full. Decided on the list this change
+   * writes over, so instances adding at once cannot pass `max` together.
+   */
+  async add(site: string, clientId: string, max = Infinity): Promise<boolean> {
+    let full = false;
+    await this.#change(site, (ids) => {
+      full = false;
+      if (ids.includes(clientId)) return undefined;
+      if (ids.length >= max) {
+        full = true;
+        return undefined;
+      }
+      return [...ids, clientId];
+    });
+    return !full;
   }
 
   remove(site: string, clientId: string): Promise<void> {
     return this.#change(site, (ids) => (ids.includes(clientId) ? ids.filter((id) => id !== clientId) : undefined));
   }
 
-  /** `change`: the new list, or `undefined` when the list already holds what it wants. */
+  /** `change`: the new list, or `undefined` when the list already holds what it wants (or may not change). */
   async #change(site: string, change: (ids: string[]) => string[] | undefined): Promise<void> {
     const held = await this.#updates.update(site, (stored) => {
       const next = change(idsOf(stored));

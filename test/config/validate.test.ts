@@ -229,6 +229,7 @@ describe('signInThrottle and proxyHops', () => {
     expect(await rejection({ signInThrottle: { accountFailures: 0 } })).toMatch(/^options\.signInThrottle\.accountFailures must be a whole number from 1 to 1000; got 0/);
     expect(await rejection({ signInThrottle: { maxDelaySecond: 5 } as never })).toMatch(/^options\.signInThrottle\.maxDelaySecond is not a known option; .*did you mean "maxDelaySeconds"\?/);
     expect(await rejection({ proxyHops: 0 })).toMatch(/^options\.proxyHops must be a whole number from 1 to 10/);
+    expect(await rejection({ memberClients: { maxPerSite: 0 } })).toMatch(/^options\.memberClients\.maxPerSite must be a whole number from 1 to 10000; got 0\. Leave it out for the default, 100/);
   });
 });
 
@@ -240,7 +241,7 @@ describe('misspelt keys in nested options', () => {
     [{ clients: [vendor], registration: { vendors: [{ clientId: 'v', name: ['Vendor'] }] } }, /^options\.registration\.vendors\[0\]\.name is not a known option; use one of clientId, names; did you mean "names"\?$/],
     [{ registration: { vendors: ['v'] } }, /^options\.registration\.vendors\[0\] must be an object like \{ clientId, names\? \}; got "v"$/],
     [{ clientIdMetadataDocuments: { allowedHost: ['tools.example'] } }, /^options\.clientIdMetadataDocuments\.allowedHost is not a known option; .*did you mean "allowedHosts"\?$/],
-    [{ memberClients: { betaEnable: true } }, /^options\.memberClients\.betaEnable is not a known option; use one of betaEnabled; did you mean "betaEnabled"\?$/],
+    [{ memberClients: { betaEnable: true } }, /^options\.memberClients\.betaEnable is not a known option; use one of betaEnabled, maxPerSite; did you mean "betaEnabled"\?$/],
   ])('refuses %j', async (options, message) => {
     expect(await rejection(options as Partial<PlatformAuthOptions>)).toMatch(message);
   });

@@ -45,6 +45,28 @@ describe('with the "MCP connections" beta off everywhere', () => {
   });
 });
 
+describe('with at most three applications per site (memberClients.maxPerSite)', () => {
+  let app: RunningApp;
+  beforeAll(async () => {
+    app = await startApp({ auth: { memberClients: { betaEnabled: [SITE], maxPerSite: 3 } } });
+  });
+  afterAll(() => app.stop());
+
+  it('refuses a fourth with access_denied (403) saying what to do, even when the creates race; a delete makes room', async () => {
+    // five at once, as from two instances: the limit is decided on the list each change writes over
+    const results = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => app.auth.memberClients.create(SITE, valid({ name: `app ${i}` }))));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
+    const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason as MemberClientError);
+    expect(refused.map((e) => [e.code, e.status])).toEqual([['access_denied', 403], ['access_denied', 403]]);
+    expect(refused[0]!.description).toBe(`site ${SITE} has 3 OAuth applications, the most it may have (memberClients.maxPerSite); delete one first`);
+    const listed = await app.auth.memberClients.list(SITE);
+    expect(listed).toHaveLength(3);
+    await app.auth.memberClients.delete(SITE, listed[0]!.clientId);
+    await app.auth.memberClients.create(SITE, valid({ name: 'after a delete' }));
+    expect(await app.auth.memberClients.list(SITE)).toHaveLength(3);
+  });
+});
+
 describe('with the demo\'s beta (demo-school only)', () => {
   let app: RunningApp;
   beforeAll(async () => {
