@@ -241,7 +241,7 @@ export interface MemberClientOptions {
    * How many member clients a site may have; `create` beyond it is refused (`access_denied`,
    * 403) until one is deleted. Each site's list is one record, read whole by `list` and
    * rewritten by every create and delete, so it is kept to what a school's integrations need.
-   * @default {@link OPTION_DEFAULTS}.memberClients.maxPerSite
+   * @default {@link OPTION_DEFAULTS}.memberClients.maxPerSite.default
    */
   maxPerSite?: number;
 }
