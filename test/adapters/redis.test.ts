@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { connect, createServer } from 'node:net';
+import { createServer } from 'node:net';
 import { inspect } from 'node:util';
 import type { AddressInfo } from 'node:net';
 
@@ -13,6 +13,7 @@ import { StorageUnavailableError } from '../../adapters/types.ts';
 import type { CappedList, ClosableAdapterFactory, CompareAndSet, LatestByMember } from '../../adapters/types.ts';
 import type { TraceEntry } from '../../lib/trace/entry.ts';
 import { ClientTraceStore, UNKNOWN_CLIENT_TRACE_TTL_S } from '../../lib/trace/store.ts';
+import { replyLosingProxy } from '../support/reply-losing-proxy.ts';
 import { startRedis } from '../support/redis-server.ts';
 import type { RedisHandle } from '../support/redis-server.ts';
 import { describeAdapterContract } from './contract.ts';
@@ -930,52 +931,6 @@ describe('redis adapter error classification', () => {
     }
   });
 });
-
-/**
- * A TCP proxy in front of `target` that can lose one reply: once armed, the next command a
- * client sends reaches Redis (which runs it), and the connection is reset before its reply
- * gets back: a failover, a proxy or NAT reset, a restart with persistence.
- */
-async function replyLosingProxy(target: string): Promise<{ url: string; loseNextReply(): void; lost(): number; close(): Promise<void> }> {
-  const { hostname, port } = new URL(target);
-  let armed = false;
-  let lost = 0;
-  const proxy = createServer((client) => {
-    const upstream = connect(Number(port), hostname);
-    let dropping = false;
-    client.on('data', (data) => {
-      if (armed) {
-        armed = false;
-        dropping = true;
-      }
-      upstream.write(data);
-    });
-    upstream.on('data', (data) => {
-      if (!dropping) {
-        client.write(data);
-        return;
-      }
-      lost += 1;
-      client.destroy();
-      upstream.destroy();
-    });
-    for (const [a, b] of [[client, upstream], [upstream, client]] as const) {
-      a.on('error', () => b.destroy());
-      a.on('close', () => b.destroy());
-    }
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `redis://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
-    loseNextReply() {
-      armed = true;
-    },
-    lost: () => lost,
-    close: () => new Promise<void>((resolve) => {
-      proxy.close(() => resolve());
-    }),
-  };
-}
 
 describe('redis adapter when a reply is lost with its connection', () => {
   // ioredis sends again, on the new connection, a command whose reply it never got: a
