@@ -11,9 +11,11 @@ import type { Cluster } from 'ioredis';
 
 import { createRedisAdapter } from '../../adapters/redis.ts';
 import { keyIdOf } from '../../adapters/redis-keys.ts';
+import { StorageUnavailableError } from '../../adapters/types.ts';
 import type { CappedList, LatestByMember } from '../../adapters/types.ts';
 import { connectCluster, startRedisCluster } from '../support/redis-cluster.ts';
 import type { ClusterHandle } from '../support/redis-cluster.ts';
+import { replyLosingProxy } from '../support/reply-losing-proxy.ts';
 import { describeAdapterContract } from './contract.ts';
 
 const freshPrefix = () => `platform-auth-test:${randomUUID()}:`;
@@ -114,5 +116,41 @@ describe('redis adapter on a Cluster', () => {
     // ERR: ioredis sends CLIENT SETINFO on every new connection, which Redis < 7.2 refuses
     kinds.delete('ERR');
     expect([...kinds]).toEqual([]);
+  });
+});
+
+describe('on a Cluster, a reply lost with its connection', () => {
+  // ioredis' Cluster sends again, after retryDelayOnFailover, a command whose node connection
+  // closed before its reply came ("Connection is closed."): a consume Redis already ran found
+  // its own mark and was taken for a replay. The README's settings turn that retry off
+  // (retryDelayOnFailover: 0), and refresh the slots every second instead.
+  test('a code\'s consume through the README\'s Cluster settings is answered 503: the grant and its tokens stay', async () => {
+    const masters = await cluster.masters();
+    const proxies = await Promise.all(masters.map((port) => replyLosingProxy(`redis://127.0.0.1:${port}`)));
+    // the nodes the Cluster announces reached through the proxies
+    const natMap = Object.fromEntries(masters.map((port, i) => [`127.0.0.1:${port}`, { host: '127.0.0.1', port: proxies[i]!.port }]));
+    const proxied = await connectCluster(cluster, { natMap });
+    const prefix = freshPrefix();
+    const factory = createRedisAdapter({ client: proxied, keyPrefix: prefix });
+    try {
+      await factory('Grant').upsert('G', { accountId: 'a', clientId: 'c' }, 600);
+      await factory('AccessToken').upsert('AT', { grantId: 'G', accountId: 'a' }, 600);
+      await factory('AuthorizationCode').upsert('CODE', { grantId: 'G', accountId: 'a', clientId: 'c' }, 60);
+      const codes = factory('AuthorizationCode') as unknown as { consumeAndKeep(id: string, keep: number): Promise<void> };
+
+      for (const proxy of proxies) proxy.loseNextReply();
+      const error = await codes.consumeAndKeep('CODE', 600).then(() => undefined, (e: unknown) => e);
+      expect(proxies.reduce((n, proxy) => n + proxy.lost(), 0)).toBeGreaterThanOrEqual(1);
+      expect(error).toBeInstanceOf(StorageUnavailableError);
+
+      // read straight from the nodes: Redis ran the consume once and revoked nothing
+      const direct = createRedisAdapter({ client, keyPrefix: prefix });
+      expect(await direct('Grant').find('G')).toEqual({ accountId: 'a', clientId: 'c' });
+      expect(await direct('AccessToken').find('AT')).toEqual({ grantId: 'G', accountId: 'a' });
+    } finally {
+      await factory.close();
+      await proxied.quit().catch(() => proxied.disconnect());
+      await Promise.all(proxies.map((proxy) => proxy.close()));
+    }
   });
 });

@@ -29,6 +29,8 @@ const CLUSTER6_OPTIONS: ClusterOptions6 = {
   enableOfflineQueue: false,
   enableAutoPipelining: true,
   clusterRetryStrategy: (times: number) => Math.min(100 * times, 2_000),
+  retryDelayOnFailover: 0,
+  slotsRefreshInterval: 1_000,
   redisOptions: REDIS6_OPTIONS,
 };
 

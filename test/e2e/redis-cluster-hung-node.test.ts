@@ -68,7 +68,9 @@ beforeAll(async () => {
   // a long node timeout: a node paused for a few seconds is not failed over
   cluster = await startRedisCluster({ masters: 3, nodeTimeoutMs: 30_000 });
   client = await connectCluster(cluster);
-  probe = await connectCluster(cluster, { enableAutoPipelining: false });
+  // the test's own reads (CLUSTER SLOTS, KEYSLOT) may be sent again after a failover, as ioredis does
+  // by default: they change nothing, unlike the app's commands (README: retryDelayOnFailover: 0)
+  probe = await connectCluster(cluster, { enableAutoPipelining: false, retryDelayOnFailover: 100 });
   inner = createRedisAdapter({ client, keyPrefix: prefix, logger: { info() {}, warn() {} } });
   app = await startApp({ auth: { adapter: withClientWriteFault(inner) } });
 }, 60_000);

@@ -32,7 +32,9 @@ const prefix = `reuse-${randomUUID()}:`;
 beforeEach(async () => {
   cluster = await startRedisCluster({ masters: 3, replicasPerMaster: 1 });
   appClient = await connectCluster(cluster);
-  probe = await connectCluster(cluster, { enableAutoPipelining: false });
+  // the test's own reads (CLUSTER SLOTS, KEYSLOT) may be sent again after a failover, as ioredis does
+  // by default: they change nothing, unlike the app's commands (README: retryDelayOnFailover: 0)
+  probe = await connectCluster(cluster, { enableAutoPipelining: false, retryDelayOnFailover: 100 });
   adapter = createRedisAdapter({ client: appClient, keyPrefix: prefix, logger: { info() {}, warn() {} } });
   app = await startApp({ auth: { adapter } });
 }, 60_000);

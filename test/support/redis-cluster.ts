@@ -304,14 +304,17 @@ async function freePorts(count: number): Promise<number[]> {
 
 /**
  * The ioredis settings the README recommends for a Cluster: fail fast instead of queueing
- * (no offline queue, no command sent again after its connection closed, a command timeout), auto-pipelining on, keep
- * reconnecting in the background, no ioredis `keyPrefix` (the adapter's own hash-tagged
- * prefix is used instead).
+ * (no offline queue, no command sent again after its connection closed, by the node's client
+ * or by the Cluster's, a command timeout), the slots asked for every second, auto-pipelining
+ * on, keep reconnecting in the background, no ioredis `keyPrefix` (the adapter's own
+ * hash-tagged prefix is used instead).
  */
 export const CLUSTER_CLIENT_OPTIONS: IoredisClusterOptions = {
   enableOfflineQueue: false,
   enableAutoPipelining: true,
   clusterRetryStrategy: (times) => Math.min(100 * times, 2_000),
+  retryDelayOnFailover: 0,
+  slotsRefreshInterval: 1_000,
   redisOptions: { maxRetriesPerRequest: 0, autoResendUnfulfilledCommands: false, commandTimeout: 3_000, connectTimeout: 2_000 },
 };
 
