@@ -44,8 +44,9 @@
  * configuration is used as is and `close()` leaves it open: give it `enableOfflineQueue:
  * false`, `maxRetriesPerRequest: 0`, `autoResendUnfulfilledCommands: false` and a
  * `commandTimeout`, or calls wait in ioredis' queue while Redis is away and a command whose
- * reply was lost with its connection is run again (for a Cluster, `enableOfflineQueue: false`
- * and the rest in `redisOptions`; its hash tags are handled here).
+ * reply was lost with its connection is run again (for a Cluster, `enableOfflineQueue: false`,
+ * `retryDelayOnFailover: 0` and `slotsRefreshInterval: 1000`, and the rest in `redisOptions`:
+ * README "Redis Cluster"; its hash tags are handled here).
  *
  * Bounded waits: every call of this adapter settles within 3 s (`CALL_TIMEOUT_MS`), whatever
  * the client: a Redis or Cluster node that accepts connections but does not answer (paused,
