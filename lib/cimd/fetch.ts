@@ -216,6 +216,11 @@ export function createDocumentFetch(options: DocumentCacheOptions): DocumentFetc
     });
   }
 
+  /** A fetch of `url` that failed with `error` (its reason kept for the events), remembered. */
+  function rememberFailure(url: string, error: unknown): Promise<void> {
+    return remember(url, { failure: 'fetch failed', reason: fetchFailureOf(error).reason, maxAge: failFor });
+  }
+
   /** Fetches `url` from its host and remembers the outcome; never rejects (the error is the outcome). */
   async function fetchOnce(url: string, init: Parameters<MetadataDocumentFetch>[1]): Promise<Fetched> {
     let response: Response;
@@ -224,7 +229,7 @@ export function createDocumentFetch(options: DocumentCacheOptions): DocumentFetc
     } catch (err) {
       // too many lookups under way in this process: not the document's failure
       if (err instanceof LookupsBusyError) return { error: err };
-      await remember(url, { failure: 'fetch failed', reason: fetchFailureOf(err).reason, maxAge: failFor });
+      await rememberFailure(url, err);
       if (err instanceof SpecialUseAddressError) await remember(hostKey(err.hostname), { failure: err.summary, maxAge: failFor });
       return { error: err };
     }
@@ -267,7 +272,7 @@ export function createDocumentFetch(options: DocumentCacheOptions): DocumentFetc
 
   return Object.assign(fetchMetadataDocument, {
     async failed(url: string, error: unknown) {
-      await remember(url, { failure: 'fetch failed', reason: fetchFailureOf(error).reason, maxAge: failFor });
+      await rememberFailure(url, error);
       return error;
     },
     cached: async (url: string) => (await find(url)) !== undefined,

@@ -44,6 +44,7 @@
  */
 import type { Adapter, AdapterFactory, AdapterPayload, CappedList, CompareAndSet, LatestByMember } from '../../adapters/types.ts';
 import type { EventName } from '../events/types.ts';
+import { isMetadataDocumentId } from '../policies/client-metadata.ts';
 import type { TraceEntry } from './entry.ts';
 
 /** The storage model of the traces. */
@@ -90,7 +91,7 @@ const IN_USE_EVENTS: ReadonlySet<EventName> = new Set<EventName>([
  */
 export function showsKnownClient(clientId: string, event: EventName): boolean {
   if (UNKNOWN_CLIENT_EVENTS.has(event)) return false;
-  return !/^https:\/\//i.test(clientId) || IN_USE_EVENTS.has(event);
+  return !isMetadataDocumentId(clientId) || IN_USE_EVENTS.has(event);
 }
 
 /** Whether `entries` of `clientId`'s trace show a client this server knows ({@link showsKnownClient}). */
