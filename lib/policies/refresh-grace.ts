@@ -375,8 +375,11 @@ export type MissedReuse = 'other_client' | 'other_refusal';
  *   `scope` (a scope the token does not hold is `invalid_scope`) and proof-of-possession
  *   checks, so such a request revoked nothing. Whether the token is reused is the grace's own
  *   decision (the provider's find through it), so a retry within the grace stays a retry.
- * A request that reached the consumed check (the provider set its `RefreshToken` entity) was
- * answered by oidc-provider itself: it revoked the grant if the token was reused.
+ * A request that reached the consumed check was answered by oidc-provider itself: it revoked
+ * the grant if the token was reused. The provider sets its `Account` entity right before that
+ * check, after the account lookup: its `RefreshToken` entity is set earlier, so a reused token
+ * refused because its account was not found (a member the host's store does not answer for
+ * a moment) revoked nothing by either.
  */
 export function revokeMissedReuse(
   provider: () => Provider,
@@ -410,9 +413,9 @@ export function revokeMissedReuse(
   }
 
   return function missedRefreshReuse(ctx) {
-    const oidc = (ctx as { oidc?: { route?: string; params?: Record<string, unknown>; client?: { clientId: string }; entities?: { RefreshToken?: unknown } } }).oidc;
+    const oidc = (ctx as { oidc?: { route?: string; params?: Record<string, unknown>; client?: { clientId: string }; entities?: { Account?: unknown } } }).oidc;
     if (oidc?.route !== 'token' || oidc.params?.grant_type !== 'refresh_token' || ctx.status < 400 || ctx.status >= 500) return undefined;
-    if (oidc.entities?.RefreshToken !== undefined) return undefined;
+    if (oidc.entities?.Account !== undefined) return undefined;
     const value = oidc.params.refresh_token;
     const presenter = oidc.client?.clientId;
     if (typeof value !== 'string' || presenter === undefined) return undefined;

@@ -12,6 +12,8 @@ import { createMemoryAdapter } from '../../adapters/memory.ts';
 import { createRedisAdapter } from '../../adapters/redis.ts';
 import { StorageUnavailableError } from '../../adapters/types.ts';
 import type { Adapter, AdapterFactory, ClosableAdapterFactory } from '../../adapters/types.ts';
+import { createAccountStore } from '../../examples/host/seed.ts';
+import type { AccountStore } from '../../lib/index.ts';
 import { DelegatingAdapter } from '../../lib/storage/model-decorator.ts';
 import { Browser } from '../support/browser.ts';
 import { MEMBER, STUDENT, exchangeCode, obtainCode, obtainTokens, operator, postForm } from '../support/flows.ts';
@@ -94,6 +96,14 @@ function refresh(app: RunningApp, refreshToken: string, clientId: string = MEMBE
 
 async function userinfoStatus(app: RunningApp, accessToken: string): Promise<number> {
   return (await fetch(`${app.baseUrl}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } })).status;
+}
+
+/** The demo on `kind`, whose accounts store answers nothing for the ids put in `hidden`. */
+async function appWithHideableAccounts(kind: Store): Promise<{ hidden: Set<string>; own: RunningApp }> {
+  const hidden = new Set<string>();
+  const seeded = createAccountStore();
+  const accounts: AccountStore = { authenticate: seeded.authenticate, findById: async (id) => (hidden.has(id) ? undefined : seeded.findById(id)) };
+  return { hidden, own: await startApp({ auth: { adapter: await storage(kind), accounts } }) };
 }
 
 async function signIn(app: RunningApp): Promise<TokenSet> {
@@ -182,6 +192,41 @@ describe.each<Store>(['memory', 'redis'])('on %s', (kind) => {
       expect((await replay.json()).error).toBe('invalid_scope');
       expect(await userinfoStatus(app, second.access_token)).toBe(401);
       expect((await refresh(app, second.refresh_token)).status).toBe(400);
+    });
+
+    it('reuse refused because its account was not found at that moment still revokes the whole grant', async () => {
+      // oidc-provider looks the account up before the token's state: the refusal is
+      // "referenced account not found", and the grant's reuse would go unnoticed
+      const { hidden, own } = await appWithHideableAccounts(kind);
+      try {
+        const tokens = await signIn(own);
+        const first = await (await refresh(own, tokens.refresh_token)).json() as TokenSet;
+        const second = await (await refresh(own, first.refresh_token)).json() as TokenSet;
+        hidden.add('acc-student');
+        const replay = await refresh(own, tokens.refresh_token);
+        expect(replay.status).toBe(400);
+        expect(await replay.json()).toMatchObject({ error: 'invalid_grant' });
+        hidden.delete('acc-student');
+        expect(await userinfoStatus(own, second.access_token)).toBe(401);
+        expect((await refresh(own, second.refresh_token)).status).toBe(400);
+      } finally {
+        await own.stop();
+      }
+    });
+
+    it('a fresh token refused because its account was not found at that moment: the grant lives on', async () => {
+      const { hidden, own } = await appWithHideableAccounts(kind);
+      try {
+        const tokens = await signIn(own);
+        const first = await (await refresh(own, tokens.refresh_token)).json() as TokenSet;
+        hidden.add('acc-student');
+        expect((await refresh(own, first.refresh_token)).status).toBe(400);
+        hidden.delete('acc-student');
+        expect(await userinfoStatus(own, first.access_token)).toBe(200);
+        expect((await refresh(own, first.refresh_token)).status).toBe(200);
+      } finally {
+        await own.stop();
+      }
     });
 
     it('a retry within the grace sent with a scope the token does not hold is refused, and the grant lives on', async () => {
