@@ -53,7 +53,7 @@ import type { ResolvedMcpOptions } from './options.ts';
 import { refusedOrigin } from './request-origin.ts';
 import type { OriginPolicy } from './request-origin.ts';
 import { buildServer, ServerPool } from './server.ts';
-import { standardHeaderRejection } from './standard-headers.ts';
+import { transportRejection } from './standard-headers.ts';
 import { combinedRefusal, refuseCall } from './tools/access.ts';
 import type { ToolAccess } from './tools/access.ts';
 import { memberTools } from './tools/member.ts';
@@ -219,10 +219,11 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
     }
     const refusal = combinedRefusal(called, refusals);
     if (!refusal) return true;
-    // the transport's verdict on the headers comes first: a request it would refuse is not
-    // sent through sign-in or a step-up (./standard-headers.ts)
-    const invalid = standardHeaderRejection({
+    // the transport's verdict comes first: a request it would refuse is not sent through
+    // sign-in or a step-up (./standard-headers.ts)
+    const invalid = transportRejection({
       protocolVersion: ctx.get('mcp-protocol-version') || undefined, method: ctx.get('mcp-method') || undefined, name: ctx.get('mcp-name') || undefined,
+      accept: ctx.get('accept'),
     }, messages);
     if (invalid) writeJsonRpcProblem(ctx, invalid);
     else writeBearerError(ctx, refusal, resourceMetadata);

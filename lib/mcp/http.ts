@@ -19,6 +19,8 @@ export interface JsonRpcProblem {
   /** the JSON-RPC error's `data`, when it has one */
   readonly data?: unknown;
   readonly headers?: Record<string, string>;
+  /** the id of the request refused, where the SDK would echo it (default `null`) */
+  readonly id?: string | number | null;
 }
 
 /** Answers as the SDK transport does: a JSON-RPC error with `id: null`. */
@@ -34,10 +36,10 @@ export function problemResponse(problem: JsonRpcProblem): Response {
   return Response.json(problemBody(problem), { status: problem.status, ...(problem.headers ? { headers: problem.headers } : {}) });
 }
 
-/** The JSON-RPC error of `problem`, answering no request in particular (`id: null`). */
+/** The JSON-RPC error of `problem`, answering no request in particular (`id: null`) unless it names one. */
 function problemBody(problem: JsonRpcProblem) {
   const error = { code: problem.code, message: problem.message, ...(problem.data === undefined ? {} : { data: problem.data }) };
-  return { jsonrpc: '2.0', error, id: null };
+  return { jsonrpc: '2.0', error, id: problem.id ?? null };
 }
 
 /** A JSON object (not an array): a JSON-RPC message or its `params`. */

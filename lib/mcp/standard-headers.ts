@@ -1,21 +1,31 @@
 /**
- * The standard-header check of a 2026-07-28 request (MCP Streamable HTTP, "Server
- * Validation", SEP-2243), as the SDK's `createMcpHandler` applies it after classifying the
- * request: `MCP-Protocol-Version` and `Mcp-Method` present, and for the methods that name
- * something (`tools/call`, `prompts/get`, `resources/read`, `tasks/*`) an `Mcp-Name` that is
- * present, decodes (its `=?base64?…?=` form) and names what the body names. Else 400 `-32020`.
+ * What the transport would refuse a POST for, asked before `/mcp` refuses a call for its token:
+ * a request the transport rejects must not be sent through sign-in or a step-up first (the
+ * client would run a whole authorization only to be told its request can never be served).
  *
- * The SDK keeps that check to itself (`validateStandardRequestHeaders` is not exported), and
- * `/mcp` needs its verdict before it refuses a call for its token: a request the transport
- * would reject must not be sent through sign-in or a step-up first. So the same rules are
- * here, asked on that path only; every request that gets past the token is still judged by
- * the SDK itself. Drop this module once the SDK exports its check.
+ * - 2026-07-28 (MCP Streamable HTTP, "Server Validation", SEP-2243), as the SDK's
+ *   `createMcpHandler` applies it after classifying the request: the envelope's revision is
+ *   one served (else 400 `-32022` with the supported list, so the client can fall back);
+ *   `MCP-Protocol-Version` and `Mcp-Method` present, and for the methods that name something
+ *   (`tools/call`, `prompts/get`, `resources/read`, `tasks/*`) an `Mcp-Name` that is present,
+ *   decodes (its `=?base64?…?=` form) and names what the body names. Else 400 `-32020`.
+ * - The 2025 revisions, as the SDK's Streamable HTTP transport applies them: `Accept` names
+ *   both `application/json` and `text/event-stream` (else 406), every message is JSON-RPC
+ *   (else 400 `-32700`), and an `MCP-Protocol-Version` names a revision served (else 400:
+ *   "the server MUST respond with 400 Bad Request", Streamable HTTP, "Protocol Version Header").
+ *
+ * The SDK keeps these checks to itself (`validateStandardRequestHeaders` is not exported, the
+ * transport's run inside `handleRequest`), so the same rules are here, asked on that path
+ * only; every request that gets past the token is still judged by the SDK itself. Drop this
+ * module once the SDK exports its checks.
  *
  * @module
  */
-import { classifyInboundRequest } from '@modelcontextprotocol/server';
+import { classifyInboundRequest, parseJSONRPCMessage, UnsupportedProtocolVersionError } from '@modelcontextprotocol/server';
 
+import { MCP_REVISIONS } from '../constants.ts';
 import type { JsonRpcProblem } from './http.ts';
+import { isRecord } from './http.ts';
 
 /** `HeaderMismatch`, the code of every standard-header rejection. */
 const HEADER_MISMATCH = -32020;
@@ -54,14 +64,38 @@ export interface StandardHeaders {
   readonly protocolVersion: string | undefined;
   readonly method: string | undefined;
   readonly name: string | undefined;
+  /** `Accept`, read for the 2025 revisions only */
+  readonly accept?: string | undefined;
+}
+
+/** The id the SDK echoes in a refusal: a single request's (not a notification's, not a batch's). */
+function echoableId(body: unknown): string | number | null {
+  if (!isRecord(body) || typeof body.method !== 'string') return null;
+  return typeof body.id === 'string' || typeof body.id === 'number' ? body.id : null;
+}
+
+/** The 2025 transport's refusals, in its order (`WebStandardStreamableHTTPServerTransport.handlePostRequest`). */
+function legacyRejection(headers: StandardHeaders, body: unknown, requested: string | undefined): JsonRpcProblem | undefined {
+  const accept = headers.accept ?? '';
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+    return { status: 406, code: -32000, message: 'Not Acceptable: Client must accept both application/json and text/event-stream' };
+  }
+  try {
+    for (const message of Array.isArray(body) ? body : [body]) parseJSONRPCMessage(message);
+  } catch {
+    return { status: 400, code: -32700, message: 'Parse error: Invalid JSON-RPC message' };
+  }
+  if (requested !== undefined && !MCP_REVISIONS.legacy.includes(requested)) {
+    return { status: 400, code: -32000, message: `Bad Request: Unsupported protocol version: ${requested} (supported versions: ${MCP_REVISIONS.legacy.join(', ')})` };
+  }
+  return undefined;
 }
 
 /**
- * Why the transport would refuse this POST for its headers (the SDK's classification, then
- * the presence and `Mcp-Name` rules above), or `undefined` when it would not. Legacy
- * (2025) requests have no standard headers to check.
+ * Why the transport would refuse this POST before serving it (the SDK's classification, then
+ * the rules above for its revision), or `undefined` when it would not.
  */
-export function standardHeaderRejection(headers: StandardHeaders, body: unknown): JsonRpcProblem | undefined {
+export function transportRejection(headers: StandardHeaders, body: unknown): JsonRpcProblem | undefined {
   const outcome = classifyInboundRequest({
     httpMethod: 'POST',
     protocolVersionHeader: headers.protocolVersion,
@@ -70,12 +104,23 @@ export function standardHeaderRejection(headers: StandardHeaders, body: unknown)
     body,
   });
   if (outcome.kind === 'reject') {
-    return { status: outcome.httpStatus, code: outcome.code, message: outcome.message, ...(outcome.data === undefined ? {} : { data: outcome.data }) };
+    return { status: outcome.httpStatus, code: outcome.code, message: outcome.message, ...(outcome.data === undefined ? {} : { data: outcome.data }), id: echoableId(body) };
   }
+  if (outcome.kind === 'legacy') return legacyRejection(headers, body, outcome.requestedVersion);
   if (outcome.kind !== 'modern' || outcome.messageKind !== 'request') return undefined;
-  const { method, params } = outcome.message;
+  const revision = outcome.classification.revision;
+  if (revision !== MCP_REVISIONS.current) {
+    const error = new UnsupportedProtocolVersionError({ supported: [MCP_REVISIONS.current], requested: revision ?? 'unknown' });
+    return { status: 400, code: error.code, message: error.message, data: error.data, id: echoableId(body) };
+  }
+  const refusal = headerMismatch(headers, outcome.message, outcome.classification.revision);
+  return refusal && { ...refusal, id: echoableId(body) };
+}
+
+/** The presence and `Mcp-Name` rules of a 2026-07-28 request whose revision is served. */
+function headerMismatch(headers: StandardHeaders, message: { method: string; params?: unknown }, claimed: string | undefined): JsonRpcProblem | undefined {
+  const { method, params } = message;
   if (headers.protocolVersion === undefined) {
-    const claimed = outcome.classification.revision;
     return mismatch('(missing)', claimed === undefined
       ? 'the body carries a modern per-request envelope but the required MCP-Protocol-Version header is absent'
       : `the body envelope names protocol version ${claimed} but the required MCP-Protocol-Version header is absent`);

@@ -289,6 +289,52 @@ describe('the 2025 revisions on the wire: those three, no other', () => {
     expect(await res.json()).toEqual(refusal(revision));
   });
 
+  describe('the transport\'s refusal comes before the token\'s on a protected call: a request that can never be served is not sent through sign-in or a step-up', () => {
+    const protectedCall = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_my_orders', arguments: {} } };
+    const send = (headers: Record<string, string>, token?: string) => fetch(mcpUrl(app), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(protectedCall),
+    });
+    const verdict = async (res: Response) => ({ status: res.status, challenge: res.headers.get('www-authenticate'), body: await res.json() as unknown });
+
+    it.each(['1999-01-01', '2024-11-05'])('MCP-Protocol-Version %s: 400 naming the served revisions, anonymous or with a token that lacks the scope', async (revision) => {
+      for (const token of [undefined, weakToken]) {
+        expect(await verdict(await send({ 'mcp-protocol-version': revision }, token))).toEqual({ status: 400, challenge: null, body: refusal(revision) });
+      }
+    });
+
+    it('an Accept without text/event-stream: 406, anonymous or with a token that lacks the scope', async () => {
+      for (const token of [undefined, weakToken]) {
+        const answer = await verdict(await send({ 'mcp-protocol-version': '2025-11-25', accept: 'text/html' }, token));
+        expect({ status: answer.status, challenge: answer.challenge }).toEqual({ status: 406, challenge: null });
+      }
+    });
+
+    it('a 2026-style envelope naming a revision not served: 400 -32022 with the supported list (the client can fall back), before the challenge', async () => {
+      const envelope = { 'io.modelcontextprotocol/protocolVersion': '2099-01-01', 'io.modelcontextprotocol/clientCapabilities': {} };
+      for (const token of [undefined, weakToken]) {
+        const res = await fetch(mcpUrl(app), {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2099-01-01',
+            'mcp-method': 'tools/call', 'mcp-name': 'list_my_orders', ...(token ? { authorization: `Bearer ${token}` } : {}),
+          },
+          body: JSON.stringify({ ...protectedCall, params: { ...protectedCall.params, _meta: envelope } }),
+        });
+        const answer = await verdict(res);
+        expect({ status: answer.status, challenge: answer.challenge }).toEqual({ status: 400, challenge: null });
+        expect(answer.body).toMatchObject({ id: 1, error: { code: -32022, data: { supported: [MCP_REVISIONS.current], requested: '2099-01-01' } } });
+      }
+    });
+
+    it('with every header right the same call is still challenged', async () => {
+      const answer = await verdict(await send({ 'mcp-protocol-version': '2025-11-25' }));
+      expect(answer.status).toBe(401);
+      expect(challengeParams(answer.challenge)).toMatchObject({ scope: 'account:read' });
+    });
+  });
+
   it('initialize asking for a 2024 revision is offered the newest 2025 one (the client may then leave), not served what it asked', async () => {
     const res = await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'old', version: '0' } } });
     expect(res.status).toBe(200);

@@ -1,11 +1,11 @@
 /**
- * lib/mcp/standard-headers.ts copies the SDK's standard-header check (not exported by it) so
- * that /mcp can ask it before refusing a call for its token. Its verdicts must stay the SDK's:
+ * lib/mcp/standard-headers.ts copies the SDK's transport checks (not exported by it) so that
+ * /mcp can ask them before refusing a call for its token. Its verdicts must stay the SDK's:
  * each case is sent to the running endpoint for a public tool, where no token is needed and the
- * SDK's own check answers, and compared with this module's answer for the same request.
+ * SDK's own checks answer, and compared with this module's answer for the same request.
  */
 import { MCP_REVISIONS } from '../../lib/constants.ts';
-import { standardHeaderRejection } from '../../lib/mcp/standard-headers.ts';
+import { transportRejection } from '../../lib/mcp/standard-headers.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
 import { mcpUrl } from './support.ts';
@@ -16,6 +16,8 @@ afterAll(() => app.stop());
 
 const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': MCP_REVISIONS.current, 'io.modelcontextprotocol/clientCapabilities': {} };
 const call = (name: string) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {}, _meta: ENVELOPE } });
+const legacyCall = (name: string) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } });
+const withRevision = (message: ReturnType<typeof call>, revision: string) => ({ ...message, params: { ...message.params, _meta: { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': revision } } });
 const b64 = (text: string) => `=?base64?${Buffer.from(text).toString('base64')}?=`;
 
 const CASES: [string, Record<string, string>, unknown][] = [
@@ -32,6 +34,15 @@ const CASES: [string, Record<string, string>, unknown][] = [
   ['Base64 that is not UTF-8', { 'mcp-protocol-version': MCP_REVISIONS.current, 'mcp-method': 'tools/call', 'mcp-name': '=?base64?/w==?=' }, call('whoami')],
   ['a header naming another revision', { 'mcp-protocol-version': '2025-11-25', 'mcp-method': 'tools/call', 'mcp-name': 'whoami' }, call('whoami')],
   ['a method without a name (tools/list), no Mcp-Name', { 'mcp-protocol-version': MCP_REVISIONS.current, 'mcp-method': 'tools/list' }, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: ENVELOPE } }],
+  ['an envelope and header naming a revision not served', { 'mcp-protocol-version': '2099-01-01', 'mcp-method': 'tools/call', 'mcp-name': 'whoami' }, withRevision(call('whoami'), '2099-01-01')],
+  ['an envelope naming a revision not served, no header', { 'mcp-method': 'tools/call', 'mcp-name': 'whoami' }, withRevision(call('whoami'), '2099-01-01')],
+  ['2025: every header right', { 'mcp-protocol-version': '2025-11-25' }, legacyCall('whoami')],
+  ['2025: no MCP-Protocol-Version', {}, legacyCall('whoami')],
+  ['2025: a revision not served', { 'mcp-protocol-version': '1999-01-01' }, legacyCall('whoami')],
+  ['2025: a 2024 revision (the SDK\'s own list has it, this endpoint does not serve it)', { 'mcp-protocol-version': '2024-11-05' }, legacyCall('whoami')],
+  ['2025: Accept without text/event-stream', { 'mcp-protocol-version': '2025-11-25', accept: 'application/json' }, legacyCall('whoami')],
+  ['2025: Accept text/html', { 'mcp-protocol-version': '2025-11-25', accept: 'text/html' }, legacyCall('whoami')],
+  ['2025-03-26: a batch holding a message that is not JSON-RPC', {}, [legacyCall('whoami'), { jsonrpc: '2.0', id: 2 }]],
 ];
 
 it.each(CASES)('%s: the same verdict as the SDK\'s', async (_label, headers, body) => {
@@ -40,8 +51,10 @@ it.each(CASES)('%s: the same verdict as the SDK\'s', async (_label, headers, bod
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
     body: JSON.stringify(body),
   });
-  const answer = await res.json() as { error?: { code: number; message: string } };
-  const sdk = answer.error?.code === -32020 ? { status: res.status, code: answer.error.code, message: answer.error.message } : undefined;
-  const ours = standardHeaderRejection({ protocolVersion: headers['mcp-protocol-version'], method: headers['mcp-method'], name: headers['mcp-name'] }, body);
-  expect(ours && { status: ours.status, code: ours.code, message: ours.message }).toEqual(sdk);
+  const answer = await res.json() as { id: unknown; error?: { code: number; message: string; data?: unknown } };
+  const sdk = res.status >= 400 ? { status: res.status, ...answer.error, id: answer.id } : undefined;
+  const ours = transportRejection({
+    protocolVersion: headers['mcp-protocol-version'], method: headers['mcp-method'], name: headers['mcp-name'], accept: headers.accept ?? 'application/json, text/event-stream',
+  }, body);
+  expect(ours && { status: ours.status, code: ours.code, message: ours.message, ...(ours.data === undefined ? {} : { data: ours.data }), id: ours.id ?? null }).toEqual(sdk);
 });
