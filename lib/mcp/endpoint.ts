@@ -50,7 +50,7 @@ import {
 } from './http.ts';
 import { isUtf8Charset } from '../http/charset.ts';
 import type { ResolvedMcpOptions } from './options.ts';
-import { refusedOrigin } from './request-origin.ts';
+import { refusedOrigin, withoutDefaultPort } from './request-origin.ts';
 import type { OriginPolicy } from './request-origin.ts';
 import { buildServer, ServerPool } from './server.ts';
 import { transportRejection } from './standard-headers.ts';
@@ -149,7 +149,7 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
     },
   });
   const policy: OriginPolicy = {
-    hosts: new Set(options.allowedHosts ?? [new URL(deps.baseUrl).host]),
+    hosts: new Set((options.allowedHosts ?? [new URL(deps.baseUrl).host]).map(withoutDefaultPort)),
     origins: options.allowedOrigins === '*' ? '*' : new Set(options.allowedOrigins ?? [deps.baseUrl]),
     loopback: options.allowedOrigins === undefined,
     proxy: deps.proxy ?? false,

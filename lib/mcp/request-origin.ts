@@ -12,7 +12,7 @@ import type { Context } from 'koa';
 import { isLoopbackOrigin } from '../policies/cors.ts';
 
 export interface OriginPolicy {
-  /** `host[:port]` values, lower-case */
+  /** `host[:port]` values, lower-case, without a default port ({@link withoutDefaultPort}) */
   readonly hosts: ReadonlySet<string>;
   /** allowed `Origin` values, or every origin */
   readonly origins: ReadonlySet<string> | '*';
@@ -34,7 +34,17 @@ export interface OriginPolicy {
 function requestHost(ctx: Context, policy: OriginPolicy): string {
   const entries = policy.proxy ? ctx.get('x-forwarded-host').split(',').map((s) => s.trim()).filter(Boolean) : [];
   const forwarded = entries.slice(-policy.proxyHops)[0];
-  return (forwarded ?? authorityOf(ctx)).toLowerCase();
+  return withoutDefaultPort((forwarded ?? authorityOf(ctx)).toLowerCase());
+}
+
+/**
+ * `host[:port]` with a default port (`:80`, `:443`) left out: the same host (RFC 9110 §4.2.3),
+ * as `new URL()` writes it, whichever way a client or a proxy spells it (Go's client, and
+ * nginx's `X-Forwarded-Host $host:$server_port`, send it). Both sides of the comparison go
+ * through it. The port is no part of the rebinding defence: a rebound name is another name.
+ */
+export function withoutDefaultPort(host: string): string {
+  return host.replace(/:(?:80|443)$/, '');
 }
 
 /**

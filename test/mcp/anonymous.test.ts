@@ -228,6 +228,38 @@ describe('HTTP edges (no MCP client sends these)', () => {
     expect(status).toBe(403);
   });
 
+  it('takes a host with its default port spelled out (:80, :443) for the same host, in Host and in X-Forwarded-Host (RFC 9110 §4.2.3)', async () => {
+    const logger = { info() {}, warn() {}, error() {} };
+    const served = await serveMcpEndpoint({ bearer: app.auth.bearer, options: { allowedHosts: ['learn.example.com', 'tools.example.com:443'] }, logger });
+    try {
+      const port = Number(new URL(served.baseUrl).port);
+      const send = (host: string) => rawRequest({
+        port, target: '/mcp', method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+        headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+      });
+      const statuses: Record<string, number> = {};
+      for (const host of ['learn.example.com', 'learn.example.com:443', 'LEARN.example.com:80', 'tools.example.com', 'tools.example.com:443', 'learn.example.com:8443', 'evil.example:443']) {
+        statuses[host] = (await send(host)).status;
+      }
+      expect(statuses).toEqual({
+        'learn.example.com': 200, 'learn.example.com:443': 200, 'LEARN.example.com:80': 200, 'tools.example.com': 200, 'tools.example.com:443': 200,
+        'learn.example.com:8443': 403, 'evil.example:443': 403,
+      });
+    } finally {
+      await served.close();
+    }
+    const behind = await startApp({ auth: { proxy: true, mcp: { allowedHosts: ['learn.example.com'] } } });
+    try {
+      const forwarded = (host: string) => rawRequest({
+        port: behind.port, target: '/mcp', method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+        headers: { host: 'internal:8080', 'x-forwarded-host': host, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+      });
+      expect([(await forwarded('learn.example.com:443')).status, (await forwarded('evil.example:443')).status]).toEqual([200, 403]);
+    } finally {
+      await behind.stop();
+    }
+  });
+
   it('answers a request whose target is in absolute form (RFC 9112 §3.2.2) as any other', async () => {
     const answer = await rawRequest({
       port: app.port, method: 'POST', target: mcpUrl(app).href,
