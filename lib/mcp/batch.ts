@@ -7,7 +7,10 @@
  *
  * A batch that cancels one of its own requests never gets an answer: the SDK's JSON mode
  * answers once every request of the POST has its response, and a cancelled handler sends
- * none, so the POST would hang and hold its pooled server until the client gave up.
+ * none, so the POST would hang and hold its pooled server until the client gave up. A batch
+ * that uses one request id twice (which MCP forbids: "the request ID MUST NOT have been
+ * previously used") loses one answer: the SDK keeps the responses by id, so both handlers
+ * run and one response is dropped without an error.
  *
  * @module
  */
@@ -25,18 +28,20 @@ function invalidRequest(message: string): JsonRpcProblem {
   return { status: 400, code: -32600, message: `Invalid Request: ${message}` };
 }
 
-/** The ids of the batch's requests. */
-function requestIds(batch: readonly unknown[]): Set<unknown> {
+/** The ids of the batch's requests, and the first one used twice (as sent: 1 and "1" are two ids, as in the SDK's Map). */
+function requestIds(batch: readonly unknown[]): { ids: Set<unknown>; repeated?: string | number } {
   const ids = new Set<unknown>();
+  let repeated: string | number | undefined;
   for (const message of batch) {
-    if (isRecord(message) && typeof message.method === 'string' && (typeof message.id === 'string' || typeof message.id === 'number')) ids.add(message.id);
+    if (!isRecord(message) || typeof message.method !== 'string' || (typeof message.id !== 'string' && typeof message.id !== 'number')) continue;
+    if (ids.has(message.id)) repeated ??= message.id;
+    ids.add(message.id);
   }
-  return ids;
+  return repeated === undefined ? { ids } : { ids, repeated };
 }
 
 /** The first request of the batch that a `notifications/cancelled` of the same batch names. */
-function selfCancelled(batch: readonly unknown[]): string | number | undefined {
-  const ids = requestIds(batch);
+function selfCancelled(batch: readonly unknown[], ids: Set<unknown>): string | number | undefined {
   for (const message of batch) {
     if (!isRecord(message) || message.method !== 'notifications/cancelled' || 'id' in message || !isRecord(message.params)) continue;
     // the SDK looks the handler up by the id as sent (a Map), so "1" does not cancel 1, here either
@@ -57,7 +62,11 @@ export function refuseBatch(messages: unknown, revision: string): JsonRpcProblem
   if (MCP_REVISIONS.legacy.includes(served) && !BATCHING_REVISIONS.has(served)) {
     return invalidRequest(`protocol revision ${served} has no JSON-RPC batches (only 2025-03-26 had them); send one message per POST`);
   }
-  const cancelled = selfCancelled(messages);
+  const { ids, repeated } = requestIds(messages);
+  if (repeated !== undefined) {
+    return invalidRequest(`the batch uses the request id ${JSON.stringify(repeated)} more than once, which would leave one of its requests without an answer; give each request its own id`);
+  }
+  const cancelled = selfCancelled(messages, ids);
   if (cancelled !== undefined) {
     return invalidRequest(`the batch cancels its own request ${JSON.stringify(cancelled)} (notifications/cancelled), which would leave it without an answer; leave the request out instead`);
   }

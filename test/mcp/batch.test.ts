@@ -61,6 +61,28 @@ describe('a batch that cancels its own request', () => {
   });
 });
 
+describe('a batch that uses a request id twice', () => {
+  const search = (id: unknown) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'search_courses', arguments: {} } });
+
+  it.each([['2025-03-26'], ['no header (2025-03-26)']])('%s: 400 Invalid Request naming the id, not one of the two answers dropped', async (label) => {
+    const revision = label.startsWith('no header') ? undefined : label;
+    const before = app.warnings.length;
+    for (const [batch, id] of [[[search(1), whoami], '1'], [[{ ...whoami, id: 7 }, search(7), { ...list, id: 8 }], '7'], [[search('a'), list, { ...whoami, id: 'a' }], '"a"']] as const) {
+      const { status, body } = await post(batch, revision);
+      expect(status).toBe(400);
+      expect(body).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: expect.stringMatching(/^Invalid Request: /) }, id: null });
+      expect((body as { error: { message: string } }).error.message).toContain(`request id ${id} more than once`);
+    }
+    expect(mcpLogLines(before)).toEqual([]);
+  });
+
+  it('1 and "1" are two ids (as to the SDK): both answered', async () => {
+    const { status, body } = await post([search(1), { ...whoami, id: '1' }], '2025-03-26');
+    expect(status).toBe(200);
+    expect((body as { id: unknown }[]).map((a) => a.id).sort()).toEqual([1, '1']);
+  });
+});
+
 describe('batches by revision', () => {
   it.each([['2025-03-26', '2025-03-26'], ['no header (2025-03-26)', undefined]])('%s: a batch is answered as a batch', async (_label, revision) => {
     const { status, body } = await post([whoami, list], revision);
