@@ -46,7 +46,7 @@ it.each([
   const bench = spawn(process.execPath, [SCRIPT, '--only', 'refresh', '--adapter', 'redis', '--quick'], { stdio: 'ignore' });
   const exited = new Promise<number | null>((resolve) => bench.once('exit', (status) => resolve(status)));
   try {
-    const children = await eventually(async () => redisChildren(bench.pid!), (found) => found.length > 0, { timeoutMs: 20_000 });
+    const children = await eventually(async () => redisChildren(bench.pid!), (found) => found.length > 0, { timeoutMs: 40_000 });
     expect(children).toHaveLength(1);
     bench.kill(signal);
     expect(await exited).toBe(code);
@@ -54,4 +54,4 @@ it.each([
   } finally {
     if (bench.exitCode === null) bench.kill('SIGKILL');
   }
-}, 40_000);
+}, 60_000);

@@ -88,12 +88,13 @@ describe('userinfo refusals', () => {
     await expectInvalidToken(await userinfo(`Bearer ${await unbound.save()}`));
 
     const expired = new provider.AccessToken({
-      accountId: 'acc-student', client: client!, grantId: original!.grantId!, scope: 'openid account:read', gty: 'authorization_code', expiresIn: 1,
+      accountId: 'acc-student', client: client!, grantId: original!.grantId!, scope: 'openid account:read', gty: 'authorization_code', expiresIn: 3,
     });
     expired.aud = app.baseUrl;
     const value = await expired.save();
+    // exp is whole seconds: a token of 3 s lives at least 2 s, time for the first request on a busy machine
     expect((await userinfo(`Bearer ${value}`)).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 2100));
+    await new Promise((r) => setTimeout(r, 3100));
     await expectInvalidToken(await userinfo(`Bearer ${value}`));
   });
 
