@@ -20,7 +20,9 @@ export function buildChallenge(error: PlatformAuthError, resourceMetadata: strin
   return formatChallenge('Bearer', [
     ['error', credentialsSent ? error.code : undefined],
     ['error_description', credentialsSent ? error.description : undefined],
-    ['scope', error.scope],
+    // a refusal no scope can lift (a guard of audiences alone) names none: `scope=""` is no
+    // scope list (RFC 6749 §3.3), and a client stepping up to it would ask for nothing
+    ['scope', error.scope || undefined],
     ['resource_metadata', resourceMetadata],
   ]);
 }

@@ -2,6 +2,11 @@
  * A host route protected by the guard with an operator scope (examples/host/admin-api.ts)
  * accepts an operator token and refuses a member one.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import Koa from 'koa';
+
 import { ADMIN_COURSES_PATH } from '../../examples/host/admin-api.ts';
 import { STUDENT } from '../support/flows.ts';
 import { startApp } from '../support/start-app.ts';
@@ -50,5 +55,26 @@ describe('the host admin API behind requireBearer({ scopes: [courses:read], audi
     expect(res.status).toBe(401);
     expect((await res.json()).error).toBe('invalid_token');
     expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${app.baseUrl}/.well-known/oauth-protected-resource"`);
+  });
+});
+
+describe('a host route behind requireBearer({ audiences: [operator] }) alone (no scope)', () => {
+  it('refuses a member token 403 insufficient_scope with no scope attribute: an empty scope="" is no scope (RFC 6749 §3.3), and a client stepping up to it would ask for none', async () => {
+    const host = new Koa();
+    host.use(app.auth.requireBearer({ audiences: ['operator'] }));
+    host.use((ctx) => { ctx.body = { ok: true }; });
+    const server = createServer(host.callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      const member = await fetch(url, { headers: { authorization: `Bearer ${await memberToken(app, STUDENT, 'openid account:read')}` } });
+      expect(member.status).toBe(403);
+      expect(member.headers.get('www-authenticate')).toBe(
+        `Bearer error="insufficient_scope", error_description="this endpoint is for operator clients", resource_metadata="${app.baseUrl}/.well-known/oauth-protected-resource"`,
+      );
+      expect((await fetch(url, { headers: { authorization: `Bearer ${await operatorToken(app, 'openid')}` } })).status).toBe(200);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
