@@ -13,8 +13,11 @@
  * 6. `checkToolCalls`: a `tools/call` the caller may not make is answered before it runs:
  *    401 without a token (a challenge naming the tool's scopes, with no error code: the
  *    request had no credentials, RFC 6750 §3.1), 403 `insufficient_scope` naming the tool's
- *    scopes (the MCP step-up). The body's `params.name` is what counts, in both revisions:
- *    in 2026-07-28 the SDK refuses an `Mcp-Name` header that disagrees with it;
+ *    scopes (the MCP step-up), or naming none for a tool of the other audience, which no
+ *    step-up can reach. A request the transport would refuse, or a batch calling member and
+ *    operator tools (no one token may), is refused 4xx first, with no challenge. The body's
+ *    `params.name` is what counts, in both revisions: in 2026-07-28 the SDK refuses an
+ *    `Mcp-Name` header that disagrees with it;
  * 7. `serve`: the v2 server SDK on a pooled server (lib/mcp/server.ts). MCP 2026-07-28
  *    (stateless, `server/discover`, per-request `_meta`) through `createMcpHandler`; the 2025
  *    revisions through the SDK's Streamable HTTP transport with JSON answers, as before; both
@@ -54,7 +57,7 @@ import { refusedOrigin, withoutDefaultPort } from './request-origin.ts';
 import type { OriginPolicy } from './request-origin.ts';
 import { buildServer, ServerPool } from './server.ts';
 import { transportRejection } from './standard-headers.ts';
-import { combinedRefusal, refuseCall } from './tools/access.ts';
+import { combinedRefusal, mixedAudiences, refuseCall } from './tools/access.ts';
 import type { ToolAccess } from './tools/access.ts';
 import { memberTools } from './tools/member.ts';
 import { publicTools } from './tools/public.ts';
@@ -225,7 +228,9 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
       protocolVersion: ctx.get('mcp-protocol-version') || undefined, method: ctx.get('mcp-method') || undefined, name: ctx.get('mcp-name') || undefined,
       accept: ctx.get('accept'),
     }, messages);
+    const mixed = invalid ? undefined : mixedAudiences(called);
     if (invalid) writeJsonRpcProblem(ctx, invalid);
+    else if (mixed) writeJsonRpcProblem(ctx, { status: 400, code: -32600, message: `Invalid Request: ${mixed}` });
     else writeBearerError(ctx, refusal, resourceMetadata);
     return false;
   }

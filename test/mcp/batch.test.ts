@@ -4,7 +4,7 @@
  * (which have none), and refused, not left hanging, when they cancel their own request. A
  * batch of calls refused for their token is challenged once, naming every scope it needs.
  */
-import { ADMIN, obtainTokens, operator } from '../support/flows.ts';
+import { ADMIN, MEMBER, obtainTokens, operator, STUDENT } from '../support/flows.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
 import { challengeParams, mcpUrl } from './support.ts';
@@ -157,5 +157,43 @@ describe('a batch whose calls need different scopes (MCP authorization: all scop
     const first = await postWith(await tokenWith('openid'));
     const named = challengeParams(first.headers.get('www-authenticate')).scope;
     expect((await postWith(await tokenWith(`openid ${named}`))).status).toBe(200);
+  });
+});
+
+describe('a batch calling member tools and operator tools: no one token may call both', () => {
+  const mixed = [
+    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_my_orders', arguments: {} } },
+    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_site_courses', arguments: {} } },
+  ];
+  const postWith = (token?: string) => fetch(mcpUrl(app), {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-03-26',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: JSON.stringify(mixed),
+  });
+
+  it('400 Invalid Request naming both audiences\' tools, anonymous or with either client\'s token; no challenge to an authorization no client can be granted', async () => {
+    const member = (await obtainTokens(app.baseUrl, MEMBER, { scope: 'openid account:read', resource: app.baseUrl }, STUDENT)).access_token;
+    const op = (await obtainTokens(app.baseUrl, operator(app.baseUrl, app.operatorSecret), { scope: 'openid courses:read' }, ADMIN)).access_token;
+    for (const token of [undefined, member, op]) {
+      const res = await postWith(token);
+      expect({ status: res.status, challenge: res.headers.get('www-authenticate') }).toEqual({ status: 400, challenge: null });
+      expect(await res.json()).toEqual({
+        jsonrpc: '2.0', id: null,
+        error: { code: -32600, message: 'Invalid Request: the batch calls tools for member clients (list_my_orders) and tools for operator clients (list_site_courses); no one token may call both: send them in separate requests, each with its own client\'s token' },
+      });
+    }
+  });
+
+  it('the scopes a single-audience challenge names can be granted: an anonymous member batch is told account:read alone', async () => {
+    const res = await fetch(mcpUrl(app), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-03-26' },
+      body: JSON.stringify([mixed[0], { ...mixed[0], id: 3, params: { name: 'get_my_progress', arguments: { course: 'music-theory' } } }]),
+    });
+    expect(res.status).toBe(401);
+    expect(challengeParams(res.headers.get('www-authenticate')).scope).toBe('account:read');
   });
 });

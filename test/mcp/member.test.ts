@@ -123,14 +123,16 @@ describe('a member token with account:read', () => {
     expect(toolErrorText(await sam.client.callTool({ name: 'list_my_orders', arguments: { after: 'Y2F0YWxvZ3VlOjE' } }))).toMatch(/^after: /);
   });
 
-  it('an operator tool is refused with 403 insufficient_scope (member tokens never get operator tools)', async () => {
+  it('an operator tool is refused with 403 insufficient_scope naming no scope (member tokens never get operator tools: no step-up reaches it)', async () => {
     const before = sam.seen.length;
     expectHttpError(await rejection(sam.client.callTool({ name: 'list_site_courses', arguments: {} })), 403);
     const response = sam.seen[before]!;
     expect(response.status).toBe(403);
-    expect(challengeParams(response.challenge)).toEqual(expect.objectContaining({
-      error: 'insufficient_scope', scope: 'courses:read', resource_metadata: `${app.baseUrl}/.well-known/oauth-protected-resource`,
-    }));
+    expect(challengeParams(response.challenge)).toEqual({
+      error: 'insufficient_scope',
+      error_description: 'the list_site_courses tool is for operator clients; this token is from a member client',
+      resource_metadata: `${app.baseUrl}/.well-known/oauth-protected-resource`,
+    });
   });
 });
 
@@ -165,16 +167,18 @@ describe('step-up: a member token without account:read', () => {
 });
 
 describe('an operator token calling member tools', () => {
-  it('is refused with 403 insufficient_scope: member tools are for member clients', async () => {
+  it('is refused with 403 insufficient_scope naming no scope: member tools are for member clients, and an operator client asking for account:read is refused invalid_scope', async () => {
     const { access_token } = await obtainTokens(app.baseUrl, operator(app.baseUrl, app.operatorSecret), { scope: 'openid courses:read' }, ADMIN);
     const op = await connect(app, { token: access_token });
     try {
       expect(await toolNames(op.client)).toEqual([...LIBRARY_PUBLIC_TOOLS, 'list_site_courses']);
       const before = op.seen.length;
       expectHttpError(await rejection(op.client.callTool({ name: 'list_my_courses', arguments: {} })), 403);
-      expect(challengeParams(op.seen[before]!.challenge)).toEqual(expect.objectContaining({
-        error: 'insufficient_scope', scope: 'account:read', error_description: expect.stringContaining('member clients'),
-      }));
+      expect(challengeParams(op.seen[before]!.challenge)).toEqual({
+        error: 'insufficient_scope',
+        error_description: 'the list_my_courses tool is for member clients; this token is from an operator client',
+        resource_metadata: `${app.baseUrl}/.well-known/oauth-protected-resource`,
+      });
     } finally {
       await op.close();
     }
