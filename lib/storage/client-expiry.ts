@@ -19,6 +19,13 @@
  *
  * Clients registered before this rule have no TTL and are left as they are.
  *
+ * With the rule off (`unusedSeconds: false`, and always in the restricted variant), a client
+ * registered while it was on still carries its TTL: nothing would push it back any more, so
+ * a client in daily use would be deleted and its tokens refused `invalid_client`. Such a
+ * client is made permanent (field and TTL dropped, written only over the record read) the
+ * first time it is looked up ({@link PermanentClients}). One that is never looked up again
+ * expires as it would have: no adapter is scanned for them.
+ *
  * @module
  */
 import Provider from 'oidc-provider';
@@ -139,13 +146,51 @@ class GrantActivity extends DelegatingAdapter {
 }
 
 /**
+ * The `Client` adapter with the rule off: a client found with an expiry (registered while the
+ * rule was on) is rewritten without it, so it stays. Each client is looked at once per
+ * instance (a bounded note), and only a record carrying the field costs a write.
+ */
+class PermanentClients extends DelegatingAdapter {
+  /** client ids found without an expiry, or made permanent */
+  readonly #permanent = new Set<string>();
+
+  override find(id: string): ReturnType<Adapter['find']> {
+    if (this.#permanent.has(id)) return this.inner.find(id);
+    return this.#findKeeping(id);
+  }
+
+  async #findKeeping(id: string): Promise<AdapterPayload | undefined> {
+    const stored = await this.inner.find(id) ?? undefined;
+    if (!stored) return stored;
+    if (stored[CLIENT_EXPIRY_FIELD] === undefined) {
+      this.#remember(id);
+      return stored;
+    }
+    const { [CLIENT_EXPIRY_FIELD]: _dropped, ...kept } = stored;
+    const store = this.inner as ClientStore;
+    // written only over the record read: a client deleted (or changed) meanwhile stays so;
+    // a failed write leaves the client as it was, tried again at its next lookup
+    const written = typeof store.compareAndSet === 'function'
+      ? await store.compareAndSet(id, stored, kept).catch(() => false)
+      : await store.upsert(id, kept).then(() => true, () => false);
+    if (written) this.#remember(id);
+    return written ? kept : stored;
+  }
+
+  #remember(id: string): void {
+    this.#permanent.add(id);
+    if (this.#permanent.size > MAX_NOTES) this.#permanent.delete(this.#permanent.values().next().value!);
+  }
+}
+
+/**
  * The adapter factory with the rule on `Client` and the {@link GRANT_ACTIVITY_MODELS}. Other
- * models (and `close()`, if any) are the inner factory's. `factory` itself when
- * `unusedSeconds` is `false`.
+ * models (and `close()`, if any) are the inner factory's. With `unusedSeconds: false`, only
+ * {@link PermanentClients} on `Client`.
  */
 export function withClientExpiry<F extends AdapterFactory>(factory: F, options: ClientExpiryOptions): F {
   const { unusedSeconds } = options;
-  if (unusedSeconds === false) return factory;
+  if (unusedSeconds === false) return decorateModel(factory, 'Client', (inner) => new PermanentClients(inner));
   let clients: ClientStore | undefined;
   const expiry = new ClientExpiry(() => (clients ??= factory('Client') as ClientStore), { ...options, unusedSeconds });
   let decorated = decorateModel(factory, 'Client', (inner) => new ExpiringClients(inner, expiry));

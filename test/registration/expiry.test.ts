@@ -3,7 +3,7 @@
  * and with Redis: with a short `unusedClientExpiry`, a client that registered and was never
  * used is gone (its authorization requests refused, its record no longer in storage) while
  * one that completed a code flow stays and keeps refreshing; member and static clients are
- * never touched.
+ * never touched. With expiry off, a client registered while it was on is kept.
  */
 import { Redis } from 'ioredis';
 
@@ -115,6 +115,35 @@ describe.each([
       expect(await authorizeStatus(app.baseUrl, MEMBER)).toBe(303);
     } finally {
       await app.stop();
+      await storage.close();
+    }
+  });
+
+  it.each([
+    ['unusedClientExpiry: false', { variant: 'open', unusedClientExpiry: false }],
+    ['the restricted variant', { variant: 'restricted', vendors: [{ clientId: 'acme-lms' }] }],
+  ] as const)('a client registered while expiry was on is kept once the deployment runs with %s', async (_label, registration) => {
+    const storage = await open();
+    const before = await startApp({ auth: { adapter: storage.adapter, registration: { variant: 'open', unusedClientExpiry: UNUSED_SECONDS } } });
+    let client: FlowClient;
+    try {
+      client = await registerClient(before.baseUrl, 'Kept Agent');
+    } finally {
+      await before.stop();
+    }
+    const registeredAt = Date.now();
+    const after = await startApp({ auth: { adapter: storage.adapter, registration } });
+    try {
+      const tokens = await obtainTokens(after.baseUrl, client, { scope: 'openid courses:read' }, ADMIN);
+      await sleep(registeredAt + UNUSED_SECONDS * 1000 + 700 - Date.now());
+      expect(await storage.adapter('Client').find(client.clientId)).toBeDefined();
+      const refreshed = await postForm(`${after.baseUrl}/api/oauth/token`, {
+        grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.clientId,
+      });
+      expect(refreshed.status).toBe(200);
+      if (storage.keyTtls) for (const ttl of await storage.keyTtls(client.clientId)) expect(ttl).toBe(-1);
+    } finally {
+      await after.stop();
       await storage.close();
     }
   });

@@ -71,9 +71,30 @@ describe('registration', () => {
     expect(await adapter('Client').find('mc_1')).toEqual(member);
   });
 
-  it('is the inner factory itself when off', () => {
-    const factory = createMemoryAdapter();
-    expect(withClientExpiry(factory, { unusedSeconds: false })).toBe(factory);
+  it('when off: models other than Client are the inner factory\'s, and nothing gets a TTL', async () => {
+    const store = createMemoryAdapter();
+    const { factory, writes } = recording(store);
+    const off = withClientExpiry(factory, { unusedSeconds: false, isRegistration: () => true });
+    await off('Client').upsert('reg-2', { ...REGISTERED, client_id: 'reg-2' }, undefined as unknown as number);
+    await off('AccessToken').upsert('at-1', { clientId: 'reg-2' }, 3600);
+    expect(writes).toEqual([{ model: 'Client', id: 'reg-2', expiresIn: undefined }, { model: 'AccessToken', id: 'at-1', expiresIn: 3600 }]);
+  });
+
+  it('when off: a client stored with an expiry (registered while it was on) is made permanent at its first lookup, once', async () => {
+    const { store, register } = setup(4);
+    await register();
+    const { factory, writes } = recording(store);
+    const off = withClientExpiry(factory, { unusedSeconds: false });
+    expect(await off('Client').find('reg-1')).toEqual(REGISTERED);
+    expect(writes).toEqual([{ model: 'Client', id: 'reg-1', expiresIn: undefined }]);
+    expect(await store('Client').find('reg-1')).toEqual(REGISTERED);
+    await off('Client').find('reg-1');
+    expect(writes).toHaveLength(1);
+    // a client without the field is not written
+    await store('Client').upsert('static-ish', { client_id: 'static-ish' }, undefined as unknown as number);
+    expect(await off('Client').find('static-ish')).toEqual({ client_id: 'static-ish' });
+    expect(await off('Client').find('missing')).toBeUndefined();
+    expect(writes).toHaveLength(1);
   });
 });
 
