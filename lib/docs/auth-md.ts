@@ -16,7 +16,7 @@ import { endpointsSection } from './auth-md-endpoints.ts';
 import { summariseSchema } from './graphql-fields.ts';
 import { andList, bullets, bytes, code, codeList, duration, durationWithSeconds, numbered, perPeriod, table } from './markdown.ts';
 import type { ResolvedAuthMdOptions } from './options.ts';
-import { claimsByScope, documentFetchBudget, oauthErrors } from './protocol.ts';
+import { claimsByScope, documentFetchBudget, oauthErrors, scopeRefusalRule } from './protocol.ts';
 import { endpointUrl } from './surface.ts';
 import { isServed } from '../served-endpoints.ts';
 import { UNREVIEWED_DOCUMENT_SCOPES } from '../policies/metadata-documents.ts';
@@ -73,8 +73,8 @@ Rules:
 ${bullets([
     `${codeList(memberOnly)} ${memberOnly.length === 1 ? 'is' : 'are'} reserved to the member audience. Requesting ${memberOnly.length === 1 ? 'it' : 'one'} from an operator client (one obtained through the registration endpoint or a Client ID Metadata Document) fails with \`invalid_scope\`. Operator clients use the other scopes.`,
     'A member client may hold only the scopes its site operator picked for it.',
-    'An unknown scope, or a data scope the client may not hold, is refused with `invalid_scope`.',
-    `The protected-resource metadata lists ${codeList(prm)} in \`scopes_supported\`: every client may request those. One of them the client may not hold is left out of the grant, not refused (unless nothing else was asked for); the token response's \`scope\` says what was granted. Request data scopes when needed; a \`403\` \`insufficient_scope\` answer names the scope it lacks (step-up).`,
+    `At the authorization endpoint, ${scopeRefusalRule(options)}.`,
+    `The protected-resource metadata lists ${codeList(prm)} in \`scopes_supported\`, for a client to request first under the rule above. Request data scopes when needed; a \`403\` \`insufficient_scope\` answer names the scope it lacks (step-up).`,
   ])}`;
 }
 

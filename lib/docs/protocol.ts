@@ -13,8 +13,9 @@ import {
 } from '../constants.ts';
 import type { GrantType } from '../constants.ts';
 import { ENDPOINTS } from '../endpoints.ts';
+import { IDENTITY_SCOPES } from '../scopes/catalogue.ts';
 import { isServed } from '../served-endpoints.ts';
-import { andList, code } from './markdown.ts';
+import { andList, code, codeList } from './markdown.ts';
 import type { JsonSchema } from './openapi/types.ts';
 
 /** A request parameter or form field. */
@@ -37,6 +38,20 @@ function field(name: string, required: string | boolean, rule: string, schema: J
   return Object.freeze({ name, required: typeof required === 'string' ? required : required ? 'yes' : 'no', mandatory, rule, schema });
 }
 
+/**
+ * markdown: what becomes of a requested scope the client may not hold, as both documents say
+ * it (the `scope` parameter, 2.1 of `/auth.md`): refused, except an identity scope, which is
+ * left out of the grant (`grantableScope`, lib/policies/scope-allowance.ts, applied by
+ * lib/provider/identity-scopes.ts); not for a Client ID Metadata Document's client, which that
+ * step does not look up.
+ */
+export function scopeRefusalRule(options: ResolvedOptions): string {
+  const documents = options.clientIdMetadataDocuments.enabled;
+  return `a scope that is unknown, or that the client may not hold, is refused with \`invalid_scope\`; the one exception is an identity scope (${codeList(IDENTITY_SCOPES)}) the client may not hold, which is left out of the grant rather than refused (unless nothing else was asked for; the token response's \`scope\` says what was granted)${documents
+    ? '; a Client ID Metadata Document client has no such exception: an identity scope its document\'s `scope` leaves out is refused with `invalid_scope`'
+    : ''}`;
+}
+
 /** `GET /oauth/authorize` query parameters. */
 export function authorizeParameters(options: ResolvedOptions): FieldDoc[] {
   const { baseUrl } = options;
@@ -46,7 +61,7 @@ export function authorizeParameters(options: ResolvedOptions): FieldDoc[] {
       ? 'an issued identifier, or the https URL of a Client ID Metadata Document'
       : 'an issued identifier'),
     field('redirect_uri', true, `exactly one of the client's registered redirect URIs (${loopbackPortRule()})`, { type: 'string', format: 'uri' }),
-    field('scope', true, 'space-separated scopes from the catalogue (2.1), e.g. `openid profile email` and a data scope; a scope the client may not hold is refused with `invalid_scope`, never dropped', { type: 'string', examples: ['openid profile email account:read'] }),
+    field('scope', true, `space-separated scopes from the catalogue (2.1), e.g. \`openid profile email\` and a data scope; ${scopeRefusalRule(options)}`, { type: 'string', examples: ['openid profile email account:read'] }),
     field('resource', 'member case', `RFC 8707 resource indicator: \`${baseUrl}\`, as advertised by the protected-resource metadata; send the same value at the token endpoint. Every token is bound to \`${baseUrl}\` even when it is left out; any other value is \`invalid_target\``, { type: 'string', format: 'uri', examples: [baseUrl] }),
     field('code_challenge', true, 'BASE64URL(SHA-256(code_verifier)), 43 characters', { type: 'string', pattern: PKCE_CHALLENGE }),
     field('code_challenge_method', true, `${PROTOCOL.codeChallengeMethods.map((m) => `\`${m}\``).join(', ')} (\`plain\` is refused)`, { type: 'string', enum: [...PROTOCOL.codeChallengeMethods] }),
@@ -158,7 +173,7 @@ export function oauthErrors(options: ResolvedOptions): ErrorDoc[] {
     ...(documents ? [error('invalid_client', 400, `${DOCUMENT_NOT_FETCHED}; at the authorization endpoint an error page`)] : []),
     error('invalid_grant', 400, 'invalid grant: the code or refresh token is unknown, expired, already used or issued to another client, or `redirect_uri`/`code_verifier` do not match'),
     error('unsupported_grant_type', 400, `a \`grant_type\` other than ${andList(PROTOCOL.grantTypes.map(code))}`),
-    error('invalid_scope', 400, 'a scope that is unknown or not allowed for the client, e.g. `account:read` requested by an operator client; at the authorization endpoint an error redirect with `state` and `iss`'),
+    error('invalid_scope', 400, 'a scope that is unknown or not allowed for the client (identity scopes: see 2.1), e.g. `account:read` requested by an operator client; at the authorization endpoint an error redirect with `state` and `iss`'),
     error('invalid_target', 400, `a \`resource\` other than \`${options.baseUrl}\``),
     error('access_denied', undefined, 'the user denied consent, or has no role at the site of a member client (an error redirect to the client)'),
     error('invalid_client_metadata', 400, (open
