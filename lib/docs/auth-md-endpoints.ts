@@ -18,6 +18,7 @@ import { endpointUrl, templatePath } from './surface.ts';
 import { isServed, servedEndpoints } from '../served-endpoints.ts';
 import { HTTPS_ONLY_METADATA, REGISTRATION_LIMITS } from '../policies/registration-limits.ts';
 import { SCOPES, scopesForAudience } from '../scopes/catalogue.ts';
+import { anonymousToolsSummary, toolListRule } from './tool-access.ts';
 
 type Row = (options: ResolvedOptions) => readonly [request: string, response: string];
 
@@ -47,7 +48,7 @@ const ROWS: Record<EndpointId, Row> = {
     'the sign-in and consent pages the authorization endpoint leads to; not an API',
   ],
   accountApi: () => ['JSON body `{"query": <GraphQL string>, "variables": {…}}`; header `Authorization: Bearer <ACCESS_TOKEN>` (member token with `account:read`); header `Content-Type: application/json`', 'GraphQL JSON result for the signed-in member'],
-  mcp: () => ['tool protocol (MCP, Streamable HTTP, JSON-RPC); a request with no token is served as anonymous with public tools only', 'tool results'],
+  mcp: (o) => [`tool protocol (MCP, Streamable HTTP, JSON-RPC); a request with no token is ${anonymousToolsSummary(o)}`, 'tool results'],
   openapi: () => ['none', 'machine-readable API description (OpenAPI 3.1)'],
   authMd: () => ['none', 'this interface description'],
 };
@@ -175,7 +176,7 @@ function resourceSection(options: ResolvedOptions): string {
     };
     parts.push(
       `### Tool endpoint (\`${ENDPOINTS.mcp.path}\`)`,
-      `The Model Context Protocol over Streamable HTTP: JSON-RPC messages in \`POST\` bodies, with \`Accept: application/json, text/event-stream\`. Revision ${code(MCP_REVISIONS.current)} is stateless: every request carries \`_meta\` with ${code(PROTOCOL_VERSION_META_KEY)} and ${code(CLIENT_CAPABILITIES_META_KEY)}, and the headers \`MCP-Protocol-Version\`, \`Mcp-Method\` (and \`Mcp-Name\` for \`tools/call\`); start with \`server/discover\`, then \`tools/list\` and \`tools/call\`. The 2025 revisions (${codeList([...MCP_REVISIONS.legacy])}) are served on the same endpoint: start with \`initialize\`. Without a token (leave out \`Authorization\`) the caller is anonymous and sees the public tools only; a member token with \`account:read\` adds the member's own tools. \`tools/list\` lists only what the caller may call.`,
+      `The Model Context Protocol over Streamable HTTP: JSON-RPC messages in \`POST\` bodies, with \`Accept: application/json, text/event-stream\`. Revision ${code(MCP_REVISIONS.current)} is stateless: every request carries \`_meta\` with ${code(PROTOCOL_VERSION_META_KEY)} and ${code(CLIENT_CAPABILITIES_META_KEY)}, and the headers \`MCP-Protocol-Version\`, \`Mcp-Method\` (and \`Mcp-Name\` for \`tools/call\`); start with \`server/discover\`, then \`tools/list\` and \`tools/call\`. The 2025 revisions (${codeList([...MCP_REVISIONS.legacy])}) are served on the same endpoint: start with \`initialize\`. Leave out \`Authorization\` to call as anonymous. ${toolListRule(options)}`,
       fence('sh', `curl -X POST ${endpointUrl(options, 'mcp')} \\\n  -H 'Accept: application/json, text/event-stream' \\\n  -H 'Content-Type: application/json' \\\n  -H 'MCP-Protocol-Version: ${MCP_REVISIONS.current}' \\\n  -H 'Mcp-Method: server/discover' \\\n  -H 'Authorization: Bearer <ACCESS_TOKEN>' \\\n  -d '${JSON.stringify(discover)}'`),
     );
   }

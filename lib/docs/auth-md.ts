@@ -18,6 +18,7 @@ import { andList, bullets, bytes, code, codeList, duration, durationWithSeconds,
 import type { ResolvedAuthMdOptions } from './options.ts';
 import { claimsByScope, documentFetchBudget, oauthErrors, scopeRefusalRule } from './protocol.ts';
 import { endpointUrl } from './surface.ts';
+import { anonymousToolsSummary } from './tool-access.ts';
 import { isServed } from '../served-endpoints.ts';
 import { UNREVIEWED_DOCUMENT_SCOPES } from '../policies/metadata-documents.ts';
 
@@ -185,7 +186,7 @@ function authenticationSection(options: ResolvedOptions): string {
     : `Obtain a \`client_id\`: register at \`${endpointUrl(options, 'registration')}\` (RFC 7591, Registration above)${cimd ? ', or use the https URL of your Client ID Metadata Document' : ''}; a member client gets its \`client_id\` from a site operator (2.2).`;
   const rules = [
     `The member token is bound to the origin ${options.baseUrl} by \`resource\`${isServed('accountApi', options) && isServed('mcp', options) ? `; the same token works at both \`${ENDPOINTS.mcp.path}\` and \`${ENDPOINTS.accountApi.path}\`` : ''}.`,
-    ...(isServed('mcp', options) ? [`Unauthenticated request to \`${ENDPOINTS.mcp.path}\`: served as anonymous, public tools only. An invalid, expired, revoked or foreign token is not downgraded to anonymous: it gets \`401\` \`invalid_token\`.`] : []),
+    ...(isServed('mcp', options) ? [`Unauthenticated request to \`${ENDPOINTS.mcp.path}\`: ${anonymousToolsSummary(options)}. An invalid, expired, revoked or foreign token is not downgraded to anonymous: it gets \`401\` \`invalid_token\`.`] : []),
     ...(isServed('accountApi', options) ? [
       `Unauthenticated request to \`${ENDPOINTS.accountApi.path}\`: answered \`401\` with error \`invalid_token\`; there is no anonymous mode.`,
       `Token issued for a different origin presented to \`${ENDPOINTS.accountApi.path}\`: \`401\` with error \`invalid_token\` and a \`resource_metadata\` pointer.`,

@@ -18,6 +18,7 @@ import { bearerOperation, sentTwiceResponse } from '../bearer-route.ts';
 import { duration, perPeriod } from '../markdown.ts';
 import { authorizeParameters, DOCUMENT_NOT_FETCHED, DOCUMENT_REFUSED, documentFetchBudget } from '../protocol.ts';
 import { endpointUrl, templatePath } from '../surface.ts';
+import { toolListRule } from '../tool-access.ts';
 import { jsonContent, ref } from './helpers.ts';
 import type { OpenApiMethod, OpenApiOperation, OpenApiPaths } from './types.ts';
 
@@ -294,7 +295,7 @@ const DESCRIBE: Record<EndpointId, Describe> = {
       }
       : { post };
   },
-  mcp: () => {
+  mcp: (options) => {
     const headers = [
       { name: 'MCP-Protocol-Version', in: 'header', required: false, schema: { type: 'string' }, description: `the protocol revision: ${MCP_REVISIONS.current}, or the one \`initialize\` negotiated (${MCP_REVISIONS.legacy.join(', ')})` },
     ];
@@ -319,7 +320,7 @@ const DESCRIBE: Record<EndpointId, Describe> = {
     return {
       post: bearerOperation(guard, {
         tags: [TAGS.mcp.name],
-        description: 'JSON-RPC messages of the Model Context Protocol. Send `Accept: application/json, text/event-stream`. Without a token the caller is anonymous and sees the public tools only; a member token with `account:read` adds the member\'s own tools; `tools/list` shows only what the caller may call. The same token works here and at the Account API.',
+        description: `JSON-RPC messages of the Model Context Protocol. Send \`Accept: application/json, text/event-stream\`. ${toolListRule(options)} The same token works here and at the Account API.`,
         parameters: headers,
         requestBody: { required: true, content: jsonContent(ref('schemas', 'JsonRpcMessage'), { jsonrpc: '2.0', id: 1, method: 'tools/list' }) },
         responses: {
