@@ -13,7 +13,7 @@ import {
   AUTHORIZATION_CODE_GRANT, CONFIDENTIAL_CLIENT_AUTH_METHOD, MCP_REVISIONS, PROTOCOL, PUBLIC_CLIENT_AUTH_METHOD, REFRESH_TOKEN_GRANT,
 } from '../constants.ts';
 import { andList, bytes, code, codeList, duration, fence, table } from './markdown.ts';
-import { authorizeParameters, tokenGrants } from './protocol.ts';
+import { authorizeParameters, introspectionAudience, tokenGrants } from './protocol.ts';
 import { endpointUrl, templatePath } from './surface.ts';
 import { isServed, servedEndpoints } from '../served-endpoints.ts';
 import { HTTPS_ONLY_METADATA, REGISTRATION_LIMITS } from '../policies/registration-limits.ts';
@@ -38,7 +38,7 @@ const ROWS: Record<EndpointId, Row> = {
   token: () => ['form-encoded (below)', 'JSON token response'],
   userinfo: () => ['header `Authorization: Bearer <ACCESS_TOKEN>`; the token must carry `openid`', 'JSON claims (2.3): `sub`, `org_id`, `roles`; `name` with `profile`; `email` with `email`'],
   revocation: () => ['form-encoded: `token`, `client_id` (and `client_secret` for confidential clients)', '`200`, empty: the access or refresh token is revoked with its whole grant (RFC 7009; see States and transitions)'],
-  introspection: () => ['form-encoded: `token`, `client_id` (and `client_secret` for confidential clients)', 'RFC 7662 JSON: `active`, `scope`, `client_id`, `sub`, `iss`, `iat`, `exp`; for an access token also `aud` (the resource it is bound to), `org_id`, `roles` and `token_type`; answered only to the token\'s own client'],
+  introspection: (o) => ['form-encoded: `token`, `client_id` (and `client_secret` for confidential clients)', `RFC 7662 JSON: \`active\`, \`scope\`, \`client_id\`, \`sub\`, \`iss\`, \`iat\`, \`exp\`; for an access token also \`aud\` (the resource it is bound to), \`org_id\`, \`roles\` and \`token_type\`; ${introspectionAudience(o)}`],
   registration: (o) => (o.registration.variant === 'restricted'
     ? ['JSON `{"client_name": <vendor platform name>}`', '`201` with the platform\'s `client_id` and public metadata (Variant A)']
     : ['JSON client metadata (RFC 7591)', '`201` with `client_id` (and `client_secret` for confidential clients) (Variant B)']),

@@ -124,6 +124,18 @@ export function claimsByScope(): { scope: string; claims: readonly string[] }[] 
   return Object.entries(SCOPE_CLAIMS).map(([scope, claims]) => ({ scope, claims }));
 }
 
+/**
+ * markdown: whom the introspection endpoint answers (lib/policies/token-access.ts): the
+ * token's own client, and the resource servers of `options.introspectionClients` when there
+ * are any (not named: they are the host's business).
+ */
+export function introspectionAudience(options: ResolvedOptions): string {
+  const who = options.introspectionClients.length > 0
+    ? 'answered to the token\'s own client and to the resource servers this deployment trusts with every token'
+    : 'answered only to the token\'s own client';
+  return `${who}; for any other client the token is reported inactive (\`active: false\`)`;
+}
+
 export interface ErrorDoc {
   readonly code: string;
   /** the HTTP status; `undefined` for an error sent as a redirect to the client */

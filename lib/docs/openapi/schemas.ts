@@ -8,7 +8,7 @@ import { UNAVAILABLE_CODE } from '../../account-api/errors.ts';
 import { AUTHORIZATION_CODE_GRANT, CONFIDENTIAL_CLIENT_AUTH_METHOD, PROTOCOL } from '../../constants.ts';
 import type { ResolvedOptions } from '../../config/options.ts';
 import { SCOPES } from '../../scopes/catalogue.ts';
-import { claimsByScope, errorCodes, tokenGrants } from '../protocol.ts';
+import { claimsByScope, errorCodes, introspectionAudience, tokenGrants } from '../protocol.ts';
 import { isServed } from '../../served-endpoints.ts';
 import { formSchema, ref } from './helpers.ts';
 import type { JsonSchema } from './types.ts';
@@ -190,7 +190,7 @@ function oauthSchemas(options: ResolvedOptions): Record<string, JsonSchema> {
     },
     IntrospectionResponse: {
       type: 'object',
-      description: 'RFC 7662. Answered only to the client the token was issued to, or a configured resource server; for anyone else the token is reported inactive.',
+      description: `RFC 7662: ${introspectionAudience(options)}.`,
       required: ['active'],
       properties: {
         active: { type: 'boolean' },
