@@ -213,14 +213,16 @@ ${bullets(rules)}`;
 }
 
 function errorsSection(options: ResolvedOptions): string {
-  const rows = oauthErrors(options).map((e) => [
+  const errors = oauthErrors(options);
+  const undescribed = [...new Set(errors.filter((e) => !e.described).map((e) => e.code))];
+  const rows = errors.map((e) => [
     code(e.code),
     e.status === undefined ? 'redirect' : String(e.status),
     `${e.condition}${e.challenge ? '; with a `WWW-Authenticate` header' : ''}`,
   ]);
   return `## 7. Errors
 
-OAuth endpoints return RFC 6749 section 5.2 error bodies: JSON with \`error\` (code) and \`error_description\` (human-readable). At the authorization endpoint errors are redirects to \`redirect_uri\` carrying \`error\`, \`state\` and \`iss\`, and \`error_description\` where the server has words for it (not for \`request_not_supported\` and \`request_uri_not_supported\`), unless the client or \`redirect_uri\` cannot be trusted, in which case an error page is shown.
+OAuth endpoints return RFC 6749 section 5.2 error bodies: JSON with \`error\` (code) and \`error_description\` (human-readable). At the authorization endpoint errors are redirects to \`redirect_uri\` carrying \`error\`, \`state\` and \`iss\`, and \`error_description\` where the server has words for it${undescribed.length ? ` (not for ${andList(undescribed.map(code))})` : ''}, unless the client or \`redirect_uri\` cannot be trusted, in which case an error page is shown.
 
 ${table(['Code', 'Status', 'Condition'], rows)}${isServed('accountApi', options) ? `
 

@@ -144,10 +144,32 @@ export interface ErrorDoc {
   readonly condition: string;
   /** answered with a `WWW-Authenticate` challenge */
   readonly challenge: boolean;
+  /** answered with an `error_description`: oidc-provider gives none with some redirects */
+  readonly described: boolean;
 }
 
-function error(code: string, status: number | undefined, condition: string, challenge = false): ErrorDoc {
-  return Object.freeze({ code, status, condition, challenge });
+function error(code: string, status: number | undefined, condition: string, { challenge = false, described = true } = {}): ErrorDoc {
+  return Object.freeze({ code, status, condition, challenge, described });
+}
+
+/**
+ * The error redirects of the authorization endpoint beside `invalid_scope` and
+ * `access_denied`: a request this server does not take (oidc-provider refuses it, naming the
+ * parameter), and `prompt=none` when a page would be needed (lib/policies/existing-grant.ts,
+ * lib/policies/host-session.ts; native clients see the consent page every time).
+ */
+function authorizationRedirects(options: ResolvedOptions): ErrorDoc[] {
+  const noDescription = { described: false };
+  return [
+    error('unsupported_response_type', undefined, `a \`response_type\` other than ${andList(PROTOCOL.responseTypes.map(code))} (\`none\` and \`token\` included)`),
+    error('unsupported_response_mode', undefined, `a \`response_mode\` other than ${andList(PROTOCOL.responseModes.map(code))} (JWT-secured ones such as \`query.jwt\` included)`),
+    error('login_required', undefined, `\`prompt=none\` when nobody is signed in, the sign-in is older than \`max_age\`${options.signIn.session ? ', the host\'s session has ended or names another account' : ''} or \`id_token_hint\` names another account; also when the signed-in account no longer exists`),
+    error('consent_required', undefined, '`prompt=none` when the consent page is needed: a scope not granted to the client yet, or a grant the account may no longer use'),
+    error('interaction_required', undefined, '`prompt=none` from a native client (one with a loopback redirect URI, 2.2), which is shown the consent page on every authorization'),
+    error('request_not_supported', undefined, 'a `request` parameter (request objects are not supported)', noDescription),
+    error('request_uri_not_supported', undefined, 'a `request_uri` parameter', noDescription),
+    error('registration_not_supported', undefined, 'a `registration` parameter (client metadata sent with the request)', noDescription),
+  ];
 }
 
 /** markdown: when a Client ID Metadata Document is answered `invalid_client` (400). */
@@ -188,13 +210,14 @@ export function oauthErrors(options: ResolvedOptions): ErrorDoc[] {
     error('invalid_scope', 400, 'a scope that is unknown or not allowed for the client (identity scopes: see 2.1), e.g. `account:read` requested by an operator client; at the authorization endpoint an error redirect with `state` and `iss`'),
     error('invalid_target', 400, `a \`resource\` other than \`${options.baseUrl}\``),
     error('access_denied', undefined, 'the user denied consent, or has no role at the site of a member client (an error redirect to the client)'),
+    ...authorizationRedirects(options),
     error('invalid_client_metadata', 400, (open
       ? `registration metadata this server does not accept (e.g. an auth method other than ${PROTOCOL.tokenEndpointAuthMethods.map(code).join('/')}, a response type other than ${PROTOCOL.responseTypes.map(code).join('/')}, a body that is not a JSON object)`
       : 'registration with a `client_name` that matches no known vendor platform, or without one')
       + (documents ? `; also ${DOCUMENT_REFUSED}, at the authorization endpoint an error page` : '')),
     ...(open ? [error('invalid_redirect_uri', 400, 'registration with a redirect URI that is neither https nor a loopback address')] : []),
-    error('invalid_token', 401, `access token missing (where required; a request that sent no credentials gets a challenge without an error code, as RFC 6750 §3.1 asks${isServed('accountApi', options) ? `, except at \`${ENDPOINTS.accountApi.path}\`` : ''}${isServed('mcp', options) ? `; \`${ENDPOINTS.mcp.path}\` refuses a header of another scheme as \`invalid_token\`` : ''}), malformed, unknown, expired, revoked or bound to another origin`, true),
-    error('insufficient_scope', 403, 'a valid token lacking a required scope or of the wrong audience; the challenge names the `scope` needed', true),
+    error('invalid_token', 401, `access token missing (where required; a request that sent no credentials gets a challenge without an error code, as RFC 6750 §3.1 asks${isServed('accountApi', options) ? `, except at \`${ENDPOINTS.accountApi.path}\`` : ''}${isServed('mcp', options) ? `; \`${ENDPOINTS.mcp.path}\` refuses a header of another scheme as \`invalid_token\`` : ''}), malformed, unknown, expired, revoked or bound to another origin`, { challenge: true }),
+    error('insufficient_scope', 403, 'a valid token lacking a required scope or of the wrong audience; the challenge names the `scope` needed', { challenge: true }),
     ...(limited.length ? [error('temporarily_unavailable', 429, `${limited.join('; ')}; retry after the \`Retry-After\` seconds`)] : []),
     error('temporarily_unavailable', 503, 'storage is unreachable; retry after the `Retry-After` seconds'),
     error('server_error', 500, 'an unexpected fault; no detail is given'),

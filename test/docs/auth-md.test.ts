@@ -243,15 +243,51 @@ it('the endpoint table\'s methods of the interaction page are answered at its pa
   }
 });
 
-it('says which authorization error redirects carry no error_description, as the server sends them', async () => {
-  const errors = md.slice(md.indexOf('## 7. Errors'), md.indexOf('## 8.'));
-  expect(errors).toContain('and `error_description` where the server has words for it (not for `request_not_supported` and `request_uri_not_supported`)');
-  for (const [name, value, error] of [['request', 'eyJhbGciOiJub25lIn0.e30.', 'request_not_supported'], ['request_uri', 'urn:example:x', 'request_uri_not_supported']] as const) {
+describe('every error the authorization endpoint redirects with is in 7, and the ones without error_description are named', () => {
+  const op = () => operator(app.baseUrl, app.operatorSecret);
+  /** The error redirect `extra` gets for `client` (the member client unless named), from `browser` when given. */
+  async function redirectOf(extra: Record<string, string>, options: { client?: { clientId: string; redirectUri: string }; scope?: string; browser?: Browser } = {}) {
     const state = randomState();
-    const res = await fetch(buildAuthorizeUrl(app.baseUrl, MEMBER, { scope: 'openid', challenge: pkcePair().challenge, state, extra: { [name]: value } }), { redirect: 'manual' });
+    const url = buildAuthorizeUrl(app.baseUrl, options.client ?? MEMBER, { scope: options.scope ?? 'openid account:read', challenge: pkcePair().challenge, state, extra });
+    const res = options.browser ? await options.browser.request(url) : await fetch(url, { redirect: 'manual' });
+    expect(res.status).toBe(303);
     const location = new URL(res.headers.get('location')!);
-    expect(Object.fromEntries(location.searchParams)).toEqual({ error, state, iss: app.baseUrl });
+    // a fragment for response types that would answer in one (`token`)
+    const params = new URLSearchParams(location.hash ? location.hash.slice(1) : location.search);
+    expect([params.get('state'), params.get('iss')]).toEqual([state, app.baseUrl]);
+    return { error: params.get('error'), described: params.has('error_description') };
   }
+
+  let signedIn: Browser;
+  beforeAll(async () => {
+    // a session and a grant for the member client (a native client), none for the operator's (a web client)
+    signedIn = new Browser(app.baseUrl);
+    await signIn(signedIn, buildAuthorizeUrl(app.baseUrl, MEMBER, { scope: 'openid account:read', challenge: pkcePair().challenge, state: randomState() }), STUDENT);
+  });
+
+  const cases: [string, () => ReturnType<typeof redirectOf>][] = [
+    ['unsupported_response_type', () => redirectOf({ response_type: 'none' })],
+    ['unsupported_response_type', () => redirectOf({ response_type: 'token' })],
+    ['unsupported_response_mode', () => redirectOf({ response_mode: 'query.jwt' })],
+    ['login_required', () => redirectOf({ prompt: 'none' })],
+    ['interaction_required', () => redirectOf({ prompt: 'none' }, { browser: signedIn })],
+    ['consent_required', () => redirectOf({ prompt: 'none' }, { browser: signedIn, client: op(), scope: 'openid courses:read' })],
+    ['request_not_supported', () => redirectOf({ request: 'eyJhbGciOiJub25lIn0.e30.' })],
+    ['request_uri_not_supported', () => redirectOf({ request_uri: 'urn:example:x' })],
+    ['registration_not_supported', () => redirectOf({ registration: '{}' })],
+  ];
+
+  it.each(cases)('%s', async (expected, send) => {
+    const { error, described } = await send();
+    expect(error).toBe(expected);
+    const row = tableUnder(md, '## 7. Errors').rows.find((r) => codeSpans(r[0]!)[0] === expected);
+    expect(row?.[1]).toBe('redirect');
+    const openapi = await (await fetch(`${app.baseUrl}/openapi.json`)).json();
+    expect(openapi.components.schemas.OAuthError.properties.error.examples).toContain(expected);
+    const intro = md.slice(md.indexOf('## 7. Errors'), md.indexOf('| Code |'));
+    const undescribed = codeSpans(/where the server has words for it \(not for ([^)]*)\)/.exec(intro)?.[1] ?? '');
+    expect([expected, undescribed.includes(expected)]).toEqual([expected, !described]);
+  });
 });
 
 it('takes the host\'s limits and the configured lifetimes and caps', async () => {
