@@ -27,6 +27,11 @@ export function andList(items: readonly string[]): string {
   return items.length > 1 ? `${items.slice(0, -1).join(', ')} and ${items.at(-1)}` : items.join('');
 }
 
+/** `a`, `a or b`, `a, b or c`. */
+export function orList(items: readonly string[]): string {
+  return items.length > 1 ? `${items.slice(0, -1).join(', ')} or ${items.at(-1)}` : items.join('');
+}
+
 export function fence(language: string, body: string): string {
   return `\`\`\`${language}\n${body.replace(/\n+$/, '')}\n\`\`\``;
 }

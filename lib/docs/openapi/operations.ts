@@ -15,7 +15,7 @@ import { REGISTRATION_LIMITS } from '../../policies/registration-limits.ts';
 import { USERINFO_FORM_LIMIT } from '../../resource/userinfo.ts';
 import type { EndpointId, HttpMethod } from '../../endpoints.ts';
 import { bearerOperation, sentTwiceResponse } from '../bearer-route.ts';
-import { duration, perPeriod } from '../markdown.ts';
+import { duration, orList, perPeriod } from '../markdown.ts';
 import { authorizeParameters, DOCUMENT_NOT_FETCHED, DOCUMENT_REFUSED, documentFetchBudget } from '../protocol.ts';
 import { endpointUrl, templatePath } from '../surface.ts';
 import { toolListRule } from '../tool-access.ts';
@@ -89,6 +89,25 @@ function documentFetchLimit(options: ResolvedOptions, page = false): Record<stri
   if (!budget) return {};
   const why = `the \`client_id\` is a Client ID Metadata Document that is not cached, and fetching it is over the budget (${budget.perHost} fetches per host, ${budget.perCaller} per client address, per ${perPeriod(budget.windowSeconds)})`;
   return { 429: page ? tooMany(`${why}; an error page, never a redirect`, { 'text/html': { schema: { type: 'string' } } }) : tooMany(why) };
+}
+
+/**
+ * When the interaction page answers with a redirect instead of a page (interactions/router.ts,
+ * interactions/host-sign-in.ts): to the host's sign-in page (`signIn.loginUrl`), or on to the
+ * authorization's resume when the sign-in is settled without a page, from the host's session
+ * (`signIn.session`) or because its account is gone.
+ */
+function interactionRedirect(options: ResolvedOptions): string {
+  const { loginUrl, session } = options.signIn;
+  const settled = [
+    ...(session ? ['the host\'s session names who is signed in', 'the host\'s session has ended since the sign-in (who signs in is asked again)'] : []),
+    'the signed-in account no longer exists (the client is then sent `login_required`)',
+  ];
+  return [
+    'A redirect instead of a page: ',
+    loginUrl ? `to the host's sign-in page \`${loginUrl}\`, with \`return_to\` naming this page, when someone must sign in; or ` : '',
+    `to \`${templatePath(ENDPOINTS.authorization.path)}/{uid}\`, where authorization resumes, when ${orList(settled)}.`,
+  ].join('');
 }
 
 function form(schema: string): Record<string, unknown> {
@@ -241,12 +260,17 @@ const DESCRIBE: Record<EndpointId, Describe> = {
       responses: { 200: { description: 'the public keys', content: { 'application/jwk-set+json': { schema: ref('schemas', 'JWKS') } } } },
     },
   }),
-  interaction: () => ({
+  interaction: (options) => ({
     get: {
       tags: [TAGS.browser.name],
       description: 'The sign-in or consent page the authorization endpoint sends the browser to. Its forms post back to sub-paths of this page with a CSRF token.',
       parameters: [{ name: 'uid', in: 'path', required: true, schema: { type: 'string' } }],
-      responses: { 200: htmlPage('the page'), 400: htmlPage('the interaction is unknown or has expired'), 503: unavailablePage },
+      responses: {
+        200: htmlPage('the page'),
+        303: { description: interactionRedirect(options), headers: LOCATION },
+        400: htmlPage('the interaction is unknown or has expired'),
+        503: unavailablePage,
+      },
     },
   }),
   accountApi: (options) => {
