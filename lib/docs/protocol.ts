@@ -15,7 +15,7 @@ import type { GrantType } from '../constants.ts';
 import { ENDPOINTS } from '../endpoints.ts';
 import { IDENTITY_SCOPES } from '../scopes/catalogue.ts';
 import { isServed } from '../served-endpoints.ts';
-import { andList, code, codeList } from './markdown.ts';
+import { andList, code, codeList, orList } from './markdown.ts';
 import type { JsonSchema } from './openapi/types.ts';
 
 /** A request parameter or form field. */
@@ -163,7 +163,12 @@ function authorizationRedirects(options: ResolvedOptions): ErrorDoc[] {
   return [
     error('unsupported_response_type', undefined, `a \`response_type\` other than ${andList(PROTOCOL.responseTypes.map(code))} (\`none\` and \`token\` included)`),
     error('unsupported_response_mode', undefined, `a \`response_mode\` other than ${andList(PROTOCOL.responseModes.map(code))} (JWT-secured ones such as \`query.jwt\` included)`),
-    error('login_required', undefined, `\`prompt=none\` when nobody is signed in, the sign-in is older than \`max_age\`${options.signIn.session ? ', the host\'s session has ended or names another account' : ''} or \`id_token_hint\` names another account; also when the signed-in account no longer exists`),
+    error('login_required', undefined, `\`prompt=none\` when ${orList([
+      'nobody is signed in',
+      'the sign-in is older than `max_age`',
+      ...(options.signIn.session ? ['the host\'s session has ended or changed hands'] : []),
+      '`id_token_hint` names another account',
+    ])}; also when the signed-in account no longer exists`),
     error('consent_required', undefined, '`prompt=none` when the consent page is needed: a scope not granted to the client yet, or a grant the account may no longer use'),
     error('interaction_required', undefined, '`prompt=none` from a native client (one with a loopback redirect URI, 2.2), which is shown the consent page on every authorization'),
     error('request_not_supported', undefined, 'a `request` parameter (request objects are not supported)', noDescription),
