@@ -34,7 +34,8 @@ Commands:
                        { "jwks": { "keys": [<new key>, <current keys>...] } }
                      The new key signs from the moment it is deployed; the current keys stay
                      after it so the ID tokens they signed still verify. "cookieKeys" of the
-                     input are passed through unchanged unless --cookie-keys is given.
+                     input are passed through unchanged unless --cookie-keys is given, and so
+                     are its other members ("operatorSecret": ...), after jwks and cookieKeys.
 
 Options (keys and rotate):
   --out <file>             Write the JSON to file instead of stdout, readable by its owner only
@@ -322,7 +323,8 @@ async function run(argv: readonly string[], io: CliIo): Promise<void> {
     }
     if (cookieKeys !== undefined) warnOfWeakCookieKeys(io, cookieKeys, cookieKeysPath !== undefined);
     const jwks: SigningJwks = await rotateJwks(current.jwks, { keep });
-    await emit(io, to, cookieKeys === undefined ? { jwks } : { jwks, cookieKeys });
+    // the input's other members (a host's own secrets kept in the same file) are written back
+    await emit(io, to, { jwks, ...(cookieKeys !== undefined && { cookieKeys }), ...current.others });
     return;
   }
 

@@ -54,6 +54,11 @@ export interface SecretsDocument {
   jwks: SigningJwks;
   /** present when the document carried `cookieKeys` beside `jwks` */
   cookieKeys?: string[];
+  /**
+   * the document's other top-level members (e.g. a host's own `operatorSecret`), as they
+   * were: a rotation writes them back unchanged; empty for a JWKS
+   */
+  others: Record<string, unknown>;
 }
 
 /** Input that cannot be used as it is; the message says what is wrong and never quotes a secret. */
@@ -275,17 +280,20 @@ function parseJson(text: string, source: string, expected: string): unknown {
 
 /**
  * Reads the current secrets for `rotate`: either a JWKS `{ "keys": [...] }` or the
- * `{ "jwks": {...}, "cookieKeys"?: [...] }` document that `platform-auth keys` prints.
+ * `{ "jwks": {...}, "cookieKeys"?: [...] }` document that `platform-auth keys` prints, whose
+ * other top-level members are returned in `others` (`rotate F --out F` dropped them).
  *
  * @throws SecretsInputError for text that is not JSON or not such a document
  */
 export function parseSecretsDocument(text: string, source = 'the input'): SecretsDocument {
   const value = parseJson(text, source, 'a JWKS { "keys": [...] } or the { "jwks": ..., "cookieKeys": [...] } that platform-auth keys printed');
   if (isObject(value) && value.keys === undefined && value.jwks !== undefined) {
-    const jwks = checkSigningJwks(value.jwks, `${source}.jwks`);
-    return value.cookieKeys === undefined ? { jwks } : { jwks, cookieKeys: checkCookieKeys(value.cookieKeys, `${source}.cookieKeys`) };
+    const { jwks: givenJwks, cookieKeys: givenCookieKeys, ...others } = value;
+    const jwks = checkSigningJwks(givenJwks, `${source}.jwks`);
+    if (givenCookieKeys === undefined) return { jwks, others };
+    return { jwks, cookieKeys: checkCookieKeys(givenCookieKeys, `${source}.cookieKeys`), others };
   }
-  return { jwks: checkSigningJwks(value, source) };
+  return { jwks: checkSigningJwks(value, source), others: {} };
 }
 
 /**

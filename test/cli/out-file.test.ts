@@ -158,6 +158,19 @@ describe('rotate F --out F replaces F in one step', () => {
     expect((await modeOf(path)).toString(8)).toBe('600');
   });
 
+  it('writes back the other top-level members an operator keeps in F, unchanged', async () => {
+    const { path, doc } = await secretsFile();
+    const own = { operatorSecret: 'the host\'s own client secret', smtp: { user: 'mailer', password: 'p4ss' }, note: null };
+    await writeFile(path, JSON.stringify({ ...doc, ...own }), { mode: 0o600 });
+    for (const args of [['rotate', 'secrets.json', '--out', 'secrets.json'], ['rotate', 'secrets.json', '--cookie-keys', 'secrets.json', '--out', 'secrets.json']]) {
+      expect(await sh(dir, args)).toEqual({ code: 0, stdout: '', stderr: '' });
+    }
+    const { jwks, cookieKeys, ...rest } = JSON.parse(await readFile(path, 'utf8')) as SecretsFile & Record<string, unknown>;
+    expect(rest).toEqual(own);
+    expect(jwks.keys.map((k) => k.kid).slice(2)).toEqual([doc.jwks.keys[0]!.kid]);
+    expect(cookieKeys.slice(1)).toEqual(doc.cookieKeys);
+  });
+
   it('keeps F\'s group access and drops others\' (0664 becomes 0660), saying so on stderr', async () => {
     const { path } = await secretsFile();
     await chmod(path, 0o664);
