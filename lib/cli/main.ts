@@ -1,6 +1,7 @@
 /**
  * `platform-auth`, the command line for production secrets: `keys` prints new ones,
- * `rotate` prints the next JWKS (and cookie keys) from the current ones. Run by the package
+ * `rotate` prints the next JWKS (and cookie keys) from the current ones, and with
+ * `--publish FILE` also writes the secrets of the rotation's publish step. Run by the package
  * `bin` (./bin.ts, dist/lib/cli/bin.js); `node lib/cli/bin.ts` runs it from a checkout.
  *
  * Output is JSON on stdout, or with `--out FILE` in a new file of mode 0600 (`rotate F --out F`
@@ -9,7 +10,8 @@
  *
  * @module
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, unlink } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { SECRET_FILE_MODE, identify, identifyStdout, sameFile, writeSecretFile } from './secret-file.ts';
@@ -46,7 +48,8 @@ Options (keys and rotate):
                            (root:app 0640 stays so), never others' (0644 becomes 0640); none
                            of them in a directory others may write, nor group access from a
                            file with an ACL (a note on stderr says so).
-  --force                  With --out: replace an existing file (also in one step, as above).
+  --force                  With --out or --publish: replace an existing file (also in one
+                           step, as above).
 
 Options (rotate):
   --keep <n>               Keep at most n current keys after the new one (default: all).
@@ -57,6 +60,11 @@ Options (rotate):
                            print "cookieKeys" with a new key first, the current ones after it.
   --keep-cookie-keys <n>   Keep at most n current cookie keys (default: all). Sign-in
                            sessions signed with a dropped key end (ttl.session, 14 days by default).
+  --publish <file>         Also write the secrets of step 1 of a rotation to file (mode 0600,
+                           never over the file rotate reads): the same secrets, with the new key
+                           (and with --cookie-keys the new cookie key) after the current ones,
+                           so the current ones still sign while every instance learns the new.
+                           Deploy it to every instance first, then the output (--out).
   -h, --help               Show this help.
 
 Exit status: 0 done, 2 bad arguments or input (nothing on stdout, no file written),
@@ -67,7 +75,7 @@ Exit status: 0 done, 2 bad arguments or input (nothing on stdout, no file writte
 
 Examples:
   platform-auth keys --out secrets.json
-  platform-auth rotate secrets.json --out secrets.next.json
+  platform-auth rotate secrets.json --out secrets.next.json --publish secrets.publish.json
   platform-auth rotate --keep 1 --cookie-keys secrets.json secrets.json --out secrets.json
 `;
 
@@ -88,6 +96,8 @@ export interface CliIo {
    * replaced file's owner and group access (see secret-file.ts); returns notes for stderr
    */
   writeSecretFile(path: string, text: string, how: 'create' | 'replace'): Promise<readonly string[] | void>;
+  /** removes a file this run created, when what belongs with it could not be written */
+  removeFile(path: string): Promise<void>;
 }
 
 /**
@@ -122,6 +132,7 @@ export const processIo: CliIo = {
   identify,
   identifyStdout,
   writeSecretFile,
+  removeFile: unlink,
 };
 
 /** bad arguments or input: exit status 2 */
@@ -168,25 +179,25 @@ function reasonOf(err: unknown): string {
   return (code && reasons[code]) ?? code ?? 'failed';
 }
 
-/** where the output goes: stdout, or a file and how to write it */
-type Destination = { path: undefined } | { path: string; how: 'create' | 'replace' };
+/** where the output goes: stdout, or a file (named by `option`) and how to write it */
+type Destination = { path: undefined } | { path: string; how: 'create' | 'replace'; option: '--out' | '--publish' };
 
 /**
- * Decides, before any secret is read or made, how --out is written: a new file is created,
- * an existing one is replaced only with --force or when it is the file rotate reads.
+ * Decides, before any secret is read or made, how --out (or --publish) is written: a new file
+ * is created, an existing one is replaced only with --force or when it is the file rotate reads.
  */
-async function destination(io: CliIo, out: string | undefined, force: boolean, input?: FileIdentity): Promise<Destination> {
+async function destination(io: CliIo, out: string | undefined, force: boolean, input?: FileIdentity, option: '--out' | '--publish' = '--out'): Promise<Destination> {
   if (out === undefined) return { path: undefined };
   let existing: FileIdentity | undefined;
   try {
     existing = await io.identify(out);
   } catch (err) {
-    throw new UsageError(`cannot write --out ${out}: ${reasonOf(err)}`, false);
+    throw new UsageError(`cannot write ${option} ${out}: ${reasonOf(err)}`, false);
   }
-  if (existing === undefined) return { path: out, how: 'create' };
-  if (existing.isDirectory) throw new UsageError(`--out ${out} is a directory; pass the path of a new file`, false);
-  if (force || sameFile(existing, input)) return { path: out, how: 'replace' };
-  throw new UsageError(`--out ${out} already exists and platform-auth does not overwrite secrets: pass a new path, or add --force to replace it`, false);
+  if (existing === undefined) return { path: out, how: 'create', option };
+  if (existing.isDirectory) throw new UsageError(`${option} ${out} is a directory; pass the path of a new file`, false);
+  if (force || sameFile(existing, input)) return { path: out, how: 'replace', option };
+  throw new UsageError(`${option} ${out} already exists and platform-auth does not overwrite secrets: pass a new path, or add --force to replace it`, false);
 }
 
 /** `text` on standard output; a failure (a full disk, a closed pipe) is the command's, exit 1 */
@@ -212,7 +223,7 @@ async function emit(io: CliIo, to: Destination, value: unknown): Promise<void> {
     notes = await io.writeSecretFile(to.path, text, to.how);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST' && to.how === 'create') {
-      throw new UsageError(`--out ${to.path} already exists (it was created meanwhile) and platform-auth does not overwrite secrets: pass a new path, or add --force to replace it`, false);
+      throw new UsageError(`${to.option} ${to.path} already exists (it was created meanwhile) and platform-auth does not overwrite secrets: pass a new path, or add --force to replace it`, false);
     }
     throw new Error(`cannot write ${to.path}: ${reasonOf(err)}${to.how === 'replace' ? `; ${to.path} is unchanged` : ''}`);
   }
@@ -257,6 +268,25 @@ async function refuseStdoutInput(io: CliIo, paths: readonly (string | undefined)
   }
 }
 
+/**
+ * The output failed after the --publish file was written: a file this run created is removed
+ * (the two belong together), and the error says what became of it.
+ */
+async function withdrawPublished(io: CliIo, published: Destination & { path: string }, err: Error): Promise<Error> {
+  const { path } = published;
+  if (published.how === 'replace') {
+    err.message += `; --publish ${path} was replaced already, without the output that goes with it: run the rotation again`;
+    return err;
+  }
+  try {
+    await io.removeFile(path);
+    err.message += `; --publish ${path} was removed again`;
+  } catch (removal) {
+    err.message += `; --publish ${path} was written and could not be removed (${reasonOf(removal)}): delete it before running again`;
+  }
+  return err;
+}
+
 async function run(argv: readonly string[], io: CliIo): Promise<void> {
   let parsed;
   try {
@@ -270,6 +300,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<void> {
         'cookie-keys': { type: 'string' },
         'keep-cookie-keys': { type: 'string' },
         out: { type: 'string' },
+        publish: { type: 'string' },
         force: { type: 'boolean' },
       },
     });
@@ -285,12 +316,14 @@ async function run(argv: readonly string[], io: CliIo): Promise<void> {
   if (command === undefined) throw new UsageError('a command is needed: keys or rotate');
   const out = values.out;
   if (out === '' || out === '-') throw new UsageError('--out needs the path of a file; leave --out out to print on stdout');
+  const publish = values.publish;
+  if (publish === '' || publish === '-') throw new UsageError('--publish needs the path of a file');
   const force = values.force ?? false;
-  if (force && out === undefined) throw new UsageError('--force applies to --out <file> only (stdout is never refused)');
+  if (force && out === undefined && publish === undefined) throw new UsageError('--force applies to --out <file> and --publish <file> only (stdout is never refused)');
 
   if (command === 'keys') {
     if (rest.length > 0) throw new UsageError(`keys takes no arguments; got ${JSON.stringify(rest[0])}`);
-    const misplaced = (['keep', 'cookie-keys', 'keep-cookie-keys'] as const).find((name) => values[name] !== undefined);
+    const misplaced = (['keep', 'cookie-keys', 'keep-cookie-keys', 'publish'] as const).find((name) => values[name] !== undefined);
     if (misplaced) throw new UsageError(`--${misplaced} is an option of rotate, not keys`);
     const to = await destination(io, out, force);
     await emit(io, to, await createSecrets());
@@ -308,11 +341,30 @@ async function run(argv: readonly string[], io: CliIo): Promise<void> {
     if (cookieKeysPath !== undefined && readsStdin(jwksPath) && cookieKeysPath === '-') {
       throw new UsageError('stdin can be read once: give the JWKS or the cookie keys as a file');
     }
+    // step 1 signs with the current first secrets: a rotation that drops them has no such step
+    if (publish !== undefined && keep === 0) {
+      throw new UsageError('--publish keeps the current signing key first, which --keep 0 drops: use --keep 1 or more (or leave --publish out on one instance)');
+    }
+    if (publish !== undefined && keepCookieKeys === 0) {
+      throw new UsageError('--publish keeps the current cookie key first, which --keep-cookie-keys 0 drops: use --keep-cookie-keys 1 or more');
+    }
 
     await refuseStdoutInput(io, [jwksPath, cookieKeysPath]);
     // the JWKS file may be replaced in place; an existing --out is refused before anything is read
-    const inputFile = readsStdin(jwksPath) ? undefined : await io.identify(jwksPath!).catch(() => undefined);
+    const identifyFile = (p: string | undefined) => (readsStdin(p) ? undefined : io.identify(p!).catch(() => undefined));
+    const inputFile = await identifyFile(jwksPath);
     const to = await destination(io, out, force, inputFile);
+    let publishTo: Destination = { path: undefined };
+    if (publish !== undefined) {
+      const publishFile = await identifyFile(publish);
+      if (sameFile(publishFile, inputFile) || sameFile(publishFile, await identifyFile(cookieKeysPath))) {
+        throw new UsageError(`--publish ${publish} is a file rotate reads: the current secrets stay in it until the rotation's last step; pass a new path`, false);
+      }
+      if ((out !== undefined && resolve(out) === resolve(publish)) || sameFile(publishFile, await identifyFile(out))) {
+        throw new UsageError('--publish and --out name one file: pass two paths (the secrets of step 1, and the next secrets)', false);
+      }
+      publishTo = await destination(io, publish, force, undefined, '--publish');
+    }
 
     const input = await readSource(io, jwksPath, 'JWKS');
     const current = parseSecretsDocument(input.text, input.source);
@@ -324,7 +376,21 @@ async function run(argv: readonly string[], io: CliIo): Promise<void> {
     if (cookieKeys !== undefined) warnOfWeakCookieKeys(io, cookieKeys, cookieKeysPath !== undefined);
     const jwks: SigningJwks = await rotateJwks(current.jwks, { keep });
     // the input's other members (a host's own secrets kept in the same file) are written back
-    await emit(io, to, { jwks, ...(cookieKeys !== undefined && { cookieKeys }), ...current.others });
+    const next = { jwks, ...(cookieKeys !== undefined && { cookieKeys }), ...current.others };
+    if (publishTo.path === undefined) {
+      await emit(io, to, next);
+      return;
+    }
+    // step 1 moves only what this run added: cookie keys passed through stay as they are
+    const newestLast = <T>(rotated: readonly T[]): T[] => [...rotated.slice(1), rotated[0]!];
+    const published = { ...next, jwks: { keys: newestLast(jwks.keys) }, ...(cookieKeysPath !== undefined && { cookieKeys: newestLast(cookieKeys!) }) };
+    // the publish file first: the output may replace the input, which nothing can take back
+    await emit(io, publishTo, published);
+    try {
+      await emit(io, to, next);
+    } catch (err) {
+      throw await withdrawPublished(io, publishTo, err as Error);
+    }
     return;
   }
 

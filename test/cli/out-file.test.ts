@@ -119,7 +119,7 @@ describe('--out never overwrites by accident', () => {
   });
 
   it('refuses --force without --out, and --out -', async () => {
-    expect(await sh(dir, ['keys', '--force'])).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/--force applies to --out <file> only/) });
+    expect(await sh(dir, ['keys', '--force'])).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/--force applies to --out <file> and --publish <file> only/) });
     expect(await sh(dir, ['keys', '--out', '-'])).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/--out needs the path of a file/) });
     expect(await readdir(dir)).toEqual([]);
   });
@@ -269,6 +269,53 @@ describe('rotate F --out F replaces F in one step', () => {
   });
 });
 
+describe('rotate --publish P: the secrets of step 1, beside the output', () => {
+  it('is refused, exit 2 and nothing written, where step 1 would sign with the new key or overwrite secrets', async () => {
+    const { path, text } = await secretsFile();
+    await writeFile(join(dir, 'old.publish.json'), '{}', { mode: 0o600 });
+    const refusals: [string[], RegExp][] = [
+      [['rotate', 'secrets.json', '--out', 'next.json', '--publish', 'secrets.json'], /--publish secrets\.json is a file rotate reads/],
+      [['rotate', 'secrets.json', '--out', 'next.json', '--publish', './sub/../secrets.json', '--force'], /is a file rotate reads/],
+      [['rotate', 'jwks.json', '--cookie-keys', 'secrets.json', '--publish', 'secrets.json', '--force'], /is a file rotate reads/],
+      [['rotate', 'secrets.json', '--out', 'p.json', '--publish', './p.json'], /--publish and --out name one file/],
+      [['rotate', 'secrets.json', '--out', 'next.json', '--publish', 'old.publish.json'], /--publish old\.publish\.json already exists .* add --force to replace it/],
+      [['rotate', 'secrets.json', '--keep', '0', '--publish', 'p.json'], /--publish keeps the current signing key first, which --keep 0 drops/],
+      [['rotate', 'secrets.json', '--cookie-keys', 'secrets.json', '--keep-cookie-keys', '0', '--publish', 'p.json'], /--keep-cookie-keys 0 drops/],
+      [['rotate', 'secrets.json', '--publish', '-'], /--publish needs the path of a file/],
+      [['keys', '--publish', 'p.json'], /--publish is an option of rotate, not keys/],
+    ];
+    await writeFile(join(dir, 'jwks.json'), JSON.stringify((JSON.parse(text) as SecretsFile).jwks), { mode: 0o600 });
+    for (const [args, message] of refusals) {
+      const result = await sh(dir, args, { setup: 'umask 022; mkdir -p sub' });
+      expect({ args, ...result }).toEqual({ args, code: 2, stdout: '', stderr: expect.stringMatching(message) });
+    }
+    expect(await readFile(path, 'utf8')).toBe(text);
+    expect((await readdir(dir)).sort()).toEqual(['jwks.json', 'old.publish.json', 'secrets.json', 'sub']);
+  });
+
+  it('is removed again when the output then cannot be written, exit 1, so the run can be repeated', async () => {
+    const { path, text } = await secretsFile();
+    const result = await sh(dir, ['rotate', 'secrets.json', '--publish', 'secrets.publish.json', '--out', 'missing/secrets.next.json']);
+    expect(result).toEqual({
+      code: 1, stdout: '',
+      stderr: 'platform-auth: cannot write missing/secrets.next.json: no such file or directory; --publish secrets.publish.json was removed again\n',
+    });
+    expect(await readdir(dir)).toEqual(['secrets.json']);
+    expect(await readFile(path, 'utf8')).toBe(text);
+  });
+
+  it('with the output on stdout, and --force over the files of an earlier rotation', async () => {
+    const { doc } = await secretsFile();
+    await writeFile(join(dir, 'secrets.publish.json'), '{}', { mode: 0o600 });
+    const result = await sh(dir, ['rotate', 'secrets.json', '--publish', 'secrets.publish.json', '--force']);
+    expect(result.code).toBe(0);
+    const next = JSON.parse(result.stdout) as SecretsFile;
+    const step1 = await readJson(join(dir, 'secrets.publish.json'));
+    expect(step1).toEqual({ jwks: { keys: [doc.jwks.keys[0], next.jwks.keys[0]] }, cookieKeys: doc.cookieKeys });
+    expect((await modeOf(join(dir, 'secrets.publish.json'))).toString(8)).toBe('600');
+  });
+});
+
 describe('rotate F > F', () => {
   it('is refused, exit 2, saying the shell emptied F and what to run instead', async () => {
     await secretsFile();
@@ -303,9 +350,10 @@ it('the README\'s cookie-key rotation runs as written: a new cookie key first, a
 });
 
 describe('--help', () => {
-  it('documents --out and --force, and why "> file" is not enough', async () => {
+  it('documents --out, --publish and --force, and why "> file" is not enough', async () => {
     const { stdout } = await sh(dir, ['--help']);
     expect(stdout).toContain('--out <file>');
+    expect(stdout).toContain('platform-auth rotate secrets.json --out secrets.next.json --publish secrets.publish.json');
     expect(stdout).toContain('--force');
     expect(stdout).toMatch(/mode 0600, whatever the umask/);
     expect(stdout).toContain('platform-auth rotate --keep 1 --cookie-keys secrets.json secrets.json --out secrets.json');

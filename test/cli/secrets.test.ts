@@ -58,6 +58,7 @@ async function runMain(args: string[], { stdin, files = {}, nodeVersion }: { std
     identify: async () => undefined,
     identifyStdout: () => undefined,
     writeSecretFile: async () => { throw new Error('runMain writes no files'); },
+    removeFile: async () => { throw new Error('runMain writes no files'); },
   };
   const code = await main(args, io, nodeVersion);
   return { code, stdout, stderr };

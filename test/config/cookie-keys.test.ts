@@ -117,6 +117,7 @@ describe('production never refuses generated keys', () => {
         identify: async () => undefined,
         identifyStdout: () => undefined,
         writeSecretFile: async () => { throw new Error('no files'); },
+        removeFile: async () => { throw new Error('no files'); },
       };
       expect(await main(['keys'], io)).toBe(0);
       keys.push(...(JSON.parse(stdout) as { cookieKeys: string[] }).cookieKeys);
