@@ -12,6 +12,9 @@
  * | `DEMO_SECRET` | derives the ID-token signing key, the cookie keys and the operator client's secret |
  * | `DEMO_JWKS`, `DEMO_COOKIE_KEYS`, `DEMO_OPERATOR_SECRET` | set those one by one instead (JWKS JSON; comma-separated keys) |
  *
+ * The banner prints the operator client's secret only when this process generated it: one
+ * from `DEMO_OPERATOR_SECRET` or `DEMO_SECRET` is a live credential, kept out of the logs.
+ *
  * Several instances on one Redis behave as one server when they share `REDIS_URL`,
  * `BASE_URL` and their secrets (`DEMO_SECRET`): a code issued by one is redeemed on
  * another, and sign-in cookies and ID-token signatures are valid everywhere.
@@ -33,6 +36,8 @@ interface DemoSecrets {
   jwks?: { keys: JsonWebKey[] };
   cookieKeys?: string[];
   operatorSecret?: string;
+  /** where `operatorSecret` came from; absent when it is generated for this process */
+  operatorSecretFrom?: string;
   adminSecret?: string;
   /** how they were obtained, for the banner */
   source: string;
@@ -91,13 +96,19 @@ function readSecrets(env: NodeJS.ProcessEnv): DemoSecrets {
     cookieKeys = [derive(secret, 'cookie key').toString('base64url')];
   }
   let operatorSecret = env.DEMO_OPERATOR_SECRET;
-  if (operatorSecret) sources.push('operator secret from DEMO_OPERATOR_SECRET');
-  else if (secret) operatorSecret = derive(secret, 'operator client secret').toString('base64url');
+  let operatorSecretFrom: string | undefined;
+  if (operatorSecret) {
+    sources.push('operator secret from DEMO_OPERATOR_SECRET');
+    operatorSecretFrom = 'from DEMO_OPERATOR_SECRET';
+  } else if (secret) {
+    operatorSecret = derive(secret, 'operator client secret').toString('base64url');
+    operatorSecretFrom = 'derived from DEMO_SECRET';
+  }
   if (secret) sources.push(sources.length ? 'the rest derived from DEMO_SECRET' : 'signing key, cookie keys and operator secret derived from DEMO_SECRET');
   return {
     ...(jwks && { jwks }),
     ...(cookieKeys && { cookieKeys }),
-    ...(operatorSecret && { operatorSecret }),
+    ...(operatorSecret && { operatorSecret, operatorSecretFrom }),
     ...(secret && { adminSecret: derive(secret, 'admin session key').toString('base64url') }),
     source: sources.length ? sources.join(', ') : 'generated for this process only (set DEMO_SECRET to run several instances)',
   };
@@ -156,6 +167,9 @@ const demo = await buildApp({ baseUrl, operatorSecret: secrets.operatorSecret, a
     if (!(error instanceof ConfigurationError)) throw error;
     return fail(`${error.message}${redisUrl ? '' : ' (the demo: set REDIS_URL, and DEMO_SECRET for its secrets)'}`);
   });
+// a secret given to the process is a live credential: never printed (logs keep it); one
+// generated here is shown, as nothing else could tell it
+const operatorSecret = secrets.operatorSecretFrom ? `${secrets.operatorSecretFrom} (not printed)` : `${demo.operatorSecret} (generated for this process)`;
 const server = createDemoServer(demo.app.callback()).listen(port, () => {
   console.log(`
 platform-auth demo listening on ${baseUrl} (port ${port})
@@ -174,7 +188,7 @@ platform-auth demo listening on ${baseUrl} (port ${port})
                    outsider@example.com / outsider (student at other-school only)
 
   member client    ${MEMBER_CLIENT_ID} (public, PKCE, redirect http://127.0.0.1:<any port>/callback)
-  operator client  ${OPERATOR_CLIENT_ID} / secret ${demo.operatorSecret}
+  operator client  ${OPERATOR_CLIENT_ID} / secret ${operatorSecret}
                    (client_secret_post, redirect ${baseUrl}/demo/callback)
   vendor client    acme-lms (Acme LMS; public, redirect http://127.0.0.1:<any port>/acme/callback)
 

@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { hkdfSync, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, request } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -339,8 +339,16 @@ describe('two `npm run example` processes with REDIS_URL and DEMO_SECRET', () =>
       // no "generated secret" warnings: both use the derived ones
       expect(demo.output).not.toMatch(/not set|ephemeral/);
     }
-    const secretOf = (demo: Demo) => /operator client +\S+ \/ secret (\S+)/.exec(demo.output)![1];
-    expect(secretOf(second)).toBe(secretOf(first));
+    // the operator client's secret, derived from DEMO_SECRET as server.ts does: the same on both, and not printed
+    const operatorSecret = Buffer.from(hkdfSync('sha256', env.DEMO_SECRET, 'platform-auth demo', 'operator client secret', 32)).toString('base64url');
+    for (const demo of [first, second]) {
+      expect(demo.output).not.toContain(operatorSecret);
+      const res = await postForm(`${demo.origin}/api/oauth/token`, {
+        grant_type: 'authorization_code', code: 'no-such-code', redirect_uri: `${env.BASE_URL}/demo/callback`,
+        code_verifier: 'x'.repeat(43), client_id: 'demo-operator-app', client_secret: operatorSecret,
+      });
+      expect(((await res.json()) as { error: string }).error).toBe('invalid_grant'); // not invalid_client
+    }
     const jwks = await Promise.all([first, second].map(async (d) => (await fetch(`${d.origin}/api/oauth/jwks`)).json()));
     expect(jwks[1]).toEqual(jwks[0]);
 
