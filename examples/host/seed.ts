@@ -2,7 +2,7 @@
  * The demo seed: two sites, three accounts, two clients, a small catalogue and the
  * student's enrolments, orders and event registrations. Documented in the README.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 import type { Account, AccountStore, Site, SiteStore, StaticClient } from '../../lib/index.ts';
 
@@ -22,21 +22,24 @@ const ACCOUNTS: readonly DemoAccount[] = [
 ];
 
 // A demo only: a real host verifies a slow password hash (scrypt, argon2) here.
-const digest = (value: string) => createHash('sha256').update(value).digest();
+const sha256 = (value: string) => createHash('sha256').update(value).digest();
 
 function publicAccount({ password: _password, ...account }: DemoAccount): Account {
   return account;
 }
 
-export function createAccountStore(): AccountStore {
+/** @param options.digest - how passwords are hashed (SHA-256 by default; tests count its calls) */
+export function createAccountStore({ digest = sha256 }: { digest?: (password: string) => Buffer } = {}): AccountStore {
   const byEmail = new Map(ACCOUNTS.map((a) => [a.email.toLowerCase(), { account: a, hash: digest(a.password) }]));
   const byId = new Map(ACCOUNTS.map((a) => [a.id, publicAccount(a)]));
+  // what an unknown email's password is compared with, hashed once here
+  const noAccount = digest(randomBytes(32).toString('base64url'));
   return {
     async authenticate(email, password) {
       const entry = byEmail.get(email.trim().toLowerCase());
+      // one hash per sign-in, known email or not, so timing does not reveal which accounts exist
       const given = digest(password);
-      // compare even for unknown emails so timing does not reveal which accounts exist
-      const ok = timingSafeEqual(given, entry?.hash ?? digest(`\0${password}`)) && entry !== undefined;
+      const ok = timingSafeEqual(given, entry?.hash ?? noAccount) && entry !== undefined;
       return ok ? publicAccount(entry.account) : undefined;
     },
     async findById(id) {
