@@ -10,6 +10,7 @@ import { Redis } from 'ioredis';
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import { createRedisAdapter } from '../../adapters/redis.ts';
 import type { ClosableAdapterFactory } from '../../adapters/types.ts';
+import type { RegistrationOptions } from '../../lib/index.ts';
 import { ADMIN, MEMBER, buildAuthorizeUrl, obtainTokens, postForm } from '../support/flows.ts';
 import type { FlowClient } from '../support/flows.ts';
 import { pkcePair } from '../support/pkce.ts';
@@ -119,10 +120,10 @@ describe.each([
     }
   });
 
-  it.each([
+  it.each<[string, RegistrationOptions]>([
     ['unusedClientExpiry: false', { variant: 'open', unusedClientExpiry: false }],
     ['the restricted variant', { variant: 'restricted', vendors: [{ clientId: 'acme-lms' }] }],
-  ] as const)('a client registered while expiry was on is kept once the deployment runs with %s', async (_label, registration) => {
+  ])('a client registered while expiry was on is kept once the deployment runs with %s', async (_label, registration) => {
     const storage = await open();
     const before = await startApp({ auth: { adapter: storage.adapter, registration: { variant: 'open', unusedClientExpiry: UNUSED_SECONDS } } });
     let client: FlowClient;
