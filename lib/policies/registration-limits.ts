@@ -17,6 +17,7 @@
  * - **https only** for the URIs a consent page may show or link ({@link HTTPS_ONLY_METADATA}):
  *   an http logo or terms page could be swapped in transit and is mixed content on an https
  *   page.
+ * - **Shape**: nested at most 8 levels, and UTF-8 text only ({@link checkMetadataShape}).
  *
  * The metadata rules run for registrations only: clients already stored, static, member and
  * metadata-document clients keep loading as before.
@@ -73,11 +74,44 @@ export const characters = (text: string) => [...text].length;
 const OPERATOR_SCOPE = scopesForAudience('operator').join(' ');
 
 /**
+ * How deep a registration's metadata may nest. RFC 7591's values are strings, numbers,
+ * arrays of them and a JWKS (`jwks.keys[i].x5c[j]`: five levels); far deeper JSON parses
+ * fine but overflows the stack of anything that walks it recursively (`JSON.stringify`, the
+ * provider's own checks): a 500 for any caller.
+ */
+const MAX_METADATA_DEPTH = 8;
+
+/** U+FFFD, what oidc-provider's reading of the body (UTF-8, not fatal) makes of bytes that are not UTF-8. */
+const REPLACEMENT_CHARACTER = '\uFFFD';
+
+/**
+ * The shape every value must have before anything else reads the metadata: nested at most
+ * {@link MAX_METADATA_DEPTH} levels, walked without recursion; and no U+FFFD in a name or
+ * a string, which is what a body not in UTF-8 decodes to (oidc-provider reads the JSON body
+ * as UTF-8 without refusing bad bytes, so "café" sent in Latin-1 would be stored as
+ * "caf\uFFFD"). No real metadata holds the replacement character itself.
+ */
+function checkMetadataShape(metadata: Metadata): void {
+  const pending: [unknown, number][] = [[metadata, 0]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [value, depth] = next;
+    if (typeof value === 'string') {
+      if (value.includes(REPLACEMENT_CHARACTER)) refuse('the client metadata must be UTF-8 text: it holds U+FFFD, what bytes that are not UTF-8 decode to');
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= MAX_METADATA_DEPTH) refuse(`the client metadata must not nest deeper than ${MAX_METADATA_DEPTH} levels`);
+    for (const [key, item] of Object.entries(value)) pending.push([key, depth + 1], [item, depth + 1]);
+  }
+}
+
+/**
  * The size and scheme rules on a registration's metadata; throws oidc-provider's
  * `InvalidClientMetadata` (400 `invalid_client_metadata`). Values of the wrong type are left
  * to the provider's own checks.
  */
 export function checkRegistrationMetadata(metadata: Metadata): void {
+  checkMetadataShape(metadata);
   const limits = REGISTRATION_LIMITS;
   const name = metadata.client_name;
   if (typeof name === 'string' && characters(name) > limits.clientNameLength) {

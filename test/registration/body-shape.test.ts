@@ -40,6 +40,17 @@ describe('Variant B (open)', () => {
     expect(answer.body.client_name).toBe('café');
   });
 
+  it('refuses bytes that are not UTF-8 under a plain application/json (read as U+FFFD, they would be stored corrupted): nothing is registered', async () => {
+    const answer = await register(app, latin1(CLIENT), 'application/json');
+    expect(answer).toEqual({
+      status: 400,
+      body: { error: 'invalid_client_metadata', error_description: 'the client metadata must be UTF-8 text: it holds U+FFFD, what bytes that are not UTF-8 decode to' },
+    });
+    // in a list too
+    const listed = Buffer.from(JSON.stringify({ ...CLIENT, contacts: ['José <jose@example.com>'] }), 'latin1');
+    expect((await register(app, listed, 'application/json')).status).toBe(400);
+  });
+
   it.each([[['account:read']], [['openid']], [42], [{ openid: true }]])('refuses a scope that is not a string: %j', async (scope) => {
     const answer = await register(app, JSON.stringify({ ...CLIENT, scope }), 'application/json');
     expect(answer).toEqual({ status: 400, body: { error: 'invalid_client_metadata', error_description: 'scope must be a string of space-separated scope names' } });

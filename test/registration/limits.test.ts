@@ -130,6 +130,22 @@ describe('the metadata caps', () => {
     expect(answer.body.error_description).toMatch(description);
   });
 
+  // (an unknown field is dropped by the provider before any check reads it: not stored, no error)
+  it.each(['contacts', 'client_name', 'redirect_uris', 'jwks'])('refuses %s nested 7000 deep (under the body cap) with invalid_client_metadata, not a 500', async (field) => {
+    const before = app.warnings.length;
+    const body = `${JSON.stringify(CLIENT).slice(0, -1)},"${field}":${'['.repeat(7000)}${']'.repeat(7000)}}`;
+    const res = await fetch(`${app.baseUrl}/api/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: 'invalid_client_metadata', error_description: 'the client metadata must not nest deeper than 8 levels' });
+    expect(app.warnings.slice(before)).toEqual([]);
+  });
+
+  it('takes a JWKS with x5c chains (the deepest metadata RFC 7591 has)', async () => {
+    const jwks = { keys: [{ kty: 'RSA', kid: 'k1', use: 'sig', n: 'sXch', e: 'AQAB', x5c: ['MIIC'] }] };
+    const answer = await register(app, { ...CLIENT, token_endpoint_auth_method: 'private_key_jwt', jwks });
+    expect(answer.body.error_description ?? '').not.toMatch(/nest deeper/);
+  });
+
   it('accepts https URIs and values at the caps, and stores them', async () => {
     const body = {
       ...CLIENT,
