@@ -105,6 +105,7 @@ export function signInRequestOf(interaction: Interaction, client: OidcClient, ba
     loginHint: typeof params.login_hint === 'string' ? params.login_hint : undefined,
     uiLocales: typeof params.ui_locales === 'string' ? params.ui_locales.split(' ').filter(Boolean) : [],
     returnTo: interactionUrl(baseUrl, interaction.uid),
+    redirectUri: String(params.redirect_uri ?? ''),
   };
 }
 

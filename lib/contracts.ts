@@ -88,6 +88,14 @@ export interface SignInRequest {
   readonly uiLocales: readonly string[];
   /** the library's page for this sign-in: send the person here to start over */
   readonly returnTo: string;
+  /**
+   * Where the flow ends: the client's `redirect_uri` of this request. Browsers apply a page's
+   * CSP `form-action` to the redirects that follow its form, and finishing or cancelling the
+   * sign-in ends with a redirect there, so the host's page must allow its origin:
+   * `setPageHeaders(ctx, nonce, request.redirectUri)` does (with `form-action 'self'` alone,
+   * Chromium blocks the chain and the person stays on the host's page).
+   */
+  readonly redirectUri: string;
 }
 
 /** A sign-in the host vouches for. */

@@ -90,7 +90,8 @@ export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Mi
 
   function show(ctx: Context, status: number, view: FormView): void {
     const nonce = createNonce();
-    setPageHeaders(ctx, nonce);
+    // the form's redirects end at the client (finishing, cancelling): form-action must allow it
+    setPageHeaders(ctx, nonce, view.pending?.redirectUri);
     ctx.status = status;
     ctx.body = signInPage(view, nonce);
   }

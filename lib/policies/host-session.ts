@@ -45,6 +45,7 @@ function requestOf(ctx: KoaContextWithOIDC): SignInRequest {
     loginHint: typeof params?.login_hint === 'string' ? params.login_hint : undefined,
     uiLocales: typeof params?.ui_locales === 'string' ? params.ui_locales.split(' ').filter(Boolean) : [],
     returnTo: ctx.href,
+    redirectUri: String(params?.redirect_uri ?? ''),
   };
 }
 

@@ -38,10 +38,12 @@ function host(answer: HostSignIn | undefined) {
 
 it('asks for a sign-in when the host has another account signed in', async () => {
   const { lookup, asked } = host({ accountId: 'acc-admin' });
-  expect(await hostSessionChanged(ctx({ sessionAccount: 'acc-student', params: { max_age: '60', login_hint: 'a@b.example', ui_locales: 'de en' } }), lookup)).toBe(true);
+  const params = { max_age: '60', login_hint: 'a@b.example', ui_locales: 'de en', redirect_uri: 'https://app.example/cb' };
+  expect(await hostSessionChanged(ctx({ sessionAccount: 'acc-student', params }), lookup)).toBe(true);
   expect(asked).toEqual([{
     clientId: 'member-app', clientName: 'Member App', site: 'demo-school', fresh: false, maxAge: 60,
     loginHint: 'a@b.example', uiLocales: ['de', 'en'], returnTo: 'https://learn.example/oauth/authorize?client_id=app',
+    redirectUri: 'https://app.example/cb',
   }]);
 });
 
