@@ -19,8 +19,10 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 import { decodeJwt } from 'jose';
 import type { Context } from 'koa';
+import { errors } from 'oidc-provider';
 import type Provider from 'oidc-provider';
 
+import { isOverFetchBudget } from '../lib/cimd/guard.ts';
 import type { PageRequests } from '../lib/cimd/page-requests.ts';
 import type { ResolvedOptions } from '../lib/config/options.ts';
 import type { HostSignIn, SignInRequest } from '../lib/contracts.ts';
@@ -72,6 +74,7 @@ const COOKIE = 'platform_auth_sign_in';
 const now = () => Math.floor(Date.now() / 1000);
 
 const NOTHING_WAITING = 'no sign-in is waiting in this browser (it expired, was finished, or was started in another browser): go back to the application and start again';
+const CLIENT_UNAVAILABLE = 'the application waiting for this sign-in cannot be checked right now (its description could not be loaded from where it is published): try again in a moment, or go back to the application';
 const ANOTHER_WAITING = 'the sign-in waiting in this browser is not the one the page was shown for (another authorization started in this browser since): show the page again';
 
 export function interactionUrl(baseUrl: string, uid: string): string {
@@ -141,14 +144,27 @@ export function createSignInFlow({ provider, options, ownPageSignIns, pages, tru
     return valid ? uid : undefined;
   }
 
-  /** The waiting sign-in of this browser and its client, or undefined. */
+  /**
+   * The waiting sign-in of this browser and its client, or undefined. A client that cannot be
+   * looked up now (a Client ID Metadata Document whose host fails once its copy expired, or
+   * over the fetch budget) is `InvalidRequestError` saying so, as the library's own page
+   * answers its notice: never the provider's `invalid_client` left to the host's Koa.
+   */
   async function waiting(ctx: Context): Promise<{ interaction: Interaction; client: OidcClient } | undefined> {
     const uid = boundUid(ctx);
     const interaction = uid ? await provider.Interaction.find(uid) as Interaction | undefined : undefined;
     if (!interaction || interaction.prompt?.name !== 'login') return undefined;
     // a document fetched again is charged to this caller (lib/cimd/page-requests.ts)
     const clientId = String(interaction.params.client_id);
-    const client = await pageRequests.lookingUpFor(ctx, clientId, () => provider.Client.find(clientId));
+    let client: OidcClient | undefined;
+    try {
+      client = await pageRequests.lookingUpFor(ctx, clientId, () => provider.Client.find(clientId));
+    } catch (err) {
+      if (err instanceof errors.InvalidClient || err instanceof errors.InvalidClientMetadata) throw new InvalidRequestError(CLIENT_UNAVAILABLE);
+      // the guard set Retry-After on ctx
+      if (isOverFetchBudget(err)) throw new InvalidRequestError(CLIENT_UNAVAILABLE, { status: 429 });
+      throw err;
+    }
     return client ? { interaction, client } : undefined;
   }
 

@@ -21,7 +21,7 @@
 import { Router } from '@koa/router';
 import type { Context, Middleware } from 'koa';
 
-import { createNonce, html, page, setPageHeaders } from '../../lib/index.ts';
+import { createNonce, html, InvalidRequestError, page, setPageHeaders } from '../../lib/index.ts';
 import type { AccountStore, AdapterFactory, HostSignIn, PendingSignIn, PlatformAuth } from '../../lib/index.ts';
 import { readForm } from './admin/form.ts';
 import { PageError } from './admin/page-error.ts';
@@ -118,9 +118,24 @@ export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Mi
     ctx.redirect(HOST_SIGN_IN_PATH);
   }
 
+  /**
+   * The sign-in waiting, or why it cannot be shown: its client cannot be checked right now (a
+   * metadata document that could not be loaded): the page says so, with the library's status.
+   */
+  async function pendingOf(ctx: Context): Promise<{ pending: PendingSignIn | undefined } | { refusal: InvalidRequestError }> {
+    try {
+      return { pending: await auth.interactions.pendingSignIn(ctx) };
+    } catch (error) {
+      if (error instanceof InvalidRequestError) return { refusal: error };
+      throw error;
+    }
+  }
+
   /** The page for `session`: the sign-in waiting, and whom the session is signed in as. */
   async function showFor(ctx: Context, session: AdminSession, status: number, error?: string): Promise<void> {
-    const pending = await auth.interactions.pendingSignIn(ctx);
+    const found = await pendingOf(ctx);
+    if ('refusal' in found) return show(ctx, found.refusal.status, { csrf: sessions.csrfToken(session), pending: undefined, error: found.refusal.description });
+    const { pending } = found;
     const account = session.accountId ? await accounts.findById(session.accountId) : undefined;
     show(ctx, status, { csrf: sessions.csrfToken(session), pending, ...(account ? { signedInAs: account.email } : {}), ...(error ? { error } : {}) });
   }
@@ -151,7 +166,9 @@ export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Mi
     const session = await sessions.read(ctx);
     if (!session) return withoutSession(ctx);
     if (!sessions.verifyCsrf(session, form.get('csrf'))) return show(ctx, 403, { csrf: sessions.csrfToken(session), pending: undefined, error: EXPIRED });
-    const pending = await auth.interactions.pendingSignIn(ctx);
+    const found = await pendingOf(ctx);
+    if ('refusal' in found) return show(ctx, found.refusal.status, { csrf: sessions.csrfToken(session), pending: undefined, error: found.refusal.description });
+    const { pending } = found;
     // the sign-in this page was shown for: another one may have replaced it in this browser
     // since (another tab, or a page of another site starting its own client's), and the
     // password must not finish that one
@@ -176,7 +193,9 @@ export function hostSignInPage({ auth, accounts, sessions }: HostSignInDeps): Mi
     if (!form) return;
     const session = await sessions.read(ctx);
     if (!session) return withoutSession(ctx);
-    const pending = await auth.interactions.pendingSignIn(ctx);
+    const found = await pendingOf(ctx);
+    if ('refusal' in found) return show(ctx, found.refusal.status, { csrf: sessions.csrfToken(session), pending: undefined, error: found.refusal.description });
+    const { pending } = found;
     // the page again, with a fresh form, never a bare 403: the person can still cancel
     if (!sessions.verifyCsrf(session, form.get('csrf'))) return show(ctx, 403, { csrf: sessions.csrfToken(session), pending, error: EXPIRED });
     // none waiting (Cancel pressed again, or it expired): cancelSignIn would throw, and the

@@ -42,6 +42,10 @@ export interface InteractionsApi {
   /**
    * The sign-in this browser was sent to the host's sign-in page for, or `undefined`: which
    * client, whether it must be a fresh sign-in, `login_hint`, … for the host's page to show.
+   * @throws {InvalidRequestError} when its client cannot be checked right now (a Client ID
+   * Metadata Document that could not be loaded again: 400; over the fetch budget: 429, with
+   * `Retry-After` set on `ctx`): show the page with its `description`. `finishSignIn` and
+   * `cancelSignIn` throw the same.
    */
   pendingSignIn(ctx: Context): Promise<PendingSignIn | undefined>;
   /**

@@ -57,3 +57,27 @@ it.each([[404], [503]])('a document answering %s when the sign-in page is shown 
   expect(res.status).toBe(400);
   expect(await res.text()).toMatch(/<h1[^>]*>This application can(?:'|&#39;|&#x27;)t be checked right now<\/h1>/);
 });
+
+it('with the host\'s own sign-in page (signIn.loginUrl): pendingSignIn says the application cannot be checked, and the host\'s page shows it, not plain text', async () => {
+  const adapter = createMemoryAdapter();
+  const auth = { adapter, cookieKeys: ['a-cookie-key-for-review-0123456789abcdef'], clientIdMetadataDocuments: { allowedHosts: ['tools.example'], fetch: docs.fetch } };
+  const first = await startApp({ signIn: 'host', auth });
+  const second = await startApp({ baseUrl: first.baseUrl, signIn: 'host', auth });
+  apps.push(first, second);
+  const path = '/review/host-page.json';
+  const clientId = docs.url('tools.example', path);
+  docs.serve(path, { body: publicClientDocument(clientId) });
+
+  const browser = new Browser(first.baseUrl);
+  const page = await browser.navigate(buildAuthorizeUrl(first.baseUrl, { clientId, redirectUri: 'http://127.0.0.1:5555/callback' }, { scope: 'openid profile', challenge: pkcePair().challenge, state: 's' }));
+  if (!isPage(page) || !page.url.includes('/sign-in')) throw new Error('expected the host\'s sign-in page');
+  expect(page.html).toContain('to continue to');
+  docs.serve(path, { status: 503, body: {} });
+  await adapter('ClientMetadataDocument').destroy(clientId);
+
+  const cookie = ['platform_auth_sign_in', 'admin_session', 'host_session'].map((n) => [n, browser.cookie(n)]).filter(([, v]) => v).map(([n, v]) => `${n}=${v}`).join('; ');
+  const res = await fetch(`http://127.0.0.1:${second.port}/sign-in`, { headers: { cookie, accept: 'text/html' }, redirect: 'manual' });
+  expect({ status: res.status, type: res.headers.get('content-type'), frame: res.headers.get('x-frame-options') })
+    .toEqual({ status: 400, type: expect.stringMatching(/^text\/html/), frame: 'DENY' });
+  expect(await res.text()).toContain('the application waiting for this sign-in cannot be checked right now');
+});
