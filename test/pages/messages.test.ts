@@ -49,6 +49,11 @@ describe('chooseLocale', () => {
     expect(chooseLocale(undefined, undefined, all, 'de')).toBe('de');
   });
 
+  it('reads the weight\'s name case-insensitively (RFC 9110 §12.4.2): Q=0.1 is a low weight, Q=0 a refusal', () => {
+    expect(chooseLocale(undefined, 'de;Q=0.1, en;q=0.9', all, 'de')).toBe('en');
+    expect(chooseLocale(undefined, 'de;Q=0, en;q=0.1', all, 'de')).toBe('en');
+  });
+
   it('offers only the configured languages', () => {
     expect(chooseLocale('de', 'de', ['en'], 'en')).toBe('en');
   });

@@ -30,12 +30,15 @@ function language(tag: string): string {
   return tag.trim().split('-')[0]!.toLowerCase();
 }
 
-/** `Accept-Language` ranges by preference (RFC 9110 §12.5.4); `q=0` and `*` dropped. */
+/**
+ * `Accept-Language` ranges by preference (RFC 9110 §12.5.4); `q=0` and `*` dropped. The
+ * weight's name is case-insensitive (§12.4.2): `Q=0.1` is a weight too.
+ */
 function acceptedLanguages(header: string): string[] {
   return header.split(',')
     .map((part, index) => {
       const [range = '', ...params] = part.split(';');
-      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+      const q = params.map((p) => p.trim()).find((p) => /^q=/i.test(p));
       const weight = q ? Number(q.slice(2)) : 1;
       return { range: range.trim(), weight: Number.isFinite(weight) ? weight : 0, index };
     })
