@@ -7,7 +7,7 @@
 import { createAccountStore } from '../../examples/host/seed.ts';
 import type { AccountStore } from '../../lib/index.ts';
 import { Browser, isPage } from '../support/browser.ts';
-import { buildAuthorizeUrl, MEMBER, STUDENT } from '../support/flows.ts';
+import { buildAuthorizeUrl, MEMBER, OUTSIDER, STUDENT } from '../support/flows.ts';
 import { pkcePair, randomState } from '../support/pkce.ts';
 import { startApp } from '../support/start-app.ts';
 import { describedResponse, schemaChecker } from './support.ts';
@@ -73,5 +73,33 @@ it('with the library\'s page only: a 303 on to the authorization when the accoun
     expect(isPage(after) ? undefined : new URL(after.redirect).searchParams.get('error')).toBe('login_required');
   } finally {
     await app.stop();
+  }
+});
+
+it('an account that may not use the client: the 403 refusal page, as documented; with metadata documents on, their 400 and the 429 of the fetch budget are documented too', async () => {
+  const app = await startApp();
+  try {
+    const browser = new Browser(app.baseUrl);
+    const signInPage = await browser.navigate(await interactionPage(app.baseUrl, browser));
+    if (!isPage(signInPage)) throw new Error('no sign-in page');
+    const refusal = await browser.submit(signInPage, '/login', OUTSIDER);
+    if (!isPage(refusal)) throw new Error('no refusal page');
+    expect(refusal.response.status).toBe(403);
+    expect(refusal.url).toMatch(/\/oauth\/interaction\/[^/]+$/);
+    expect(refusal.html).toContain('You cannot use this application');
+    const doc = await (await fetch(`${app.baseUrl}/openapi.json`)).json() as OpenApiDocument;
+    expect(describedResponse(doc, PAGE, 'get', 403)?.description).toContain('a refusal page whose button returns `access_denied` to the client');
+    // no metadata documents in the demo: no fetch budget to be over
+    expect(describedResponse(doc, PAGE, 'get', 429)).toBeUndefined();
+  } finally {
+    await app.stop();
+  }
+  const withDocuments = await startApp({ auth: { clientIdMetadataDocuments: { allowedHosts: ['tools.example'] } } });
+  try {
+    const doc = await (await fetch(`${withDocuments.baseUrl}/openapi.json`)).json() as OpenApiDocument;
+    expect(describedResponse(doc, PAGE, 'get', 429)?.description).toContain('fetching it is over the budget');
+    expect(describedResponse(doc, PAGE, 'get', 400)?.description).toContain('metadata document could not be loaded again');
+  } finally {
+    await withDocuments.stop();
   }
 });

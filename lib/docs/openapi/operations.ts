@@ -268,7 +268,12 @@ const DESCRIBE: Record<EndpointId, Describe> = {
       responses: {
         200: htmlPage('the page'),
         303: { description: interactionRedirect(options), headers: LOCATION },
-        400: htmlPage('the interaction is unknown or has expired'),
+        400: htmlPage(`the interaction is unknown or has expired${options.clientIdMetadataDocuments.enabled
+          ? ', or its client\'s metadata document could not be loaded again (its host failing once the cached copy expired)'
+          : ''}`),
+        // interactions/router.ts, showConsent
+        403: htmlPage('the signed-in account may not use this client (a member client: no role at its site; an operator client: not an operator of any site): a refusal page whose button returns `access_denied` to the client'),
+        ...documentFetchLimit(options, true),
         503: unavailablePage,
       },
     },
