@@ -190,7 +190,7 @@ function authenticationSection(options: ResolvedOptions): string {
     ...(isServed('accountApi', options) ? [
       `Unauthenticated request to \`${ENDPOINTS.accountApi.path}\`: answered \`401\` with error \`invalid_token\`; there is no anonymous mode.`,
       `Token issued for a different origin presented to \`${ENDPOINTS.accountApi.path}\`: \`401\` with error \`invalid_token\` and a \`resource_metadata\` pointer.`,
-      `A valid token lacking \`account:read\`, or an operator token, at \`${ENDPOINTS.accountApi.path}\`: \`403\` \`insufficient_scope\` naming the scope.`,
+      `A valid token lacking \`account:read\` at \`${ENDPOINTS.accountApi.path}\`: \`403\` \`insufficient_scope\` naming the scope; an operator token there: \`403\` \`insufficient_scope\` naming none (no operator client can be granted \`account:read\`).`,
     ] : []),
     ...(options.idTokens ? ['Verifying an `id_token`: check `iss`, `aud`, `exp`, `nonce` and the signature per 2.3.'] : ['No `id_token` is issued; read the claims from UserInfo.']),
   ];

@@ -136,6 +136,13 @@ export function introspectionAudience(options: ResolvedOptions): string {
   return `${who}; for any other client the token is reported inactive (\`active: false\`)`;
 }
 
+/**
+ * What a 403 `insufficient_scope` of a protected resource names (lib/resource/bearer.ts,
+ * lib/mcp/tools/access.ts): the scope a client can step up to, or none when no client of the
+ * token's audience could be granted it. One text for /auth.md and /openapi.json.
+ */
+export const INSUFFICIENT_SCOPE_RULE = 'a valid token lacking a required scope: the challenge names the `scope` needed (the step-up); a valid token of the wrong audience (a member token where operator clients are served, or the reverse): the challenge names no `scope`, since no client of that audience can be granted it, and `error_description` says why';
+
 export interface ErrorDoc {
   readonly code: string;
   /** the HTTP status; `undefined` for an error sent as a redirect to the client */
@@ -222,7 +229,7 @@ export function oauthErrors(options: ResolvedOptions): ErrorDoc[] {
       + (documents ? `; also ${DOCUMENT_REFUSED}, at the authorization endpoint an error page` : '')),
     ...(open ? [error('invalid_redirect_uri', 400, 'registration with a redirect URI that is neither https nor a loopback address')] : []),
     error('invalid_token', 401, `access token missing (where required; a request that sent no credentials gets a challenge without an error code, as RFC 6750 §3.1 asks${isServed('accountApi', options) ? `, except at \`${ENDPOINTS.accountApi.path}\`` : ''}${isServed('mcp', options) ? `; \`${ENDPOINTS.mcp.path}\` refuses a header of another scheme as \`invalid_token\`` : ''}), malformed, unknown, expired, revoked or bound to another origin`, { challenge: true }),
-    error('insufficient_scope', 403, 'a valid token lacking a required scope or of the wrong audience; the challenge names the `scope` needed', { challenge: true }),
+    error('insufficient_scope', 403, INSUFFICIENT_SCOPE_RULE, { challenge: true }),
     ...(limited.length ? [error('temporarily_unavailable', 429, `${limited.join('; ')}; retry after the \`Retry-After\` seconds`)] : []),
     error('temporarily_unavailable', 503, 'storage is unreachable; retry after the `Retry-After` seconds'),
     error('server_error', 500, 'an unexpected fault; no detail is given'),

@@ -130,7 +130,10 @@ export class BearerVerifier {
     const audience = clientAudience(client);
     const required = options.scopes ?? [];
     if (options.audiences && !options.audiences.includes(audience)) {
-      throw noteRefusal(new InsufficientScopeError(required.join(' '), `this endpoint is for ${options.audiences.join(' or ')} clients`), refusal('wrong_client_type', at));
+      // no scope named: no client of this token's audience can be granted the endpoint's
+      // scopes (an operator client asking for account:read is refused invalid_scope), so a
+      // client stepping up to them would loop; the description says why
+      throw noteRefusal(new InsufficientScopeError('', `this endpoint is for ${options.audiences.join(' or ')} clients`), refusal('wrong_client_type', at));
     }
     const missing = required.filter((s) => !scopes.has(s));
     if (missing.length > 0) throw noteRefusal(new InsufficientScopeError(required.join(' ')), refusal('missing_scope', at));

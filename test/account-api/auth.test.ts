@@ -89,10 +89,11 @@ describe('refusals', () => {
     expect((await graphql(app, await mintToken(app.baseUrl), QUERY)).body.data.viewer.id).toBe('acc-student');
   });
 
-  it('an operator token: 403 insufficient_scope naming account:read', async () => {
+  it('an operator token: 403 insufficient_scope naming no scope (no operator client can be granted account:read: a step-up would loop)', async () => {
     const res = await graphql(app, await operatorToken(app), QUERY);
-    expectInsufficientScope(res);
-    expect(res.body.error_description).toContain('member');
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ error: 'insufficient_scope', error_description: 'this endpoint is for member clients' });
+    expect(res.headers.get('www-authenticate')).toBe(`Bearer error="insufficient_scope", error_description="this endpoint is for member clients", resource_metadata="${metadata}"`);
   });
 
   it('a member token without account:read: 403 insufficient_scope naming account:read', async () => {

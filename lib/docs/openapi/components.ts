@@ -10,6 +10,7 @@ import { PROTOCOL } from '../../constants.ts';
 import { ENDPOINTS } from '../../endpoints.ts';
 import { isServed } from '../../served-endpoints.ts';
 import { SCOPES } from '../../scopes/catalogue.ts';
+import { INSUFFICIENT_SCOPE_RULE } from '../protocol.ts';
 import { endpointUrl } from '../surface.ts';
 import { jsonContent, ref, SECURITY_SCHEME } from './helpers.ts';
 import { buildSchemas } from './schemas.ts';
@@ -38,7 +39,7 @@ function challengeHeader(options: ResolvedOptions) {
   const exception = (isServed('accountApi', options) ? `, except at \`${ENDPOINTS.accountApi.path}\`, which names \`invalid_token\`` : '')
     + (isServed('mcp', options) ? `; \`${ENDPOINTS.mcp.path}\` serves a request without a header anonymously and names \`invalid_token\` for another scheme` : '');
   return {
-    description: 'RFC 6750 §3 challenge with RFC 9728 `resource_metadata`, e.g. `Bearer error="invalid_token", error_description="…", resource_metadata="…/.well-known/oauth-protected-resource"`; with `insufficient_scope` it also names the `scope` needed; a 400 `invalid_request` (the token sent more than one way) carries it too. '
+    description: 'RFC 6750 §3 challenge with RFC 9728 `resource_metadata`, e.g. `Bearer error="invalid_token", error_description="…", resource_metadata="…/.well-known/oauth-protected-resource"`; with `insufficient_scope` it also names the `scope` needed, unless the token is of the wrong audience; a 400 `invalid_request` (the token sent more than one way) carries it too. '
       + `A request that sent no credentials (no \`Authorization\`, or another scheme) gets \`Bearer resource_metadata="…"\` without an error code (RFC 6750 §3.1)${exception}.`,
     schema: { type: 'string' },
   };
@@ -68,7 +69,7 @@ export function buildComponents(options: ResolvedOptions): OpenApiDocument['comp
         content: jsonContent(oauthError),
       },
       InvalidToken: withChallenge('`invalid_token`: the access token is missing, malformed, unknown, expired, revoked or bound to another origin'),
-      InsufficientScope: withChallenge('`insufficient_scope`: the token lacks a required scope or is of the wrong audience; the challenge names the `scope` needed'),
+      InsufficientScope: withChallenge(`\`insufficient_scope\`: ${INSUFFICIENT_SCOPE_RULE}`),
       TemporarilyUnavailable: {
         description: '`temporarily_unavailable`: storage is unreachable',
         headers: { 'Retry-After': ref('headers', 'Retry-After') },

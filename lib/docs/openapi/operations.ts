@@ -16,7 +16,7 @@ import { USERINFO_FORM_LIMIT } from '../../resource/userinfo.ts';
 import type { EndpointId, HttpMethod } from '../../endpoints.ts';
 import { bearerOperation, sentTwiceResponse } from '../bearer-route.ts';
 import { duration, orList, perPeriod } from '../markdown.ts';
-import { authorizeParameters, DOCUMENT_NOT_FETCHED, DOCUMENT_REFUSED, documentFetchBudget } from '../protocol.ts';
+import { authorizeParameters, DOCUMENT_NOT_FETCHED, DOCUMENT_REFUSED, documentFetchBudget, INSUFFICIENT_SCOPE_RULE } from '../protocol.ts';
 import { endpointUrl, templatePath } from '../surface.ts';
 import { toolListRule } from '../tool-access.ts';
 import { jsonContent, ref } from './helpers.ts';
@@ -363,7 +363,7 @@ const DESCRIBE: Record<EndpointId, Describe> = {
             schema: ref('schemas', 'JsonRpcMessage'),
           }),
           403: {
-            description: `\`insufficient_scope\`: the token lacks a scope the tool needs or is of the wrong audience, and the \`WWW-Authenticate\` challenge names the \`scope\` needed; or ${foreignOrigin}`,
+            description: `\`insufficient_scope\` for a tool: ${INSUFFICIENT_SCOPE_RULE}; or ${foreignOrigin}`,
             headers: { 'WWW-Authenticate': ref('headers', 'WWW-Authenticate') },
             content: jsonContent({ oneOf: [ref('schemas', 'OAuthError'), ref('schemas', 'JsonRpcMessage')] }),
           },
