@@ -74,16 +74,29 @@ function echoableId(body: unknown): string | number | null {
   return typeof body.id === 'string' || typeof body.id === 'number' ? body.id : null;
 }
 
-/** The 2025 transport's refusals, in its order (`WebStandardStreamableHTTPServerTransport.handlePostRequest`). */
+/** The most messages the SDK's 2025 transport takes in one batch (its `MAX_BATCH_SIZE`, not exported). */
+const MAX_BATCH_SIZE = 100;
+
+/**
+ * The 2025 transport's refusals, in its order (`WebStandardStreamableHTTPServerTransport.handlePostRequest`):
+ * `Accept`, the batch's size, every message JSON-RPC, one `initialize` alone, and the
+ * `MCP-Protocol-Version` of any other request. `requested`: the header (the SDK's
+ * classification names no version for a batch, the transport reads the header for it too).
+ */
 function legacyRejection(headers: StandardHeaders, body: unknown, requested: string | undefined): JsonRpcProblem | undefined {
   const accept = headers.accept ?? '';
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
     return { status: 406, code: -32000, message: 'Not Acceptable: Client must accept both application/json and text/event-stream' };
   }
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  if (messages.length > MAX_BATCH_SIZE) return { status: 400, code: -32600, message: `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages` };
   try {
-    for (const message of Array.isArray(body) ? body : [body]) parseJSONRPCMessage(message);
+    for (const message of messages) parseJSONRPCMessage(message);
   } catch {
     return { status: 400, code: -32700, message: 'Parse error: Invalid JSON-RPC message' };
+  }
+  if (messages.some((message) => isRecord(message) && message.method === 'initialize' && 'id' in message)) {
+    return messages.length > 1 ? { status: 400, code: -32600, message: 'Invalid Request: Only one initialization request is allowed' } : undefined;
   }
   if (requested !== undefined && !MCP_REVISIONS.legacy.includes(requested)) {
     return { status: 400, code: -32000, message: `Bad Request: Unsupported protocol version: ${requested} (supported versions: ${MCP_REVISIONS.legacy.join(', ')})` };
@@ -106,7 +119,7 @@ export function transportRejection(headers: StandardHeaders, body: unknown): Jso
   if (outcome.kind === 'reject') {
     return { status: outcome.httpStatus, code: outcome.code, message: outcome.message, ...(outcome.data === undefined ? {} : { data: outcome.data }), id: echoableId(body) };
   }
-  if (outcome.kind === 'legacy') return legacyRejection(headers, body, outcome.requestedVersion);
+  if (outcome.kind === 'legacy') return legacyRejection(headers, body, outcome.requestedVersion ?? headers.protocolVersion);
   if (outcome.kind !== 'modern' || outcome.messageKind !== 'request') return undefined;
   const revision = outcome.classification.revision;
   if (revision !== MCP_REVISIONS.current) {

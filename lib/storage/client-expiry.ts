@@ -168,8 +168,11 @@ class PermanentClients extends DelegatingAdapter {
     }
     const { [CLIENT_EXPIRY_FIELD]: _dropped, ...kept } = stored;
     const store = this.inner as ClientStore;
-    // written only over the record read: a client deleted (or changed) meanwhile stays so;
-    // a failed write leaves the client as it was, tried again at its next lookup
+    // written only over the record read (compare-and-set, as both adapters here have): a
+    // client that expired meanwhile stays gone. A custom adapter without it writes plainly, so
+    // a client that expired in the instant between its lookup and this write comes back, for
+    // good: it was in use when looked up (registered clients are deleted by expiry alone).
+    // A failed write leaves the client as it was, tried again at its next lookup.
     const written = typeof store.compareAndSet === 'function'
       ? await store.compareAndSet(id, stored, kept).catch(() => false)
       : await store.upsert(id, kept).then(() => true, () => false);

@@ -197,3 +197,19 @@ describe('a batch calling member tools and operator tools: no one token may call
     expect(challengeParams(res.headers.get('www-authenticate')).scope).toBe('account:read');
   });
 });
+
+describe('a batch the transport refuses is refused before its protected calls are challenged', () => {
+  const memberCall = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'list_my_orders', arguments: {} } });
+  it.each([
+    ['naming a revision not served', [memberCall(1)], '1999-01-01', 400],
+    ['of 101 messages', Array.from({ length: 101 }, (_, i) => memberCall(i + 1)), undefined, 400],
+    ['with initialize in it', [{ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'probe', version: '1' } } }, memberCall(1)], undefined, 400],
+  ] as const)('%s: 400, no challenge', async (_label, batch, revision, status) => {
+    const res = await fetch(mcpUrl(app), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(revision ? { 'mcp-protocol-version': revision } : {}) },
+      body: JSON.stringify(batch),
+    });
+    expect({ status: res.status, challenge: res.headers.get('www-authenticate') }).toEqual({ status, challenge: null });
+  });
+});

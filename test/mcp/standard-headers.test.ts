@@ -16,6 +16,7 @@ afterAll(() => app.stop());
 
 const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': MCP_REVISIONS.current, 'io.modelcontextprotocol/clientCapabilities': {} };
 const call = (name: string) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {}, _meta: ENVELOPE } });
+const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'probe', version: '1' } } };
 const legacyCall = (name: string) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } });
 const withRevision = (message: ReturnType<typeof call>, revision: string) => ({ ...message, params: { ...message.params, _meta: { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': revision } } });
 const b64 = (text: string) => `=?base64?${Buffer.from(text).toString('base64')}?=`;
@@ -43,6 +44,11 @@ const CASES: [string, Record<string, string>, unknown][] = [
   ['2025: Accept without text/event-stream', { 'mcp-protocol-version': '2025-11-25', accept: 'application/json' }, legacyCall('whoami')],
   ['2025: Accept text/html', { 'mcp-protocol-version': '2025-11-25', accept: 'text/html' }, legacyCall('whoami')],
   ['2025-03-26: a batch holding a message that is not JSON-RPC', {}, [legacyCall('whoami'), { jsonrpc: '2.0', id: 2 }]],
+  ['2025: a batch naming a revision not served', { 'mcp-protocol-version': '2024-11-05' }, [legacyCall('whoami')]],
+  ['2025-03-26: a batch of 101 messages', {}, Array.from({ length: 101 }, (_, i) => ({ ...legacyCall('whoami'), id: i + 1 }))],
+  ['2025-03-26: a batch of 100 messages', {}, Array.from({ length: 100 }, (_, i) => ({ ...legacyCall('whoami'), id: i + 1 }))],
+  ['2025-03-26: initialize in a batch', {}, [INITIALIZE, { ...legacyCall('whoami'), id: 2 }]],
+  ['2025: initialize alone, any revision header', { 'mcp-protocol-version': '1999-01-01' }, INITIALIZE],
 ];
 
 it.each(CASES)('%s: the same verdict as the SDK\'s', async (_label, headers, body) => {
