@@ -77,6 +77,9 @@ const NOTHING_WAITING = 'no sign-in is waiting in this browser (it expired, was 
 const CLIENT_UNAVAILABLE = 'the application waiting for this sign-in cannot be checked right now (its description could not be loaded from where it is published): try again in a moment, or go back to the application';
 const ANOTHER_WAITING = 'the sign-in waiting in this browser is not the one the page was shown for (another authorization started in this browser since): show the page again';
 
+/** The `auth_time` of a host session that did not say when its person signed in: the epoch, never recent. */
+const UNKNOWN_AUTH_TIME = 0;
+
 export function interactionUrl(baseUrl: string, uid: string): string {
   return `${baseUrl}${ENDPOINTS.interaction.path.replace(':uid', uid)}`;
 }
@@ -282,7 +285,11 @@ export function createSignInFlow({ provider, options, ownPageSignIns, pages, tru
       const hinted = hintedAccount(interaction);
       if (hinted !== undefined && hinted !== found.accountId) return false;
       if (!await options.accounts.findById(found.accountId)) return false;
-      const result = await loginResult(provider, ctx, interaction, { ...found, authTime: authTime ?? now() });
+      // an unknown sign-in time is recorded as 0, "long ago": it becomes the browser session's,
+      // which oidc-provider judges later requests' max_age by (Session#past). Stamped now, it
+      // satisfied every max_age for the session's life (any page can start an authorization
+      // in the browser to get it stamped), and auth_time named a sign-in that never happened
+      const result = await loginResult(provider, ctx, interaction, { ...found, authTime: authTime ?? UNKNOWN_AUTH_TIME });
       // on the interaction loadInteraction read in this request (./interaction-result.ts)
       const returnTo = await saveInteractionResult(interaction, result, { mergeWithLastSubmission: false });
       ctx.set('Cache-Control', 'no-store');

@@ -107,9 +107,9 @@ export interface HostSignIn {
    * milliseconds): the ID token's `auth_time`, checked against `max_age` and, for a fresh
    * sign-in, against the start of the request. More than 60 s ahead of now is refused
    * (`finishSignIn` throws a `TypeError`; a session with it is not used).
-   * @default from `finishSignIn`: now; from `signIn.session`: unknown, so a request with
-   * `max_age` is not satisfied by the session (the person signs in), and `auth_time` is when
-   * the session was found
+   * @default from `finishSignIn`: now; from `signIn.session`: unknown, so no request with
+   * `max_age` is satisfied by the session (the person signs in), neither this one nor a later
+   * one in the same browser (the sign-in is recorded at `0`: unknown, never recent)
    */
   readonly authTime?: number;
   /** authentication methods (`pwd`, `mfa`, …), the ID token's `amr` */

@@ -174,6 +174,34 @@ describe('max_age with the host\'s session', () => {
   });
 });
 
+describe('a host session that does not say when its person signed in (no authTime)', () => {
+  let app: RunningApp;
+  let config: oidc.Configuration;
+  beforeAll(async () => {
+    app = await startApp({ auth: { signIn: { session: () => ({ accountId: 'acc-student' }) } } });
+    config = await configFor(app);
+  });
+  afterAll(() => app.stop());
+
+  it('satisfies no max_age, not even after an authorization without max_age used it in the same browser (recorded as signed in at 0, not "now")', async () => {
+    const browser = new Browser(app.baseUrl);
+    // with max_age: the sign-in page
+    expect(isLibrarySignIn(page(await browser.navigate((await authorize(config, { max_age: '60' })).url), 'the sign-in page'))).toBe(true);
+    // without: the session is used, straight to consent
+    const plain = await authorize(config);
+    const consent = page(await browser.navigate(plain.url), 'the consent page');
+    expect(isConsent(consent)).toBe(true);
+    expect((await allowAndRedeem(config, browser, consent, plain)).claims()!.sub).toBe('acc-student');
+    // with max_age again, in the same browser: still the sign-in page (it was the consent page:
+    // the use above had stamped the browser's session "signed in now")
+    const again = await authorize(config, { max_age: '60' });
+    const login = page(await browser.navigate(again.url), 'the sign-in page');
+    expect(isLibrarySignIn(login)).toBe(true);
+    const fresh = page(await browser.submit(login, '/login', STUDENT), 'the consent page');
+    expect((await allowAndRedeem(config, browser, fresh, again)).claims()!.auth_time).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000) - 5);
+  });
+});
+
 describe('signIn.session with an authTime that is not epoch seconds', () => {
   let app: RunningApp;
   let config: oidc.Configuration;
