@@ -19,6 +19,8 @@
  *
  * @module
  */
+import { randomBytes } from 'node:crypto';
+
 import { errors } from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 
@@ -31,6 +33,23 @@ export const EXTRA_CLIENT_METADATA = ['audience', 'org_id'] as const;
 
 export function isMetadataDocumentId(clientId: unknown): clientId is string {
   return typeof clientId === 'string' && /^https:\/\//i.test(clientId);
+}
+
+/**
+ * The prefix of the ids open registration (RFC 7591) gives: anyone can register a client
+ * (within the registration limits), so, like a metadata document's client, one counts as
+ * known to the traces only once it is used (lib/trace/store.ts). Clients registered by an
+ * earlier version, without it, are not told apart.
+ */
+export const SELF_REGISTERED_PREFIX = 'dcr_';
+
+/** A new self-registered client's id (oidc-provider's `registration.idFactory`): the prefix and 128 random bits. */
+export function selfRegisteredId(): string {
+  return `${SELF_REGISTERED_PREFIX}${randomBytes(16).toString('base64url')}`;
+}
+
+export function isSelfRegisteredId(clientId: unknown): clientId is string {
+  return typeof clientId === 'string' && clientId.startsWith(SELF_REGISTERED_PREFIX);
 }
 
 type Metadata = Record<string, unknown>;

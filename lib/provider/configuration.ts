@@ -25,7 +25,7 @@ import { withCodeReplay } from '../policies/code-replay.ts';
 import type { CodeExchanges } from '../policies/code-replay.ts';
 import { discoveryAdditions } from '../policies/discovery.ts';
 import { idTokenSettings, withholdsIdToken } from '../policies/id-tokens.ts';
-import { EXTRA_CLIENT_METADATA, validateClientMetadata } from '../policies/client-metadata.ts';
+import { EXTRA_CLIENT_METADATA, selfRegisteredId, validateClientMetadata } from '../policies/client-metadata.ts';
 import { checkRegistrationLimits } from '../policies/registration-limits.ts';
 import { allowClientOrigin } from '../policies/cors.ts';
 import { providerTtl } from '../policies/lifetimes.ts';
@@ -113,7 +113,7 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
     features: {
       ...featuresOff(),
       // Variant B: RFC 7591 registration of operator clients (rules in lib/policies/client-metadata.ts)
-      registration: { enabled: answeredBy('registration', options) === 'provider', initialAccessToken: false, issueRegistrationAccessToken: false },
+      registration: { enabled: answeredBy('registration', options) === 'provider', initialAccessToken: false, issueRegistrationAccessToken: false, idFactory: selfRegisteredId },
       clientIdMetadataDocument: metadataDocumentFeature(cimd, guardFetch),
       revocation: { enabled: true, allowedPolicy: (_ctx, client, token) => revocationAllowed(client, token) },
       introspection: { enabled: true, allowedPolicy: (_ctx, client, token) => introspectionAllowed(introspection, client, token) },

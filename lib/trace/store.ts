@@ -44,7 +44,7 @@
  */
 import type { Adapter, AdapterFactory, AdapterPayload, CappedList, CompareAndSet, LatestByMember } from '../../adapters/types.ts';
 import type { EventName } from '../events/types.ts';
-import { isMetadataDocumentId } from '../policies/client-metadata.ts';
+import { isMetadataDocumentId, isSelfRegisteredId } from '../policies/client-metadata.ts';
 import type { TraceEntry } from './entry.ts';
 
 /** The storage model of the traces. */
@@ -85,13 +85,15 @@ const IN_USE_EVENTS: ReadonlySet<EventName> = new Set<EventName>([
 
 /**
  * Whether an entry of `event` shows `clientId` to be a client this server knows: not one of
- * {@link UNKNOWN_CLIENT_EVENTS}, and for a metadata document's client (its id an https URL)
- * one of {@link IN_USE_EVENTS}. Clients stored here (static, member, registered ones) are
- * known by any other event: making one took an operator or the registration limits.
+ * {@link UNKNOWN_CLIENT_EVENTS}, and for a client anyone can make (a metadata document's, its
+ * id an https URL; a self-registered one, its id `dcr_…`) one of {@link IN_USE_EVENTS}.
+ * Static and member clients are known by any other event: making one took an operator. A
+ * self-registered client's refusals were kept a week outside the budget: one registration
+ * and sixty refused authorizations with long redirect URIs stored 200 KB for a week.
  */
 export function showsKnownClient(clientId: string, event: EventName): boolean {
   if (UNKNOWN_CLIENT_EVENTS.has(event)) return false;
-  return !isMetadataDocumentId(clientId) || IN_USE_EVENTS.has(event);
+  return !(isMetadataDocumentId(clientId) || isSelfRegisteredId(clientId)) || IN_USE_EVENTS.has(event);
 }
 
 /** Whether `entries` of `clientId`'s trace show a client this server knows ({@link showsKnownClient}). */

@@ -10,7 +10,8 @@ import type { Adapter, AdapterFactory, AdapterPayload, CompareAndSet } from '../
 import type { MetadataDocumentFetch } from '../../lib/index.ts';
 import { TRACE_MODEL, UNKNOWN_CLIENT_TRACE_TTL_S } from '../../lib/trace/store.ts';
 import { UNKNOWN_CLIENT_BUDGET } from '../../lib/trace/recorder.ts';
-import { buildAuthorizeUrl } from '../support/flows.ts';
+import { eventually } from '../support/eventually.ts';
+import { ADMIN, buildAuthorizeUrl, obtainTokens } from '../support/flows.ts';
 import { publicClientDocument } from '../support/metadata-documents.ts';
 import { pkcePair } from '../support/pkce.ts';
 import { startApp } from '../support/start-app.ts';
@@ -82,4 +83,34 @@ it('valid documents refused for their redirect_uri (authorization.failed names t
   expect(traced.length).toBeGreaterThan(0);
   expect(traced.length).toBeLessThanOrEqual(UNKNOWN_CLIENT_BUDGET);
   expect(traced.every((ttl) => ttl! <= UNKNOWN_CLIENT_TRACE_TTL_S)).toBe(true);
+});
+
+describe('self-registered clients (open registration): anyone can make one, so its trace is held as an unknown client\'s until it is used', () => {
+  it('a registered client with refused authorizations (long redirect URIs): the hour, not the week; once someone signed in with it, the week', async () => {
+    const { factory, ttls } = recordingAdapter();
+    const app = await startApp({ auth: { adapter: factory, registration: { variant: 'open', rateLimit: false } } });
+    try {
+      const redirectUri = 'http://127.0.0.1:5555/callback';
+      const res = await fetch(`${app.baseUrl}/api/oauth/register`, {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: 'Agent', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }),
+      });
+      expect(res.status).toBe(201);
+      const { client_id: clientId } = await res.json() as { client_id: string };
+      expect(clientId).toMatch(/^dcr_[A-Za-z0-9_-]{22}$/);
+      for (let i = 0; i < 20; i += 1) {
+        const bad = buildAuthorizeUrl(app.baseUrl, { clientId, redirectUri: `https://evil.example/${'x'.repeat(300)}${i}` }, { scope: 'openid', challenge: pkcePair().challenge });
+        await (await fetch(bad, { redirect: 'manual' })).text();
+      }
+      await eventually(async () => ttls.get(clientId), (ttl) => ttl !== undefined);
+      expect(ttls.get(clientId)).toBeLessThanOrEqual(UNKNOWN_CLIENT_TRACE_TTL_S);
+
+      // in use: a sign-in and a code
+      await obtainTokens(app.baseUrl, { clientId, redirectUri }, { scope: 'openid' }, ADMIN);
+      await eventually(async () => ttls.get(clientId), (ttl) => ttl !== undefined && ttl > UNKNOWN_CLIENT_TRACE_TTL_S, { timeoutMs: 5000 });
+      expect(ttls.get(clientId)).toBeGreaterThan(UNKNOWN_CLIENT_TRACE_TTL_S);
+    } finally {
+      await app.stop();
+    }
+  });
 });
