@@ -7,9 +7,12 @@
  * (`signIn.session`).
  */
 import { createMemoryAdapter } from '../../adapters/memory.ts';
+import type { AdapterPayload } from '../../adapters/types.ts';
 import { ADMIN_HOME, CONNECTED_APPS_HOME, SIGN_IN_ACTION, SIGN_OUT_ACTION } from '../../examples/host/admin/layout.ts';
 import { MEMBER_SIGN_IN_ACTION, MEMBER_SIGN_OUT_ACTION } from '../../examples/host/connected-apps-views.ts';
+import { ENDED_SESSION_MODEL } from '../../examples/host/admin/session.ts';
 import { HOST_SIGN_IN_PATH } from '../../examples/host/host-sign-in.ts';
+import { DelegatingAdapter } from '../../lib/storage/model-decorator.ts';
 import { findForm } from '../support/browser.ts';
 import { ADMIN, MEMBER, STUDENT, buildAuthorizeUrl } from '../support/flows.ts';
 import { pkcePair } from '../support/pkce.ts';
@@ -114,4 +117,38 @@ it.each(Object.keys(AREAS))('%s: signed out on one instance, a copy of the cooki
   expect((await postManual(`${a.baseUrl}${out.action}`, out.hidden, session)).status).toBe(303);
 
   expect([await area.signedIn(a, session), await area.signedIn(b, session)]).toEqual([false, false]);
+});
+
+it('a sign-out of a session nobody signed in to (a form\'s anonymous session) stores nothing: anyone could send thousands', async () => {
+  const inner = createMemoryAdapter();
+  const written: string[] = [];
+  const adapter = Object.assign((model: string) => {
+    const found = inner(model);
+    if (model !== ENDED_SESSION_MODEL) return found;
+    return new (class extends DelegatingAdapter {
+      override upsert(id: string, payload: AdapterPayload, expiresIn?: number) {
+        written.push(id);
+        return super.upsert(id, payload, expiresIn);
+      }
+    })(found);
+  }, inner);
+  const app = await startApp({ adminSecret: ADMIN_SECRET, auth: { adapter } });
+  try {
+    for (let i = 0; i < 5; i += 1) {
+      const start = await fetch(`${app.baseUrl}${HOST_SIGN_IN_PATH}`);
+      const csrf = findForm(await start.text(), HOST_SIGN_IN_PATH).hidden.csrf!;
+      expect((await postManual(`${app.baseUrl}/sign-out`, { csrf }, cookieOf(start, 'demo_session'))).status).toBe(303);
+    }
+    expect(written).toEqual([]);
+    // a signed-in session's sign-out is still stored (it must end on every instance)
+    const start = await fetch(`${app.baseUrl}${HOST_SIGN_IN_PATH}`);
+    const csrf = findForm(await start.text(), HOST_SIGN_IN_PATH).hidden.csrf!;
+    const session = cookieOf(await postManual(`${app.baseUrl}${HOST_SIGN_IN_PATH}`, { csrf, ...STUDENT }, cookieOf(start, 'demo_session')), 'demo_session');
+    const out = findForm(await (await fetch(`${app.baseUrl}${HOST_SIGN_IN_PATH}`, { headers: { cookie: session } })).text(), '/sign-out');
+    expect((await postManual(`${app.baseUrl}${out.action}`, out.hidden, session)).status).toBe(303);
+    expect(written).toHaveLength(1);
+  } finally {
+    await app.stop();
+    await inner.close();
+  }
 });

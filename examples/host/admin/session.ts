@@ -118,10 +118,12 @@ export class AdminSessions {
   /**
    * Ends the session on every instance, until it would have expired anyway. Stored before the
    * cookie is cleared: if storage fails, the browser keeps the session to sign out again with.
+   * An anonymous session (a form's CSRF token, nobody signed in) only loses its cookie: it
+   * grants nothing, and a record per anonymous sign-out would let anyone fill the storage.
    */
   async end(ctx: Context, session: AdminSession): Promise<void> {
     // at least a second: the session was read as live, but its last second may have begun since
-    await this.#ended.upsert(session.sid, { exp: session.exp }, Math.max(1, session.exp - now()));
+    if (session.accountId !== undefined) await this.#ended.upsert(session.sid, { exp: session.exp }, Math.max(1, session.exp - now()));
     this.#setCookie(ctx, '', 0);
   }
 
