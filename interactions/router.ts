@@ -40,6 +40,7 @@ import { CsrfTokens } from '../lib/pages/csrf.ts';
 import type { PageRenderer, PageResponse } from '../lib/pages/renderer.ts';
 import type { ClientView, SiteView } from '../lib/pages/templates.ts';
 import { checkEligibility, clientAudience, memberClientSite } from '../lib/policies/audience.ts';
+import { createHostPin } from '../lib/policies/host-pinning.ts';
 import { markOwnPageLogin } from '../lib/policies/host-session.ts';
 import { mayRedirectError } from '../lib/policies/redirect-trust.ts';
 import { parseScope } from '../lib/scopes/catalogue.ts';
@@ -153,6 +154,19 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
   const redirectTrust = { configuredClients: trust.staticClients, isReviewed: (clientId: string) => trust.isReviewed(clientId) };
   const base = PAGES_BASE;
   const router = new Router({ ...ROUTER_MATCHING, prefix: base });
+  // oidc-provider's helpers these pages call (interactionDetails, Session.get) build their own
+  // context from the request, whose cookies are Secure only if it reads as https: pinned to
+  // baseUrl as the provider's own requests are (lib/provider/dispatch.ts), or a cookie they
+  // write (a `.sig` signed again with a new cookie key) lost Secure behind a TLS-ending proxy
+  const pin = createHostPin(options);
+  router.use(async (ctx, next) => {
+    const unpin = pin(ctx.req, ctx);
+    try {
+      await next();
+    } finally {
+      unpin();
+    }
+  });
   // every cookie key: a form shown before a rotation is taken after it, as its cookies are
   const csrf = new CsrfTokens(options.cookieKeys);
   // forms only, small: the pages post a handful of fields

@@ -42,3 +42,27 @@ it('a sign-in form shown before a cookie-key rotation still signs in after it', 
   expect({ status: res.status, title }).toEqual({ status: 303, title: undefined });
   expect(res.headers.get('location')).toMatch(/\/oauth\/authorize\//);
 });
+
+it('behind a TLS-terminating proxy (https baseUrl, plain HTTP, no X-Forwarded-Proto), the cookies the pages re-sign with the new key are Secure too', async () => {
+  const adapter = createMemoryAdapter();
+  const baseUrl = 'https://learn.example';
+  const old = await startApp({ baseUrl, auth: { adapter, cookieKeys: [OLD] } });
+  const rotated = await startApp({ baseUrl, auth: { adapter, cookieKeys: [NEW, OLD] } });
+  try {
+    const authorize = new URL(buildAuthorizeUrl(baseUrl, MEMBER, { scope: 'openid', challenge: pkcePair().challenge, state: 's' }));
+    const start = await fetch(`http://127.0.0.1:${old.port}${authorize.pathname}${authorize.search}`, { redirect: 'manual' });
+    expect(start.status).toBe(303);
+    const page = new URL(start.headers.get('location')!, baseUrl).pathname;
+    const cookie = start.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const res = await fetch(`http://127.0.0.1:${rotated.port}${page}`, { headers: { cookie }, redirect: 'manual' });
+    expect(res.status).toBe(200);
+    const set = res.headers.getSetCookie();
+    // the interaction cookie signed with OLD is signed again with NEW
+    expect(set.some((c) => c.startsWith('_interaction.sig='))).toBe(true);
+    expect(set.filter((c) => !/;\s*secure/i.test(c))).toEqual([]);
+  } finally {
+    await rotated.stop();
+    await old.stop();
+  }
+});
+
