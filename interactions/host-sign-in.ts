@@ -15,8 +15,6 @@
  *
  * @module
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
-
 import { decodeJwt } from 'jose';
 import type { Context } from 'koa';
 import { errors } from 'oidc-provider';
@@ -37,6 +35,7 @@ import { checkAuthenticationContext, checkedAuthTime, endedWithHost, hostAccount
 import type { OwnPageSignIns, SignedInSession } from '../lib/policies/host-session.ts';
 import type { OidcClient, TrustSources } from './client-view.ts';
 import { saveInteractionResult } from './interaction-result.ts';
+import { UidCookie } from './uid-cookie.ts';
 import { loginResult } from './login-result.ts';
 import type { Interaction } from './login-result.ts';
 
@@ -55,6 +54,8 @@ export interface SignInFlow {
   signInEnded(ctx: Context, interaction: Interaction, client: OidcClient): Promise<boolean>;
   /** The account the host's session names now (`signIn.session`); `undefined` for nobody, or without it. */
   hostAccount(ctx: Context, interaction: Interaction, client: OidcClient): Promise<string | undefined>;
+  /** Notes a login result just saved on the library's page, so that `signOut` ends it until it is resumed. */
+  noteSignedIn(ctx: Context, interaction: Interaction): void;
 }
 
 export interface SignInFlowDeps {
@@ -71,6 +72,7 @@ export interface SignInFlowDeps {
 }
 
 const COOKIE = 'platform_auth_sign_in';
+const RESUME_COOKIE = 'platform_auth_resume';
 const now = () => Math.floor(Date.now() / 1000);
 
 const NOTHING_WAITING = 'no sign-in is waiting in this browser (it expired, was finished, or was started in another browser): go back to the application and start again';
@@ -119,32 +121,23 @@ export function createSignInFlow({ provider, options, ownPageSignIns, pages, tru
   const redirectTrust = { configuredClients: trust.staticClients, isReviewed: (clientId: string) => trust.isReviewed(clientId) };
   const { baseUrl } = options;
   const secure = baseUrl.startsWith('https:');
-  const keys = options.cookieKeys.map((k) => createHmac('sha256', k).update('platform-auth sign-in binding v1').digest());
-  const mac = (key: Buffer, uid: string) => createHmac('sha256', key).update(uid).digest('base64url');
+  /** the sign-in sent to the host's page from this browser (CSRF safety, README) */
+  const binding = new UidCookie(COOKIE, 'platform-auth sign-in binding v1', options.cookieKeys, secure);
+  /**
+   * The sign-in finished in this browser whose authorization has not resumed yet (the browser
+   * has not followed the redirect: a failed resume, a closed tab). Without a session cookie
+   * yet the interaction is bound to no session, so `signOut` could not end it, and whoever
+   * followed the redirect later was signed in as the person who signed out.
+   */
+  const resumeNote = new UidCookie(RESUME_COOKIE, 'platform-auth sign-in resume v1', options.cookieKeys, secure);
 
-  function setBinding(ctx: Context, uid: string, seconds: number): void {
-    if (secure) ctx.cookies.secure = true;
-    ctx.cookies.set(COOKIE, `${uid}.${mac(keys[0]!, uid)}`, {
-      path: '/', httpOnly: true, sameSite: 'lax', secure, signed: false, overwrite: true, maxAge: Math.max(seconds, 1) * 1000,
-    });
-  }
+  const setBinding = (ctx: Context, uid: string, seconds: number) => binding.set(ctx, uid, seconds);
+  const clearBinding = (ctx: Context) => binding.clear(ctx);
+  const boundUid = (ctx: Context) => binding.read(ctx);
 
-  function clearBinding(ctx: Context): void {
-    if (secure) ctx.cookies.secure = true;
-    ctx.cookies.set(COOKIE, '', { path: '/', httpOnly: true, sameSite: 'lax', secure, signed: false, overwrite: true, maxAge: 0 });
-  }
-
-  function boundUid(ctx: Context): string | undefined {
-    const value = ctx.cookies.get(COOKIE, { signed: false });
-    const dot = value?.lastIndexOf('.') ?? -1;
-    if (!value || dot < 1) return undefined;
-    const uid = value.slice(0, dot);
-    const given = Buffer.from(value.slice(dot + 1));
-    const valid = keys.some((key) => {
-      const expected = Buffer.from(mac(key, uid));
-      return expected.length === given.length && timingSafeEqual(expected, given);
-    });
-    return valid ? uid : undefined;
+  /** Notes the login result just saved on `interaction` for {@link InteractionsApi.signOut}. */
+  function noteSignedIn(ctx: Context, interaction: Interaction): void {
+    resumeNote.set(ctx, interaction.uid, interaction.exp - now());
   }
 
   /**
@@ -223,11 +216,17 @@ export function createSignInFlow({ provider, options, ownPageSignIns, pages, tru
       if (request.maxAge !== undefined && now() - authTime > request.maxAge) {
         throw new InvalidRequestError(`the client accepts a sign-in at most ${request.maxAge} seconds old (max_age); this one is older`);
       }
-      return conclude(ctx, interaction, await loginResult(provider, ctx, interaction, { ...given, authTime }));
+      const returnTo = await conclude(ctx, interaction, await loginResult(provider, ctx, interaction, { ...given, authTime }));
+      noteSignedIn(ctx, interaction);
+      return returnTo;
     },
 
     async signOut(ctx) {
       clearBinding(ctx);
+      // a sign-in finished here whose authorization has not resumed: ended with the rest
+      const finished = resumeNote.read(ctx);
+      if (finished) await (await provider.Interaction.find(finished))?.destroy();
+      resumeNote.clear(ctx);
       // the provider's own cookie, checked against the cookie keys (a session it never signed is not touched)
       const session = await provider.Session.get(ctx);
       // `new`: this browser sent no session cookie (oidc-provider's Session, untyped there)
@@ -292,6 +291,7 @@ export function createSignInFlow({ provider, options, ownPageSignIns, pages, tru
       const result = await loginResult(provider, ctx, interaction, { ...found, authTime: authTime ?? UNKNOWN_AUTH_TIME });
       // on the interaction loadInteraction read in this request (./interaction-result.ts)
       const returnTo = await saveInteractionResult(interaction, result, { mergeWithLastSubmission: false });
+      noteSignedIn(ctx, interaction);
       ctx.set('Cache-Control', 'no-store');
       ctx.status = 303;
       ctx.redirect(returnTo);
@@ -319,6 +319,8 @@ export function createSignInFlow({ provider, options, ownPageSignIns, pages, tru
     },
 
     hostAccount,
+
+    noteSignedIn,
 
     sendToHostPage(ctx, interaction, client) {
       const { loginUrl } = options.signIn;

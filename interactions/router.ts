@@ -391,6 +391,7 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
           signIn.hostAccount(ctx, state.interaction, state.client).catch(() => undefined),
         ]);
         await finish(ctx, ownPageLogin(result, hostAccount));
+        signIn.noteSignedIn(ctx, state.interaction);
       })(),
     ]);
   });

@@ -65,4 +65,3 @@ it('behind a TLS-terminating proxy (https baseUrl, plain HTTP, no X-Forwarded-Pr
     await old.stop();
   }
 });
-

@@ -9,7 +9,7 @@
  * - `auth.interactions.signOut(ctx)`, which the demo's `/sign-out` calls, ends either kind,
  *   and leaves issued tokens as they are.
  */
-import { Browser, isPage, signIn } from '../support/browser.ts';
+import { Browser, findForm, isPage, signIn } from '../support/browser.ts';
 import type { PageResult } from '../support/browser.ts';
 import { ADMIN, buildAuthorizeUrl, exchangeCode, MEMBER, obtainTokens, operator, OUTSIDER, STUDENT } from '../support/flows.ts';
 import { pkcePair } from '../support/pkce.ts';
@@ -276,4 +276,31 @@ describe('auth.interactions.signOut, from the host\'s sign-out', () => {
     expect(isPage(after) && new URL(after.url).pathname).toBe('/sign-in');
     expect(isLibrarySignIn(await browser.navigate(url()))).toBe(true);
   });
+});
+
+it('a sign-in finished in a browser with no session yet, whose redirect was not followed, ends with signOut: whoever follows it later is not signed in', async () => {
+  const browser = new Browser(app.baseUrl);
+  // the library's page; the 303 to the authorization's resume is kept, not followed (a failed resume, a closed tab)
+  const login = await browser.navigate(url());
+  if (!isPage(login)) throw new Error('expected the sign-in page');
+  const form = findForm(login.html, '/login');
+  const posted = await browser.request(form.action, {
+    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ ...form.hidden, email: ADMIN.email, password: ADMIN.password }).toString(),
+  });
+  expect(posted.status).toBe(303);
+  const resume = posted.headers.get('location')!;
+  expect(new URL(resume, app.baseUrl).pathname).toMatch(/^\/oauth\/authorize\//);
+
+  // the host's sign-out (the demo's /sign-out calls auth.interactions.signOut), with its page's CSRF token
+  const hostPage = await browser.navigate('/sign-in');
+  if (!isPage(hostPage)) throw new Error('expected the host page');
+  const { csrf } = findForm(hostPage.html, '/sign-in').hidden;
+  const out = await browser.request('/sign-out', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf: csrf! }).toString() });
+  expect(out.status).toBe(303);
+
+  // the next person follows the kept redirect: no consent page naming the one who signed out
+  const followed = await browser.navigate(resume);
+  expect(isPage(followed) && followed.html.includes('/confirm"')).toBe(false);
+  expect(await silently(browser)).toEqual({ code: null, error: 'login_required' });
 });
