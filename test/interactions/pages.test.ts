@@ -133,3 +133,49 @@ it('tells a signed-in person why they are asked to sign in again (prompt=login),
   if (!isPage(again)) throw new Error('expected the sign-in page');
   expect(again.html).toContain('<span class="client">Demo Member App</span> asked you to sign in again, even if you are signed in already.');
 });
+
+describe('Back from the consent page to the sign-in page', () => {
+  it('shows the consent page the browser is at (303 to it), not "This page has expired"; the consent still works', async () => {
+    const browser = new Browser(app.baseUrl);
+    const login = await openLogin(browser);
+    const consent = await browser.submit(login, '/login', { email: STUDENT.email, password: STUDENT.password });
+    if (!isPage(consent) || !consent.html.includes('/confirm"')) throw new Error('expected the consent page');
+    expect(consent.url).not.toBe(login.url);
+
+    const back = await browser.request(login.url, { headers: { accept: 'text/html' } });
+    expect({ status: back.status, location: back.headers.get('location'), cache: back.headers.get('cache-control') })
+      .toEqual({ status: 303, location: consent.url, cache: 'no-store' });
+    const again = await browser.navigate(login.url);
+    if (!isPage(again)) throw new Error('expected the consent page again');
+    expect(again.url).toBe(consent.url);
+    const done = await browser.submit(again, '/confirm');
+    expect(isPage(done) ? undefined : new URL(done.redirect).searchParams.get('code')).toEqual(expect.any(String));
+    // as /openapi.json says
+    const doc = await (await fetch(`${app.baseUrl}/openapi.json`)).json() as { paths: Record<string, { get: { responses: Record<string, { description: string }> } }> };
+    expect(doc.paths['/oauth/interaction/{uid}']!.get.responses['303']!.description).toContain('for a step this browser has moved past');
+  });
+
+  it('a sign-in form posted again from the old page is still refused as expired, never applied to the consent step', async () => {
+    const browser = new Browser(app.baseUrl);
+    const login = await openLogin(browser);
+    const consent = await browser.submit(login, '/login', { email: STUDENT.email, password: STUDENT.password });
+    if (!isPage(consent)) throw new Error('expected the consent page');
+    const replay = await browser.submit(login, '/login', { email: STUDENT.email, password: STUDENT.password });
+    if (!isPage(replay)) throw new Error('expected a page');
+    expect(replay.response.status).toBe(400);
+    expect(replay.html).toContain('This page has expired');
+  });
+
+  it('once the flow is over (the consent given), the old pages say expired: nothing left to go to', async () => {
+    const browser = new Browser(app.baseUrl);
+    const login = await openLogin(browser);
+    const consent = await browser.submit(login, '/login', { email: STUDENT.email, password: STUDENT.password });
+    if (!isPage(consent)) throw new Error('expected the consent page');
+    await browser.submit(consent, '/confirm');
+    for (const old of [login.url, consent.url]) {
+      const res = await browser.request(old);
+      expect(res.status).toBe(400);
+      expect(await res.text()).toContain('This page has expired');
+    }
+  });
+});
