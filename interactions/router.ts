@@ -49,10 +49,8 @@ import { clientView, isLoopbackOnly } from './client-view.ts';
 import { consentGrant } from './consent-grant.ts';
 import type { MissingGrants } from './consent-grant.ts';
 import type { OidcClient, TrustSources } from './client-view.ts';
-import { interactionUrl } from './host-sign-in.ts';
 import type { SignInFlow } from './host-sign-in.ts';
 import { saveInteractionResult } from './interaction-result.ts';
-import { UidCookie } from './uid-cookie.ts';
 import { loginResult } from './login-result.ts';
 import type { Interaction } from './login-result.ts';
 
@@ -169,8 +167,6 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
       unpin();
     }
   });
-  /** the interaction whose page this browser was shown last ({@link movedOn}) */
-  const shownStep = new UidCookie('platform_auth_step', 'platform-auth shown step v1', options.cookieKeys, options.baseUrl.startsWith('https:'));
   // every cookie key: a form shown before a rotation is taken after it, as its cookies are
   const csrf = new CsrfTokens(options.cookieKeys);
   // forms only, small: the pages post a handful of fields
@@ -200,40 +196,17 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
     page.notice(status, { title: text(`notice.${name}.title`), message: text(`notice.${name}.message`) });
   }
 
-  /**
-   * The page this browser was shown last, when it is not the one asked for and its interaction
-   * is still live: Back from the consent page to the sign-in page asks for a step that ended
-   * (the sign-in's interaction is gone, the consent's has a uid of its own), and the person
-   * was told to start again while the flow still ran. Page views only: a form posted to an
-   * ended step is refused, never applied to the newer one.
-   */
-  async function movedOn(ctx: RouterContext): Promise<boolean> {
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return false;
-    const current = shownStep.read(ctx);
-    if (!current || current === ctx.params.uid || !await provider.Interaction.find(current)) return false;
-    ctx.set('Cache-Control', 'no-store');
-    ctx.status = 303;
-    ctx.redirect(interactionUrl(options.baseUrl, current));
-    return true;
-  }
-
   /** Loads the interaction bound to this browser; answers with a page when there is none. */
   async function loadInteraction(ctx: RouterContext, next: Next) {
     let interaction: Interaction;
     try {
       interaction = await provider.interactionDetails(ctx.req, ctx.res);
     } catch (err) {
-      if (err instanceof errors.SessionNotFound || err instanceof errors.InvalidRequest) {
-        if (await movedOn(ctx)) return undefined;
-        return notice(pages.for(ctx), 400, 'expired');
-      }
+      if (err instanceof errors.SessionNotFound || err instanceof errors.InvalidRequest) return notice(pages.for(ctx), 400, 'expired');
       throw err;
     }
     const uiLocales = interaction.params.ui_locales;
-    if (interaction.uid !== ctx.params.uid) {
-      if (await movedOn(ctx)) return undefined;
-      return notice(pages.for(ctx, { uiLocales }), 400, 'expired');
-    }
+    if (interaction.uid !== ctx.params.uid) return notice(pages.for(ctx, { uiLocales }), 400, 'expired');
     let client;
     try {
       // a document fetched again is charged to this caller, as at the authorization endpoint
@@ -359,7 +332,6 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
   router.get('/:uid', loadInteraction, async function showInteraction(ctx) {
     const state = ctx.state.interaction as InteractionState;
     const { interaction, client } = state;
-    shownStep.set(ctx, interaction.uid, interaction.exp - Math.floor(Date.now() / 1000));
     if (interaction.prompt.name === 'login') {
       if (await signIn.useHostSession(ctx, interaction, client)) return;
       if (signIn.sendToHostPage(ctx, interaction, client)) return;
