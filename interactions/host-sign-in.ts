@@ -73,6 +73,12 @@ export interface SignInFlowDeps {
 
 const COOKIE = 'platform_auth_sign_in';
 const RESUME_COOKIE = 'platform_auth_resume';
+/**
+ * How many sign-ins not yet resumed the resume cookie names: a person has a few tabs, not
+ * dozens (a uid is 43 characters; twenty keep the cookie under 1 KB). Beyond, the oldest is
+ * left out, and its interaction, if still unresumed, expires on its own (`ttl.interaction`).
+ */
+const MAX_UNRESUMED_NOTED = 20;
 const now = () => Math.floor(Date.now() / 1000);
 
 const NOTHING_WAITING = 'no sign-in is waiting in this browser (it expired, was finished, or was started in another browser): go back to the application and start again';
@@ -135,9 +141,13 @@ export function createSignInFlow({ provider, options, ownPageSignIns, pages, tru
   const clearBinding = (ctx: Context) => binding.clear(ctx);
   const boundUid = (ctx: Context) => binding.read(ctx);
 
-  /** Notes the login result just saved on `interaction` for {@link InteractionsApi.signOut}. */
+  /**
+   * Notes the login result just saved on `interaction` for {@link InteractionsApi.signOut},
+   * beside those noted before (two tabs, or a sign-in retried after a failed resume: each
+   * left unresumed is one more to end).
+   */
   function noteSignedIn(ctx: Context, interaction: Interaction): void {
-    resumeNote.set(ctx, interaction.uid, interaction.exp - now());
+    resumeNote.add(ctx, interaction.uid, interaction.exp - now(), MAX_UNRESUMED_NOTED);
   }
 
   /**
@@ -224,8 +234,7 @@ export function createSignInFlow({ provider, options, ownPageSignIns, pages, tru
     async signOut(ctx) {
       clearBinding(ctx);
       // a sign-in finished here whose authorization has not resumed: ended with the rest
-      const finished = resumeNote.read(ctx);
-      if (finished) await (await provider.Interaction.find(finished))?.destroy();
+      await Promise.all(resumeNote.readAll(ctx).map(async (uid) => (await provider.Interaction.find(uid))?.destroy()));
       resumeNote.clear(ctx);
       // the provider's own cookie, checked against the cookie keys (a session it never signed is not touched)
       const session = await provider.Session.get(ctx);

@@ -278,9 +278,8 @@ describe('auth.interactions.signOut, from the host\'s sign-out', () => {
   });
 });
 
-it('a sign-in finished in a browser with no session yet, whose redirect was not followed, ends with signOut: whoever follows it later is not signed in', async () => {
-  const browser = new Browser(app.baseUrl);
-  // the library's page; the 303 to the authorization's resume is kept, not followed (a failed resume, a closed tab)
+/** Signs in on the library's page and keeps the 303 to the authorization's resume instead of following it (a failed resume, a closed tab). */
+async function signInKeepingResume(browser: Browser): Promise<string> {
   const login = await browser.navigate(url());
   if (!isPage(login)) throw new Error('expected the sign-in page');
   const form = findForm(login.html, '/login');
@@ -291,16 +290,37 @@ it('a sign-in finished in a browser with no session yet, whose redirect was not 
   expect(posted.status).toBe(303);
   const resume = posted.headers.get('location')!;
   expect(new URL(resume, app.baseUrl).pathname).toMatch(/^\/oauth\/authorize\//);
+  return resume;
+}
 
-  // the host's sign-out (the demo's /sign-out calls auth.interactions.signOut), with its page's CSRF token
+/** The host's sign-out (the demo's /sign-out calls auth.interactions.signOut), with its page's CSRF token. */
+async function signOutAtHost(browser: Browser): Promise<void> {
   const hostPage = await browser.navigate('/sign-in');
   if (!isPage(hostPage)) throw new Error('expected the host page');
   const { csrf } = findForm(hostPage.html, '/sign-in').hidden;
   const out = await browser.request('/sign-out', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf: csrf! }).toString() });
   expect(out.status).toBe(303);
+}
 
+it('a sign-in finished in a browser with no session yet, whose redirect was not followed, ends with signOut: whoever follows it later is not signed in', async () => {
+  const browser = new Browser(app.baseUrl);
+  const resume = await signInKeepingResume(browser);
+  await signOutAtHost(browser);
   // the next person follows the kept redirect: no consent page naming the one who signed out
   const followed = await browser.navigate(resume);
   expect(isPage(followed) && followed.html.includes('/confirm"')).toBe(false);
+  expect(await silently(browser)).toEqual({ code: null, error: 'login_required' });
+});
+
+it('several such sign-ins (two tabs, or one retried after a failed resume): signOut ends every one, not only the last', async () => {
+  const browser = new Browser(app.baseUrl);
+  const first = await signInKeepingResume(browser);
+  const second = await signInKeepingResume(browser);
+  const third = await signInKeepingResume(browser);
+  await signOutAtHost(browser);
+  for (const resume of [first, second, third]) {
+    const followed = await browser.navigate(resume);
+    expect(isPage(followed) && followed.html.includes('/confirm"')).toBe(false);
+  }
   expect(await silently(browser)).toEqual({ code: null, error: 'login_required' });
 });
