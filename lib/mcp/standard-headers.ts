@@ -21,7 +21,7 @@
  *
  * @module
  */
-import { classifyInboundRequest, parseJSONRPCMessage, UnsupportedProtocolVersionError } from '@modelcontextprotocol/server';
+import { classifyInboundRequest, isInitializeRequest, parseJSONRPCMessage, UnsupportedProtocolVersionError } from '@modelcontextprotocol/server';
 
 import { MCP_REVISIONS } from '../constants.ts';
 import type { JsonRpcProblem } from './http.ts';
@@ -90,12 +90,14 @@ function legacyRejection(headers: StandardHeaders, body: unknown, requested: str
   }
   const messages: unknown[] = Array.isArray(body) ? body : [body];
   if (messages.length > MAX_BATCH_SIZE) return { status: 400, code: -32600, message: `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages` };
+  let parsed: unknown[];
   try {
-    for (const message of messages) parseJSONRPCMessage(message);
+    parsed = messages.map((message) => parseJSONRPCMessage(message));
   } catch {
     return { status: 400, code: -32700, message: 'Parse error: Invalid JSON-RPC message' };
   }
-  if (messages.some((message) => isRecord(message) && message.method === 'initialize' && 'id' in message)) {
+  // the SDK's own test of an initialization (its schema: params and all)
+  if (parsed.some((message) => isInitializeRequest(message))) {
     return messages.length > 1 ? { status: 400, code: -32600, message: 'Invalid Request: Only one initialization request is allowed' } : undefined;
   }
   if (requested !== undefined && !MCP_REVISIONS.legacy.includes(requested)) {

@@ -51,7 +51,8 @@ export interface VerifyOptions {
   /** every one of these scopes is required */
   readonly scopes?: readonly string[];
   /**
-   * Which audiences may call; others get 403 `insufficient_scope` naming `scopes`.
+   * Which audiences may call; others get 403 `insufficient_scope` naming no scope (no client of
+   * their audience can be granted `scopes`, so there is no step-up to offer).
    * @default both
    */
   readonly audiences?: readonly Audience[];

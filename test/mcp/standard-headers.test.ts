@@ -49,6 +49,9 @@ const CASES: [string, Record<string, string>, unknown][] = [
   ['2025-03-26: a batch of 100 messages', {}, Array.from({ length: 100 }, (_, i) => ({ ...legacyCall('whoami'), id: i + 1 }))],
   ['2025-03-26: initialize in a batch', {}, [INITIALIZE, { ...legacyCall('whoami'), id: 2 }]],
   ['2025: initialize alone, any revision header', { 'mcp-protocol-version': '1999-01-01' }, INITIALIZE],
+  ['2025: initialize with empty params (no initialization to the SDK), a revision not served', { 'mcp-protocol-version': '1999-01-01' }, { ...INITIALIZE, params: {} }],
+  ['2025-03-26: a batch of initialize with empty params and a call', {}, [{ ...INITIALIZE, params: {} }, { ...legacyCall('whoami'), id: 2 }]],
+  ['2025-03-26: a batch of an initialize notification and a call', {}, [{ jsonrpc: '2.0', method: 'initialize', params: INITIALIZE.params }, { ...legacyCall('whoami'), id: 2 }]],
 ];
 
 it.each(CASES)('%s: the same verdict as the SDK\'s', async (_label, headers, body) => {
