@@ -137,10 +137,6 @@ export function createSignInFlow({ provider, options, ownPageSignIns, pages, tru
    */
   const resumeNote = new UidCookie(RESUME_COOKIE, 'platform-auth sign-in resume v1', options.cookieKeys, secure);
 
-  const setBinding = (ctx: Context, uid: string, seconds: number) => binding.set(ctx, uid, seconds);
-  const clearBinding = (ctx: Context) => binding.clear(ctx);
-  const boundUid = (ctx: Context) => binding.read(ctx);
-
   /**
    * Notes the login result just saved on `interaction` for {@link InteractionsApi.signOut},
    * beside those noted before (two tabs, or a sign-in retried after a failed resume: each
@@ -157,7 +153,7 @@ export function createSignInFlow({ provider, options, ownPageSignIns, pages, tru
    * answers its notice: never the provider's `invalid_client` left to the host's Koa.
    */
   async function waiting(ctx: Context): Promise<{ interaction: Interaction; client: OidcClient } | undefined> {
-    const uid = boundUid(ctx);
+    const uid = binding.read(ctx);
     const interaction = uid ? await provider.Interaction.find(uid) as Interaction | undefined : undefined;
     if (!interaction || interaction.prompt?.name !== 'login') return undefined;
     // a document fetched again is charged to this caller (lib/cimd/page-requests.ts)
@@ -189,7 +185,7 @@ export function createSignInFlow({ provider, options, ownPageSignIns, pages, tru
 
   async function conclude(ctx: Context, interaction: Interaction, result: Record<string, unknown>): Promise<string> {
     const returnTo = await saveInteractionResult(interaction, result, { mergeWithLastSubmission: false });
-    clearBinding(ctx);
+    binding.clear(ctx);
     ctx.set('Cache-Control', 'no-store');
     ctx.status = 303;
     ctx.redirect(returnTo);
@@ -232,7 +228,7 @@ export function createSignInFlow({ provider, options, ownPageSignIns, pages, tru
     },
 
     async signOut(ctx) {
-      clearBinding(ctx);
+      binding.clear(ctx);
       // a sign-in finished here whose authorization has not resumed: ended with the rest
       await Promise.all(resumeNote.readAll(ctx).map(async (uid) => (await provider.Interaction.find(uid))?.destroy()));
       resumeNote.clear(ctx);
@@ -259,7 +255,7 @@ export function createSignInFlow({ provider, options, ownPageSignIns, pages, tru
       // URI gets nothing; the library answers its "Sign-in cancelled" page and the sign-in
       // expires unused
       if (!(await mayRedirectError(found.client, found.interaction.params.redirect_uri, redirectTrust))) {
-        clearBinding(ctx);
+        binding.clear(ctx);
         const page = pages.for(ctx, { uiLocales: found.interaction.params.ui_locales });
         const { text } = page.translator;
         page.notice(200, { title: text('notice.cancelled.title'), message: text('notice.cancelled.message') });
@@ -341,7 +337,7 @@ export function createSignInFlow({ provider, options, ownPageSignIns, pages, tru
       if (request.maxAge !== undefined) url.searchParams.set('max_age', String(request.maxAge));
       if (request.loginHint) url.searchParams.set('login_hint', request.loginHint);
       if (request.uiLocales.length) url.searchParams.set('ui_locales', request.uiLocales.join(' '));
-      setBinding(ctx, interaction.uid, interaction.exp - now());
+      binding.set(ctx, interaction.uid, interaction.exp - now());
       ctx.set('Cache-Control', 'no-store');
       ctx.status = 303;
       ctx.redirect(url.href);

@@ -19,6 +19,7 @@ import type { CodeResult, TokenSet } from '../support/flows.ts';
 import { pkcePair, randomState } from '../support/pkce.ts';
 import { startRedis } from '../support/redis-server.ts';
 import type { RedisHandle } from '../support/redis-server.ts';
+import { freePort } from '../support/free-port.ts';
 import { sharedDeployment } from '../support/instances.ts';
 import type { RunningApp } from '../support/start-app.ts';
 
@@ -273,14 +274,6 @@ describe('two `npm run example` processes with REDIS_URL and DEMO_SECRET', () =>
     origin: string;
   }
   const demos: Demo[] = [];
-
-  async function freePort(): Promise<number> {
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    return port;
-  }
 
   async function startDemo(port: number, env: Record<string, string>): Promise<Demo> {
     const child = spawn(process.execPath, ['examples/host/server.ts'], {

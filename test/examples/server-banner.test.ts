@@ -7,22 +7,13 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { hkdfSync, randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 import { OPERATOR_CLIENT_ID } from '../../examples/host/seed.ts';
+import { freePort } from '../support/free-port.ts';
 
 const SERVER = fileURLToPath(new URL('../../examples/host/server.ts', import.meta.url));
 const children: ChildProcess[] = [];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** starts the demo with `env` and returns its stdout and stderr once the banner is printed */
 async function startDemo(env: Record<string, string>): Promise<{ output: string; origin: string }> {

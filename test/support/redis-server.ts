@@ -12,9 +12,11 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, delimiter, join } from 'node:path';
+
+import { freePort } from './free-port.ts';
 
 function onPath(command: string): boolean {
   return (process.env.PATH ?? '').split(delimiter).some((dir) => {
@@ -116,19 +118,6 @@ function persistenceArgs(): string[] {
   const dir = mkdtempSync(join(tmpdir(), 'platform-auth-redis-'));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   return ['--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always'];
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function spawnServer(port: number, args: string[]): Promise<ChildProcess> {
