@@ -49,10 +49,12 @@ import { clientView, isLoopbackOnly } from './client-view.ts';
 import { consentGrant } from './consent-grant.ts';
 import type { MissingGrants } from './consent-grant.ts';
 import type { OidcClient, TrustSources } from './client-view.ts';
+import { interactionUrl } from './host-sign-in.ts';
 import type { SignInFlow } from './host-sign-in.ts';
 import { saveInteractionResult } from './interaction-result.ts';
 import { loginResult } from './login-result.ts';
 import type { Interaction } from './login-result.ts';
+import { createNextStep } from './next-step.ts';
 
 interface InteractionState {
   interaction: Interaction;
@@ -167,6 +169,7 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
       unpin();
     }
   });
+  const nextStep = createNextStep(provider, options.cookieKeys, options.baseUrl.startsWith('https:'));
   // every cookie key: a form shown before a rotation is taken after it, as its cookies are
   const csrf = new CsrfTokens(options.cookieKeys);
   // forms only, small: the pages post a handful of fields
@@ -196,17 +199,30 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
     page.notice(status, { title: text(`notice.${name}.title`), message: text(`notice.${name}.message`) });
   }
 
+  /**
+   * A page of a step that ended: the step its flow moved on to (Back from the consent page to
+   * the sign-in page, ./next-step.ts), else the expired notice.
+   */
+  async function ended(ctx: RouterContext, uiLocales?: unknown) {
+    const next = await nextStep.find(ctx, ctx.params.uid!);
+    if (!next) return notice(pages.for(ctx, { uiLocales }), 400, 'expired');
+    ctx.set('Cache-Control', 'no-store');
+    ctx.status = 303;
+    ctx.redirect(interactionUrl(options.baseUrl, next));
+    return undefined;
+  }
+
   /** Loads the interaction bound to this browser; answers with a page when there is none. */
   async function loadInteraction(ctx: RouterContext, next: Next) {
     let interaction: Interaction;
     try {
       interaction = await provider.interactionDetails(ctx.req, ctx.res);
     } catch (err) {
-      if (err instanceof errors.SessionNotFound || err instanceof errors.InvalidRequest) return notice(pages.for(ctx), 400, 'expired');
+      if (err instanceof errors.SessionNotFound || err instanceof errors.InvalidRequest) return ended(ctx);
       throw err;
     }
     const uiLocales = interaction.params.ui_locales;
-    if (interaction.uid !== ctx.params.uid) return notice(pages.for(ctx, { uiLocales }), 400, 'expired');
+    if (interaction.uid !== ctx.params.uid) return ended(ctx, uiLocales);
     let client;
     try {
       // a document fetched again is charged to this caller, as at the authorization endpoint

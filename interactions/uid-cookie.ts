@@ -4,7 +4,7 @@
  * `/oauth/interaction/:uid` and `/oauth/authorize/:uid`): `uid~uid….mac`, the MAC an
  * HMAC-SHA256 of the uids under a key derived from each cookie key and the cookie's own label
  * (the first key signs, any verifies: a rotation keeps it readable), HttpOnly, SameSite=Lax,
- * on path `/`, Secure with an https `baseUrl`. A page of another site can neither read nor
+ * on path `/` unless given one, Secure with an https `baseUrl`. A page of another site can neither read nor
  * plant one. (oidc-provider's uids are nanoids: no `~` or `.` in them.)
  *
  * @module
@@ -29,15 +29,15 @@ export class UidCookie {
     return createHmac('sha256', key).update(uid).digest('base64url');
   }
 
-  #write(ctx: Context, value: string, maxAge: number): void {
+  #write(ctx: Context, value: string, maxAge: number, path = '/'): void {
     // the cookies module refuses a Secure cookie on a connection it takes for plain (TLS ended at a proxy)
     if (this.#secure) ctx.cookies.secure = true;
-    ctx.cookies.set(this.#name, value, { path: '/', httpOnly: true, sameSite: 'lax', secure: this.#secure, signed: false, overwrite: true, maxAge });
+    ctx.cookies.set(this.#name, value, { path, httpOnly: true, sameSite: 'lax', secure: this.#secure, signed: false, overwrite: true, maxAge });
   }
 
   /** Names `uid` alone for `seconds` (at least one). */
   set(ctx: Context, uid: string, seconds: number): void {
-    this.#setAll(ctx, [uid], seconds);
+    this.setAll(ctx, [uid], seconds);
   }
 
   /**
@@ -45,12 +45,16 @@ export class UidCookie {
    * `seconds` from now (at least one).
    */
   add(ctx: Context, uid: string, seconds: number, max: number): void {
-    this.#setAll(ctx, [...this.readAll(ctx).filter((u) => u !== uid), uid].slice(-max), seconds);
+    this.setAll(ctx, [...this.readAll(ctx).filter((u) => u !== uid), uid].slice(-max), seconds);
   }
 
-  #setAll(ctx: Context, uids: readonly string[], seconds: number): void {
+  /**
+   * Names `uids` (oldest first) for `seconds` (at least one), on `path`: a browser sends the
+   * cookie to that path and below only.
+   */
+  setAll(ctx: Context, uids: readonly string[], seconds: number, path = '/'): void {
     const joined = uids.join('~');
-    this.#write(ctx, `${joined}.${this.#mac(this.#keys[0]!, joined)}`, Math.max(seconds, 1) * 1000);
+    this.#write(ctx, `${joined}.${this.#mac(this.#keys[0]!, joined)}`, Math.max(seconds, 1) * 1000, path);
   }
 
   clear(ctx: Context): void {

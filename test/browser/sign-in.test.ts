@@ -64,6 +64,32 @@ it('signs in, consents and lands on the client with a code, with no CSP violatio
   expect(console.filter((line) => /Content Security Policy|Refused/i.test(line))).toEqual([]);
 });
 
+it('Back from the consent page shows that consent page again (not "expired"), and Allow still lands on the client', async () => {
+  const page = await browser.newPage({ viewport: { width: 390, height: 760 } });
+  let landed = '';
+  await page.route('http://127.0.0.1:8765/**', async (route) => {
+    landed = route.request().url();
+    await route.fulfill({ status: 200, body: 'client' });
+  });
+  await page.goto(buildAuthorizeUrl(app.baseUrl, MEMBER, { scope: 'openid profile email account:read', challenge: pkcePair().challenge, state: 'back-st' }));
+  const signInUrl = page.url();
+  await page.fill('#email', 'student@example.com');
+  await page.fill('#password', 'student');
+  await Promise.all([page.waitForURL((url) => url.href !== signInUrl), page.click('button.primary')]);
+  const consentUrl = page.url();
+  expect(consentUrl).toMatch(/\/oauth\/interaction\//);
+
+  await page.goBack();
+  expect(page.url()).toBe(consentUrl);
+  expect(await page.textContent('h1')).toContain('Demo Member App');
+  await page.click('button.primary');
+  for (let i = 0; i < 50 && !landed; i += 1) await page.waitForTimeout(100);
+  const callback = new URL(landed);
+  expect(callback.searchParams.get('code')).toEqual(expect.any(String));
+  expect(callback.searchParams.get('state')).toBe('back-st');
+  await page.close();
+});
+
 it('Cancel on the sign-in page lands on the client with access_denied, state and iss', async () => {
   const page = await browser.newPage({ viewport: { width: 390, height: 760 } });
   let landed = '';

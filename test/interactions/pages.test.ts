@@ -133,3 +133,94 @@ it('tells a signed-in person why they are asked to sign in again (prompt=login),
   if (!isPage(again)) throw new Error('expected the sign-in page');
   expect(again.html).toContain('<span class="client">Demo Member App</span> asked you to sign in again, even if you are signed in already.');
 });
+
+describe('Back from the consent page to the sign-in page (interactions/next-step.ts)', () => {
+  async function toConsent(browser: Browser, state = 's') {
+    const login = await browser.navigate(buildAuthorizeUrl(app.baseUrl, MEMBER, { scope: SCOPE, challenge: pkcePair().challenge, state }));
+    if (!isPage(login)) throw new Error('expected the sign-in page');
+    const consent = await browser.submit(login, '/login', { email: STUDENT.email, password: STUDENT.password });
+    if (!isPage(consent) || !consent.html.includes('/confirm"')) throw new Error('expected the consent page');
+    expect(consent.url).not.toBe(login.url);
+    return { login, consent };
+  }
+
+  it('goes to the consent page of the same flow (303, no-store), whose Allow still answers that flow', async () => {
+    const browser = new Browser(app.baseUrl);
+    const { login, consent } = await toConsent(browser, 'first');
+    const back = await browser.request(login.url, { headers: { accept: 'text/html' } });
+    expect({ status: back.status, location: back.headers.get('location'), cache: back.headers.get('cache-control') })
+      .toEqual({ status: 303, location: consent.url, cache: 'no-store' });
+    const again = await browser.navigate(login.url);
+    if (!isPage(again)) throw new Error('expected the consent page again');
+    expect(again.url).toBe(consent.url);
+    const done = await browser.submit(again, '/confirm');
+    if (isPage(done)) throw new Error('expected the redirect to the client');
+    expect(new URL(done.redirect).searchParams.get('state')).toBe('first');
+    expect(new URL(done.redirect).searchParams.get('code')).toEqual(expect.any(String));
+    // as /openapi.json says
+    const doc = await (await fetch(`${app.baseUrl}/openapi.json`)).json() as { paths: Record<string, { get: { responses: Record<string, { description: string }> } }> };
+    expect(doc.paths['/oauth/interaction/{uid}']!.get.responses['303']!.description).toContain('a step of the same authorization this browser has moved past');
+  });
+
+  it('the pair is a cookie on the ended step\'s own path, HttpOnly, SameSite=Lax', async () => {
+    const browser = new Browser(app.baseUrl);
+    const login = await openLogin(browser);
+    const form = findForm(login.html, '/login');
+    const posted = await browser.request(form.action, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ ...form.hidden, email: STUDENT.email, password: STUDENT.password }).toString(),
+    });
+    const resume = await browser.request(new URL(posted.headers.get('location')!, login.url).href);
+    const uid = new URL(login.url).pathname.split('/').at(-1);
+    const next = resume.headers.getSetCookie().find((c) => c.startsWith('platform_auth_next='));
+    expect(next).toMatch(new RegExp(`^platform_auth_next=${uid}~[^;.]+\\.[^;]+; path=/oauth/interaction/${uid}; expires=[^;]+; samesite=lax; httponly$`));
+  });
+
+  it('a flow started later in the same browser (another authorization) never becomes where Back leads', async () => {
+    const browser = new Browser(app.baseUrl);
+    const { login, consent } = await toConsent(browser, 'mine');
+    // signed in now: a second authorization (a page of another site can start one) goes to a consent page of its own
+    const other = await browser.navigate(buildAuthorizeUrl(app.baseUrl, MEMBER, { scope: SCOPE, challenge: pkcePair().challenge, state: 'theirs' }));
+    if (!isPage(other) || !other.html.includes('/confirm"')) throw new Error('expected the other flow\'s consent page');
+    expect(other.url).not.toBe(consent.url);
+    const back = await browser.request(login.url);
+    expect({ status: back.status, location: back.headers.get('location') }).toEqual({ status: 303, location: consent.url });
+  });
+
+  it('a pair naming another ended step, or with a MAC not made with the cookie keys, is not followed', async () => {
+    const mine = await toConsent(new Browser(app.baseUrl));
+    const theirsBrowser = new Browser(app.baseUrl);
+    const theirs = await toConsent(theirsBrowser);
+    const theirPair = theirsBrowser.cookie('platform_auth_next')!;
+    const [, theirNext] = theirPair.split('.')[0]!.split('~');
+    const mineUid = new URL(mine.login.url).pathname.split('/').at(-1);
+    for (const value of [theirPair, `${mineUid}~${theirNext}.${theirPair.split('.')[1]}`]) {
+      const res = await fetch(mine.login.url, { headers: { cookie: `platform_auth_next=${value}` }, redirect: 'manual' });
+      expect(res.status).toBe(400);
+      expect(await res.text()).toContain('This page has expired');
+    }
+    // the genuine pair, sent alone, is followed: what is refused above is the pair, nothing else
+    const genuine = await fetch(theirs.login.url, { headers: { cookie: `platform_auth_next=${theirPair}` }, redirect: 'manual' });
+    expect({ status: genuine.status, location: genuine.headers.get('location') }).toEqual({ status: 303, location: theirs.consent.url });
+  });
+
+  it('a sign-in form posted again from the old page is still refused as expired, never applied to the consent step', async () => {
+    const browser = new Browser(app.baseUrl);
+    const { login } = await toConsent(browser);
+    const replay = await browser.submit(login, '/login', { email: STUDENT.email, password: STUDENT.password });
+    if (!isPage(replay)) throw new Error('expected a page');
+    expect(replay.response.status).toBe(400);
+    expect(replay.html).toContain('This page has expired');
+  });
+
+  it('once the flow is over (the consent given), the old pages say expired: nothing left to go to', async () => {
+    const browser = new Browser(app.baseUrl);
+    const { login, consent } = await toConsent(browser);
+    await browser.submit(consent, '/confirm');
+    for (const old of [login.url, consent.url]) {
+      const res = await browser.request(old);
+      expect(res.status).toBe(400);
+      expect(await res.text()).toContain('This page has expired');
+    }
+  });
+});

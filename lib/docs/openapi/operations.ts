@@ -106,7 +106,8 @@ function interactionRedirect(options: ResolvedOptions): string {
   return [
     'A redirect instead of a page: ',
     loginUrl ? `to the host's sign-in page \`${loginUrl}\`, with \`return_to\` naming this page, when someone must sign in; or ` : '',
-    `to \`${templatePath(ENDPOINTS.authorization.path)}/{uid}\`, where authorization resumes, when ${orList(settled)}.`,
+    `to \`${templatePath(ENDPOINTS.authorization.path)}/{uid}\`, where authorization resumes, when ${orList(settled)}; `,
+    'or, for a step of the same authorization this browser has moved past (Back from the consent page to the sign-in page), to the page of the step that followed it.',
   ].join('');
 }
 
