@@ -89,16 +89,14 @@ export class FetchBudget {
   }
 
   /**
-   * Counts one fetch from `host` triggered by `caller` (the client's address key, or
-   * `undefined` when no address is known), or refuses it when either is over budget.
+   * Counts one fetch from `host` triggered by `caller` (the client's address key; `''` for
+   * every request whose address is unknown), or refuses it when either is over budget.
    * `host` `undefined`: the host is not charged (a known document, lib/cimd/guard.ts).
    */
-  async spend(host: string | undefined, caller: string | undefined): Promise<BudgetVerdict> {
+  async spend(host: string | undefined, caller: string): Promise<BudgetVerdict> {
     const { perHost, perCaller } = this.#settings;
-    if (caller !== undefined) {
-      const retryAfter = await this.#spend(hashed('caller', caller), perCaller);
-      if (retryAfter !== undefined) return { allowed: false, retryAfter, exhausted: 'caller' };
-    }
+    const callerWait = await this.#spend(hashed('caller', caller), perCaller);
+    if (callerWait !== undefined) return { allowed: false, retryAfter: callerWait, exhausted: 'caller' };
     if (host === undefined) return { allowed: true };
     const retryAfter = await this.#spend(hashed('host', host), perHost);
     return retryAfter === undefined ? { allowed: true } : { allowed: false, retryAfter, exhausted: 'host' };

@@ -34,6 +34,7 @@
  */
 import { errors } from 'oidc-provider';
 
+import { peerAddress } from '../http/peer-address.ts';
 import { clientAddress, addressKeyOf } from '../policies/sign-in-throttle.ts';
 import { specialUseHostOf } from '../policies/special-use-addresses.ts';
 import { FetchBudget } from './budget.ts';
@@ -128,10 +129,13 @@ export function createFetchGuard(options: FetchGuardOptions): FetchGuard {
     // it) refuse the tokens of that host's clients
     if (budget && ctx) {
       const address = clientAddress({
-        socketAddress: ctx.req.socket.remoteAddress, forwardedFor: ctx.get('x-forwarded-for'), proxy, hops: proxyHops,
+        socketAddress: peerAddress(ctx.req), forwardedFor: ctx.get('x-forwarded-for'), proxy, hops: proxyHops,
       });
       const host = (await known?.known(clientId)) ? undefined : hostname.toLowerCase().replace(/\.+$/, '');
-      const verdict = await budget.spend(host, address ? addressKeyOf(address) : undefined);
+      // a request whose address is unknown (its client reset the connection before it entered
+      // the library; a Unix socket without \`proxy\`) is charged to one caller for all of them,
+      // never to none: that was a way past the caller's budget
+      const verdict = await budget.spend(host, addressKeyOf(address));
       if (!verdict.allowed) {
         ctx?.set('Retry-After', String(verdict.retryAfter));
         throw overBudget(verdict.exhausted, verdict.retryAfter);

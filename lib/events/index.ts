@@ -12,6 +12,7 @@ import type Provider from 'oidc-provider';
 import type { AdapterFactory } from '../../adapters/types.ts';
 import type { Logger } from '../contracts.ts';
 import type { EndpointDefinition } from '../endpoints.ts';
+import { notePeer } from '../http/peer-address.ts';
 import { requestIdOf, requestTag } from '../http/request-id.ts';
 import { hasReadablePath, refuseUnreadableTarget } from '../http/request-target.ts';
 import { createEndpointLabeler } from '../metrics/endpoint-label.ts';
@@ -95,7 +96,9 @@ export function createDiagnostics({ options, adapter, logger, served }: Diagnost
 
   function observe(ctx: Parameters<Middleware>[0], next: Parameters<Middleware>[1], middleware: Middleware): Promise<unknown> {
     if (!diagnostics.bindRequest(ctx.req, ctx.res)) return Promise.resolve(middleware(ctx, next));
-    // once per request, where it enters the library, with its id already on the response
+    // once per request, where it enters the library, with its id already on the response; its
+    // peer now, while the connection is up (the limits by client address read it later)
+    notePeer(ctx.req);
     if (!hasReadablePath(ctx)) {
       refuseUnreadableTarget(ctx);
       return Promise.resolve();

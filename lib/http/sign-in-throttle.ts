@@ -15,6 +15,7 @@ import type { Context } from 'koa';
 
 import type { AdapterFactory } from '../../adapters/types.ts';
 import type { SignInContext } from '../contracts.ts';
+import { peerAddress } from './peer-address.ts';
 import { writeNoticePage } from '../pages/notice.ts';
 import type { NoticeView } from '../pages/notice.ts';
 import { SignInThrottler, clientAddress } from '../policies/sign-in-throttle.ts';
@@ -75,7 +76,7 @@ export function createSignInThrottle({ adapter, settings, proxy, proxyHops }: Si
     enabled: throttler.enabled,
     context(ctx: Context): SignInContext {
       return {
-        ip: clientAddress({ socketAddress: ctx.req.socket.remoteAddress, forwardedFor: ctx.get('x-forwarded-for'), proxy, hops: proxyHops }),
+        ip: clientAddress({ socketAddress: peerAddress(ctx.req), forwardedFor: ctx.get('x-forwarded-for'), proxy, hops: proxyHops }),
         userAgent: ctx.get('user-agent'),
       };
     },

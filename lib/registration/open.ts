@@ -28,6 +28,7 @@ import { InvalidClientMetadataError, InvalidRequestError, PlatformAuthError } fr
 import { diagnosticsOf } from '../events/diagnostics.ts';
 import { isUtf8Charset, UTF8_JSON_ONLY } from '../http/charset.ts';
 import { writeError } from '../http/error-response.ts';
+import { peerAddress } from '../http/peer-address.ts';
 import { REGISTRATION_LIMITS, RegistrationRateLimiter } from '../policies/registration-limits.ts';
 import type { RegistrationRateSettings } from '../policies/registration-limits.ts';
 import { clientAddress } from '../policies/sign-in-throttle.ts';
@@ -76,7 +77,7 @@ export function openRegistrationLimits({ adapter, rateLimit, proxy, proxyHops }:
       writeError(ctx, new InvalidClientMetadataError(UTF8_JSON_ONLY));
       return;
     }
-    const address = clientAddress({ socketAddress: ctx.req.socket.remoteAddress, forwardedFor: ctx.get('x-forwarded-for'), proxy, hops: proxyHops });
+    const address = clientAddress({ socketAddress: peerAddress(ctx.req), forwardedFor: ctx.get('x-forwarded-for'), proxy, hops: proxyHops });
     const admission = await limiter.attempt(address);
     if (!admission.allowed) {
       const tooMany = tooManyRegistrations(admission.retryAfter);

@@ -72,11 +72,11 @@ describe('FetchBudget', () => {
     expect(await budget.spend('tools.example', '192.0.2.1')).toEqual({ allowed: true });
   });
 
-  it('counts fetches outside a request against the host only', async () => {
-    const budget = new FetchBudget(createMemoryAdapter(), { ...SETTINGS, perHost: 2 });
-    expect(await budget.spend('tools.example', undefined)).toEqual({ allowed: true });
-    expect(await budget.spend('tools.example', undefined)).toEqual({ allowed: true });
-    expect(await budget.spend('tools.example', undefined)).toMatchObject({ allowed: false, exhausted: 'host' });
+  it('charges every request whose address is unknown (\'\') to one caller, never to none', async () => {
+    const budget = new FetchBudget(createMemoryAdapter(), { ...SETTINGS, perCaller: 2 });
+    expect(await budget.spend('a.example', '')).toEqual({ allowed: true });
+    expect(await budget.spend('b.example', '')).toEqual({ allowed: true });
+    expect(await budget.spend('c.example', '')).toMatchObject({ allowed: false, exhausted: 'caller' });
   });
 
   it('is shared by two instances on one storage, which keeps hashed keys only', async () => {

@@ -4,6 +4,11 @@
  * budget: a 429 `temporarily_unavailable` page with `Retry-After` at the authorization
  * endpoint and the same as JSON at the token endpoint, never a 500, and nothing fetched.
  */
+import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { createMemoryAdapter } from '../../adapters/memory.ts';
+import type { Adapter, AdapterFactory } from '../../adapters/types.ts';
 import type { PlatformAuthOptions } from '../../lib/index.ts';
 import { ENDPOINTS } from '../../lib/endpoints.ts';
 import { buildAuthorizeUrl } from '../support/flows.ts';
@@ -100,6 +105,51 @@ describe('per caller', () => {
     expect((await authorize(app, next.clientId)).status).toBe(429);
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expect((await authorize(app, next.clientId)).status).toBe(303);
+  });
+});
+
+describe('a client that resets its connection right after sending', () => {
+  /** Every read takes 40 ms, as a remote store's round trips add up: the guard runs well after the reset. */
+  function slowReads(): AdapterFactory {
+    const base = createMemoryAdapter();
+    return Object.assign((name: string): Adapter => {
+      const adapter = base(name);
+      return new Proxy(adapter, {
+        get(target, property, receiver) {
+          if (property === 'find') return async (id: string) => { await sleep(40); return target.find(id); };
+          const value = Reflect.get(target, property, receiver) as unknown;
+          return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+    }, base);
+  }
+
+  /** Sends the authorization request and resets the connection 5 ms later (a TCP RST), reading nothing. */
+  function sendAndReset(app: RunningApp, clientId: string): Promise<void> {
+    const url = new URL(buildAuthorizeUrl(app.baseUrl, { clientId, redirectUri: 'http://127.0.0.1:5000/callback' }, { scope: 'openid', challenge: pkcePair().challenge }));
+    return new Promise((resolve) => {
+      const socket = connect(app.port, '127.0.0.1', () => {
+        socket.write(`GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`);
+        setTimeout(() => { socket.resetAndDestroy(); resolve(); }, 5);
+      });
+      socket.on('error', () => resolve());
+    });
+  }
+
+  it('is still charged to its address: the server goes on with the request, but fetches no more than the budget', async () => {
+    const app = await start({ perCaller: 2, perHost: 100, windowSeconds: 60 }, { adapter: slowReads() });
+    const docsOf = Array.from({ length: 8 }, () => publish('tools.example'));
+    for (const doc of docsOf) await sendAndReset(app, doc.clientId);
+    // the server finishes each request after its client is gone: wait until nothing more is fetched
+    const fetched = () => docsOf.reduce((sum, doc) => sum + docs.hits(doc.path), 0);
+    let last = -1;
+    for (let i = 0; i < 30 && fetched() !== last; i += 1) {
+      last = fetched();
+      await sleep(300);
+    }
+    expect(fetched()).toBe(2);
+    // and the address is over its budget for a request it waits for
+    expect((await authorize(app, publish('tools.example').clientId)).error).toMatch(OVER_CALLER);
   });
 });
 

@@ -20,7 +20,7 @@ interface FakeContext extends FetchRequestContext {
   readonly headers: Record<string, string>;
 }
 
-function requestFrom(remoteAddress: string, forwardedFor?: string): FakeContext {
+function requestFrom(remoteAddress: string | undefined, forwardedFor?: string): FakeContext {
   const headers: Record<string, string> = {};
   return {
     req: { socket: { remoteAddress } },
@@ -143,6 +143,17 @@ describe('budgets', () => {
     expect(err).toMatchObject({ error: 'temporarily_unavailable', status: 429 });
     expect(err.error_description).toMatch(/fetches from this host/);
     await expect(guard(requestFrom('198.51.100.9'), 'https://other.example/4.json')).resolves.toBeUndefined();
+  });
+
+  it('charges requests whose address is unknown (the client reset the connection) to one caller, not to none', async () => {
+    const { guard } = setup({ fetch: serveAny });
+    await guard(requestFrom(undefined), 'https://a.example/1.json');
+    await guard(requestFrom(undefined), 'https://b.example/2.json');
+    const err = await refusal(guard(requestFrom(undefined), 'https://c.example/3.json'));
+    expect(err).toMatchObject({ error: 'temporarily_unavailable', status: 429 });
+    expect(err.error_description).toMatch(/fetches for this client address/);
+    // a known address is a caller of its own
+    await expect(guard(requestFrom('198.51.100.1'), 'https://c.example/3.json')).resolves.toBeUndefined();
   });
 
   it('counts IPv6 callers by their /64', async () => {
