@@ -69,11 +69,13 @@ export function metadataDocumentFeature<C>(trust: MetadataDocumentTrust, guard?:
  * without `token_endpoint_auth_method` gets the default method, which needs a secret, and the
  * provider's schema check says "client_secret is mandatory property" before any rule of this
  * library sees it: to the author of a document, which may never hold a secret, that reads as
- * the opposite of the fix.
+ * the opposite of the fix. The provider says the same of an HMAC algorithm (`HS256`) or
+ * symmetric encryption named in a document that does say `none`, so the words name both
+ * causes (the description is all that is known here).
  */
 export function documentRefusalWords(description: string): string {
   if (description === 'client_secret is mandatory property') {
-    return `token_endpoint_auth_method must be "${PUBLIC_CLIENT_AUTH_METHOD}": a client ID metadata document holds no secret, and leaving the field out means ${PROTOCOL.defaultTokenEndpointAuthMethod}, which needs one`;
+    return `a client ID metadata document holds no secret: token_endpoint_auth_method must be "${PUBLIC_CLIENT_AUTH_METHOD}" (leaving it out means ${PROTOCOL.defaultTokenEndpointAuthMethod}), and no algorithm may be HMAC (HS256, HS384, HS512) or symmetric encryption, each of which needs a client_secret`;
   }
   return description;
 }

@@ -120,6 +120,7 @@ describe('a document URL with line separators', () => {
 });
 
 describe('metadata_document.failed, with its reason', () => {
+  const SECRET_NEEDED = /^The metadata document cannot be used: a client ID metadata document holds no secret: token_endpoint_auth_method must be "none" \(leaving it out means client_secret_post\), and no algorithm may be HMAC \(HS256, HS384, HS512\) or symmetric encryption, each of which needs a client_secret\.$/;
   type Case = [label: string, clientId: () => string, reason: string, summary: RegExp];
   const cases: Case[] = [
     ['a host that does not resolve', () => unserved('nxdomain.example'), 'dns', /^The host of the metadata document, nxdomain\.example:\d+, does not resolve\.$/],
@@ -130,8 +131,9 @@ describe('metadata_document.failed, with its reason', () => {
     ['a body that is not JSON', () => publish('tools.example', () => ({ body: 'not json {' })), 'invalid_content', /^The metadata document cannot be used: /],
     ['a document for another client_id', () => publish('tools.example', () => ({ body: loopbackApp('https://tools.example/someone-else.json') })), 'invalid_content', /client_id does not match/],
     // the provider says "client_secret is mandatory property": the opposite of the fix, for a document
-    ['a document without token_endpoint_auth_method', () => publish('tools.example', (id) => ({ body: { ...loopbackApp(id), token_endpoint_auth_method: undefined } })), 'invalid_content',
-      /^The metadata document cannot be used: token_endpoint_auth_method must be "none": a client ID metadata document holds no secret, and leaving the field out means client_secret_post, which needs one\.$/],
+    ['a document without token_endpoint_auth_method', () => publish('tools.example', (id) => ({ body: { ...loopbackApp(id), token_endpoint_auth_method: undefined } })), 'invalid_content', SECRET_NEEDED],
+    // the provider says the same of a document that does say "none" but names an HMAC algorithm
+    ['a document naming an HMAC algorithm', () => publish('tools.example', (id) => ({ body: { ...loopbackApp(id), id_token_signed_response_alg: 'HS256' } })), 'invalid_content', SECRET_NEEDED],
   ];
 
   it.each(cases)('%s, and again the same when the failure cache answers', async (_, make, reason, summary) => {
@@ -155,7 +157,7 @@ describe('metadata_document.failed, with its reason', () => {
     const res = await fetch(url, { redirect: 'manual' });
     expect(res.status).toBe(400);
     const page = await res.text();
-    expect(page).toContain('invalid_client_metadata: token_endpoint_auth_method must be &quot;none&quot;');
+    expect(page).toContain('invalid_client_metadata: a client ID metadata document holds no secret: token_endpoint_auth_method must be &quot;none&quot;');
     expect(page).not.toContain('client_secret is mandatory property');
   });
 

@@ -109,9 +109,9 @@ describe('metadataDocumentFeature', () => {
 });
 
 describe('documentRefusalWords', () => {
-  it('turns the provider\'s "client_secret is mandatory property" into the field a document must set', () => {
+  it('turns the provider\'s "client_secret is mandatory property" into what a document must say, for either cause', () => {
     expect(documentRefusalWords('client_secret is mandatory property')).toBe(
-      'token_endpoint_auth_method must be "none": a client ID metadata document holds no secret, and leaving the field out means client_secret_post, which needs one',
+      'a client ID metadata document holds no secret: token_endpoint_auth_method must be "none" (leaving it out means client_secret_post), and no algorithm may be HMAC (HS256, HS384, HS512) or symmetric encryption, each of which needs a client_secret',
     );
   });
 
