@@ -13,6 +13,6 @@ export { createAccountApiEngine } from './engine.ts';
 export type { AccountApiEngine, EngineAnswer } from './engine.ts';
 export type { AccountApiContext } from './resolvers.ts';
 export { typeDefs as accountApiTypeDefs, typeDefsFor as accountApiTypeDefsFor } from './schema.ts';
-export { ASSUMED_LIST_SIZE, MAX_FRAGMENT_NESTING, createQueryLimitsRule, measureSelectionSet } from './rules/query-limits.ts';
+export { ASSUMED_LIST_SIZE, MAX_FRAGMENT_NESTING, MAX_LISTS, createQueryLimitsRule, measureSelectionSet } from './rules/query-limits.ts';
 export type { Measure, QueryLimits } from './rules/query-limits.ts';
 export { NoIntrospectionRule } from './rules/no-introspection.ts';

@@ -23,8 +23,9 @@ export interface AccountApiOptions {
   /**
    * The most a query may cost: each field costs 1, and a list multiplies what is under it by
    * the `first` it can return (the cap when `first` is a variable; 10 for lists without
-   * `first`). Roughly an upper bound on the fields in the answer; every list of the viewer
-   * at the cap fits.
+   * `first`); a paged list costs at least its `first`, the items it has the data source
+   * fetch, whatever is selected under it. Roughly an upper bound on the fields in the answer
+   * and on the items fetched; every list of the viewer at the cap fits.
    * @default {@link ACCOUNT_API_RANGES}.maxCost.default
    */
   maxCost?: number;

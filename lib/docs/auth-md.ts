@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { accountApiTypeDefsFor, MAX_FRAGMENT_NESTING } from '../account-api/index.ts';
+import { accountApiTypeDefsFor, MAX_FRAGMENT_NESTING, MAX_LISTS } from '../account-api/index.ts';
 import { CONFIDENTIAL_CLIENT_AUTH_METHOD, loopbackPortRule, PROTOCOL, PUBLIC_CLIENT_AUTH_METHOD, REFRESH_TOKEN_GRANT } from '../constants.ts';
 import type { ResolvedOptions } from '../config/options.ts';
 import { ENDPOINTS } from '../endpoints.ts';
@@ -248,7 +248,7 @@ function limitsSection(options: ResolvedOptions, md: ResolvedAuthMdOptions): str
     rows.push(
       ['Account API page size (`first`)', `default ${Math.min(DEFAULT_PAGE_SIZE, accountApi.maxPageSize)}, maximum ${accountApi.maxPageSize}; a larger \`first\` is refused (\`BAD_USER_INPUT\`), not trimmed`],
       ['Account API query depth', `${accountApi.maxDepth} levels of fields; fragments nested in one another at most ${MAX_FRAGMENT_NESTING} levels`],
-      ['Account API query cost', `${accountApi.maxCost} (each field 1; a list multiplies what is under it by its \`first\`)`],
+      ['Account API query cost', `${accountApi.maxCost} (each field 1; a list multiplies what is under it by its \`first\`; a paged list costs at least its \`first\`, the items it fetches); at most ${MAX_LISTS} paged lists, aliases included`],
       ['Account API query size', `${accountApi.maxTokens} lexical tokens`],
       ['Account API request body', bytes(accountApi.maxBodyBytes)],
       ['Account API introspection', accountApi.introspection ? 'on' : 'off'],

@@ -20,7 +20,9 @@ import { createCatalogueService } from './catalogue.ts';
 import type { CatalogueService } from './catalogue.ts';
 import { MAX_PAGE_SIZE, resolvePage, toConnection } from './pagination.ts';
 import type { Connection, PageArgs } from './pagination.ts';
-import type { EnrolmentRecord, EventRegistrationRecord, MemberDataSource, MemberRef, OrderItemKind, OrderRecord, OrderStatus, RegistrationStatus } from '../contracts.ts';
+import type {
+  EnrolmentRecord, EventRegistrationRecord, MemberDataSource, MemberRef, OrderItemKind, OrderRecord, OrderStatus, PageRequest, RegistrationStatus,
+} from '../contracts.ts';
 import { formatMoney, toIsoInstant } from './values.ts';
 import type { Money } from './values.ts';
 
@@ -80,7 +82,11 @@ export interface EventRegistration {
   readonly event: EventSummary;
 }
 
-/** The signed-in member's data. Bound to one member at one site when created; no call can name another. */
+/**
+ * The signed-in member's data. Bound to one member at one site when created; no call can name
+ * another. A page asked for twice (the same list, `first` and `after`: two aliases of one
+ * query) is fetched once for the life of this object, as the profile is.
+ */
 export interface MemberAccount {
   readonly member: MemberRef;
   /** The member's own record (memoised for the life of this object). */
@@ -175,6 +181,18 @@ function createMemberAccount(source: MemberDataSource, member: MemberRef, maxPag
   }
   const progress = createBatchLoader(findProgress);
 
+  // a page asked for again (aliases) shares the first call: the same data, and one call less
+  const pages = new Map<string, Promise<unknown>>();
+  function once<T>(key: string, load: () => Promise<T>): Promise<T> {
+    let page = pages.get(key) as Promise<T> | undefined;
+    if (!page) {
+      page = load();
+      pages.set(key, page);
+    }
+    return page;
+  }
+  const keyOf = (list: string, page: PageRequest) => `${list}:${page.offset}:${page.limit}`;
+
   const account: MemberAccount = {
     member,
     profile() {
@@ -183,26 +201,29 @@ function createMemberAccount(source: MemberDataSource, member: MemberRef, maxPag
     },
     async enrolledCourses(args = {}) {
       const page = resolvePage('enrolments', args, maxPageSize);
-      return toConnection('enrolments', page, await source.listEnrolments(member, page), toEnrolledCourse);
+      return once(keyOf('enrolments', page), async () => toConnection('enrolments', page, await source.listEnrolments(member, page), toEnrolledCourse));
     },
     async enrolledCoursesWithProgress(args = {}) {
-      const connection = await account.enrolledCourses(args);
-      if (connection.nodes.length === 0) return { ...connection, nodes: [] };
-      // one lookup for the page, and plain values after it: no promise per course
-      const found = await findProgress(connection.nodes.map((c) => c.slug));
-      const nodes = connection.nodes.map((course) => ({ ...course, lastWatchedLecture: found.get(course.slug) ?? null }));
-      return { ...connection, nodes };
+      const page = resolvePage('enrolments', args, maxPageSize);
+      return once(keyOf('enrolments+progress', page), async () => {
+        const connection = await account.enrolledCourses(args);
+        if (connection.nodes.length === 0) return { ...connection, nodes: [] };
+        // one lookup for the page, and plain values after it: no promise per course
+        const found = await findProgress(connection.nodes.map((c) => c.slug));
+        const nodes = connection.nodes.map((course) => ({ ...course, lastWatchedLecture: found.get(course.slug) ?? null }));
+        return { ...connection, nodes };
+      });
     },
     lastWatchedLecture(courseSlug) {
       return progress(courseSlug).then((found) => found ?? null);
     },
     async orders(args = {}) {
       const page = resolvePage('orders', args, maxPageSize);
-      return toConnection('orders', page, await source.listOrders(member, page), toOrder);
+      return once(keyOf('orders', page), async () => toConnection('orders', page, await source.listOrders(member, page), toOrder));
     },
     async eventRegistrations(args = {}) {
       const page = resolvePage('eventRegistrations', args, maxPageSize);
-      return toConnection('eventRegistrations', page, await source.listEventRegistrations(member, page), toEventRegistration);
+      return once(keyOf('eventRegistrations', page), async () => toConnection('eventRegistrations', page, await source.listEventRegistrations(member, page), toEventRegistration));
     },
   };
   return Object.freeze(account);

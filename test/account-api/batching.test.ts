@@ -1,9 +1,13 @@
 /**
  * No N+1: a page of courses costs one enrolment call and one progress call, however the
- * query spells it (fragments, aliases), counted at the data source.
+ * query spells it (fragments, aliases), counted at the data source. Aliases do not multiply
+ * the calls past the query limits: a paged list is charged its page, a query takes at most
+ * MAX_LISTS of them, and aliases of one page share its call.
  */
 import { createDemoMemberData } from '../../examples/host/member-data.ts';
+import { MAX_LISTS } from '../../lib/account-api/index.ts';
 import type { MemberDataSource } from '../../lib/member-data/index.ts';
+import { encodeCursor } from '../../lib/member-data/pagination.ts';
 import { STUDENT } from '../support/flows.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
@@ -64,7 +68,7 @@ describe('data loading', () => {
   it('makes one call per list, not per item, with aliases', async () => {
     const res = await graphql(app, token, `{ viewer {
       a: enrolledCourses(first: 10) { nodes { slug lastWatchedLecture { lectureId } } }
-      b: enrolledCourses(first: 10, after: null) { nodes { title lastWatchedLecture { positionSeconds } } }
+      b: enrolledCourses(first: 5, after: null) { nodes { title lastWatchedLecture { positionSeconds } } }
       orders(first: 3) { nodes { items { title } } }
       eventRegistrations { nodes { event { title } } }
       email e2: email
@@ -83,5 +87,68 @@ describe('data loading', () => {
     await graphql(app, token, '{ viewer { nope } }');
     await graphql(app, undefined, '{ viewer { id email } }');
     expect(calls).toEqual([]);
+  });
+});
+
+describe('aliases of the paged lists', () => {
+  const aliases = (n: number, field: (i: number) => string) => `{ viewer { ${Array.from({ length: n }, (_, i) => `a${i}: ${field(i)}`).join(' ')} } }`;
+  const expectTooCostly = (res: Awaited<ReturnType<typeof graphql>>) => {
+    expect({ status: res.status, codes: res.body.errors?.map((e: { extensions: { code: string } }) => e.extensions.code) }).toMatchObject({ status: 400, codes: expect.arrayContaining(['QUERY_TOO_COSTLY']) });
+    expect(res.body.data).toBeUndefined();
+  };
+
+  it('refuses 180 full pages that select only __typename (a cost of 1-2 each, 18,000 items fetched), without a data-source call', async () => {
+    const res = await graphql(app, token, aliases(180, () => 'orders(first: 100) { __typename }'));
+    expect(count('listOrders')).toBe(0);
+    expectTooCostly(res);
+    expect(res.body.errors[0].extensions).toEqual({ code: 'QUERY_TOO_COSTLY', cost: 1 + 180 * 101, maxCost: 10_000 });
+    expect(calls).toEqual([]);
+  });
+
+  it(`refuses more than ${MAX_LISTS} paged lists however cheap, without a data-source call`, async () => {
+    const many = await graphql(app, token, aliases(332, () => 'orders { __typename }'));
+    expect(count('listOrders')).toBe(0);
+    expectTooCostly(many);
+    expect(many.body.errors).toContainEqual(expect.objectContaining({ extensions: { code: 'QUERY_TOO_COSTLY', lists: 332, maxLists: MAX_LISTS } }));
+    // small pages, each another one
+    const pages = await graphql(app, token, aliases(MAX_LISTS + 1, (i) => `orders(first: 1, after: "${encodeCursor('orders', i)}") { totalCount }`));
+    expect(count('listOrders')).toBe(0);
+    expectTooCostly(pages);
+    expect(pages.body.errors.map((e: { extensions: unknown }) => e.extensions)).toEqual([{ code: 'QUERY_TOO_COSTLY', lists: MAX_LISTS + 1, maxLists: MAX_LISTS }]);
+    expect(calls).toEqual([]);
+  });
+
+  it(`answers ${MAX_LISTS} of them, one call each`, async () => {
+    const res = await graphql(app, token, aliases(MAX_LISTS, (i) => `orders(first: 1, after: "${encodeCursor('orders', i)}") { totalCount }`));
+    expect(res.status).toBe(200);
+    expect(res.body.errors).toBeUndefined();
+    expect(count('listOrders')).toBe(MAX_LISTS);
+  });
+
+  it('shares one call among the aliases of one page', async () => {
+    const res = await graphql(app, token, `{ viewer {
+      a: orders(first: 2) { totalCount }
+      b: orders(first: 2, after: null) { nodes { id } }
+      c: enrolledCourses(first: 3) { nodes { slug lastWatchedLecture { lectureId } } }
+      d: enrolledCourses(first: 3) { nodes { slug lastWatchedLecture { lectureId } } }
+      e: enrolledCourses(first: 3) { totalCount }
+    } }`);
+    expect(res.status).toBe(200);
+    const { a, b, c, d, e } = res.body.data.viewer;
+    expect({ a: a.totalCount, b: b.nodes.length, e: e.totalCount }).toEqual({ a: 3, b: 2, e: 27 });
+    expect(d).toEqual(c);
+    expect(calls.map((call) => call.method).sort()).toEqual(['findLastWatchedLectures', 'listEnrolments', 'listOrders']);
+  });
+
+  it('still answers every list of the viewer at the cap, one call each', async () => {
+    const res = await graphql(app, token, `{ viewer { id email
+      enrolledCourses(first: 100) { nodes { slug title enrolledAt expireDate hasLifetimeAccess lastWatchedLecture { lectureId positionSeconds } } pageInfo { hasNextPage endCursor } totalCount }
+      orders(first: 100) { nodes { id number status createdAt total { amount currency } items { title kind quantity total { amount currency } } } pageInfo { hasNextPage endCursor } totalCount }
+      eventRegistrations(first: 100) { nodes { id status registeredAt event { id title startsAt } } pageInfo { hasNextPage endCursor } totalCount }
+    } }`);
+    expect(res.status).toBe(200);
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.viewer.enrolledCourses.nodes).toHaveLength(27);
+    expect(calls.map((call) => call.method).sort()).toEqual(['findLastWatchedLectures', 'findMember', 'listEnrolments', 'listEventRegistrations', 'listOrders']);
   });
 });

@@ -8,7 +8,7 @@ import { buildSchema, getIntrospectionQuery, parse, specifiedRules, validate } f
 import type { GraphQLError, ValidationRule } from 'graphql';
 
 import {
-  ASSUMED_LIST_SIZE, MAX_FRAGMENT_NESTING, NoIntrospectionRule, accountApiTypeDefs, createQueryLimitsRule, measureSelectionSet,
+  ASSUMED_LIST_SIZE, MAX_FRAGMENT_NESTING, MAX_LISTS, NoIntrospectionRule, accountApiTypeDefs, createQueryLimitsRule, measureSelectionSet,
 } from '../../lib/account-api/index.ts';
 import type { Measure, QueryLimits } from '../../lib/account-api/index.ts';
 
@@ -40,14 +40,31 @@ const FULL_AT_CAP = `{ viewer { id email
 describe('measure', () => {
   it('counts each field once and multiplies list items by first', () => {
     // viewer, enrolledCourses, nodes, 20 × (slug, title)
-    expect(measure('{ viewer { enrolledCourses { nodes { slug title } } } }')).toEqual({ cost: 3 + 20 * 2, depth: 4, nesting: 0 });
-    expect(measure('{ viewer { enrolledCourses(first: 5) { nodes { slug } totalCount } } }')).toEqual({ cost: 4 + 5, depth: 4, nesting: 0 });
+    expect(measure('{ viewer { enrolledCourses { nodes { slug title } } } }')).toEqual({ cost: 3 + 20 * 2, depth: 4, nesting: 0, lists: 1 });
+    expect(measure('{ viewer { enrolledCourses(first: 5) { nodes { slug } totalCount } } }')).toEqual({ cost: 4 + 5, depth: 4, nesting: 0, lists: 1 });
     expect(measure('{ viewer { enrolledCourses(first: 0) { nodes { slug } } } }').cost).toBe(3);
   });
 
   it('counts a variable first, or one above the cap, as the cap', () => {
     expect(measure('query ($n: Int) { viewer { enrolledCourses(first: $n) { nodes { slug } } } }').cost).toBe(3 + 100);
     expect(measure('{ viewer { enrolledCourses(first: 5000) { nodes { slug } } } }').cost).toBe(3 + 100);
+  });
+
+  it('charges a paged list its page, whatever is selected under it (the data source fetches the page all the same)', () => {
+    // viewer, orders, and the 100 items fetched: not 2 for one field
+    expect(measure('{ viewer { orders(first: 100) { __typename } } }').cost).toBe(2 + 100);
+    expect(measure('{ viewer { orders { totalCount } } }').cost).toBe(2 + 20);
+    expect(measure('{ viewer { orders { pageInfo { hasNextPage endCursor } } } }').cost).toBe(2 + 20);
+    expect(measure('query ($n: Int) { viewer { eventRegistrations(first: $n) { totalCount } } }').cost).toBe(2 + 100);
+    expect(measure('{ viewer { orders(first: 0) { totalCount } } }').cost).toBe(3);
+    // what is selected still counts when it is more than the page
+    expect(measure('{ viewer { orders(first: 5) { nodes { id number } totalCount } } }').cost).toBe(2 + (1 + 5 * 2) + 1);
+  });
+
+  it('counts the paged lists, aliases and fragments included', () => {
+    expect(measure('{ viewer { id email } }').lists).toBe(0);
+    expect(measure(`{ viewer { a: orders { totalCount } b: orders { totalCount } ...V ...V } }
+      fragment V on Viewer { enrolledCourses { nodes { slug } } eventRegistrations { totalCount } }`).lists).toBe(6);
   });
 
   it('assumes a size for lists without first', () => {
@@ -74,6 +91,7 @@ describe('measure', () => {
   it('prices every list of the viewer at the cap under the default maxCost', () => {
     const full = measure(FULL_AT_CAP);
     expect(full.depth).toBe(6);
+    expect(full.lists).toBe(3);
     expect(full.cost).toBeGreaterThan(5000);
     expect(full.cost).toBeLessThanOrEqual(LIMITS.maxCost);
   });
@@ -95,6 +113,33 @@ describe('createQueryLimitsRule', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]!.extensions).toMatchObject({ code: 'QUERY_TOO_COSTLY', maxCost: 10_000 });
     expect(errors[0]!.extensions.cost).toBeGreaterThan(10_000);
+  });
+
+  describe(`more than ${MAX_LISTS} paged lists (each a data-source call, however cheap)`, () => {
+    const aliases = (n: number, field: string) => `{ viewer { ${Array.from({ length: n }, (_, i) => `a${i}: ${field}`).join(' ')} } }`;
+
+    it('the README states the bound', () => {
+      const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+      expect(readme).toContain(`| more than ${MAX_LISTS} paged lists (\`enrolledCourses\`, \`orders\`, \`eventRegistrations\`), aliases and fragments included | 400 | \`QUERY_TOO_COSTLY\` (\`lists\`, \`maxLists\`) |`);
+    });
+
+    it(`takes ${MAX_LISTS}`, () => {
+      expect(errorsOf(aliases(MAX_LISTS, 'orders(first: 1) { totalCount }'))).toEqual([]);
+    });
+
+    it('refuses one more with QUERY_TOO_COSTLY, within the cost', () => {
+      const query = aliases(MAX_LISTS + 1, 'orders(first: 1) { totalCount }');
+      expect(measure(query).cost).toBeLessThan(100);
+      expect(errorsOf(query).map((e) => e.extensions)).toEqual([{ code: 'QUERY_TOO_COSTLY', lists: MAX_LISTS + 1, maxLists: MAX_LISTS }]);
+    });
+
+    it('refuses the aliases of a paged list by the cost too when their pages are over it', () => {
+      const errors = errorsOf(aliases(180, 'orders(first: 100) { __typename }'));
+      expect(errors.map((e) => e.extensions)).toEqual([
+        { code: 'QUERY_TOO_COSTLY', cost: 1 + 180 * 101, maxCost: 10_000 },
+        { code: 'QUERY_TOO_COSTLY', lists: 180, maxLists: MAX_LISTS },
+      ]);
+    });
   });
 
   describe('fragments nested in one another (a chain of named fragments parses flat, then overflowed the stack)', () => {

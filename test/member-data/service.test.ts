@@ -80,6 +80,23 @@ describe('forMember', () => {
     await account.profile();
     expect(calls.filter((c) => c.method === 'findMember')).toHaveLength(1);
   });
+
+  it('fetches a page asked for again (an alias) once, however its arguments are spelt', async () => {
+    const { source, calls } = fakeSource(['a', 'b', 'c'].map((s) => course(s)));
+    const account = createMemberDataService(source).forMember(STUDENT);
+    const [plain, same, withProgress, again] = await Promise.all([
+      account.enrolledCourses({ first: 2 }), account.enrolledCourses({ first: 2, after: null }),
+      account.enrolledCoursesWithProgress({ first: 2 }), account.enrolledCoursesWithProgress({ first: 2 }),
+    ]);
+    expect(same).toBe(plain);
+    expect(again).toBe(withProgress);
+    expect(calls.map((c) => c.method)).toEqual(['listEnrolments', 'findLastWatchedLectures']);
+    // another page, another list: their own calls
+    const next = await account.enrolledCourses({ first: 2, after: plain.pageInfo.endCursor });
+    await Promise.all([account.orders({ first: 2 }), account.eventRegistrations({ first: 2 }), account.orders({ first: 3 })]);
+    expect(next.nodes.map((n) => n.slug)).toEqual(['c']);
+    expect(calls.map((c) => c.method)).toEqual(['listEnrolments', 'findLastWatchedLectures', 'listEnrolments', 'listOrders', 'listEventRegistrations', 'listOrders']);
+  });
 });
 
 describe('values', () => {

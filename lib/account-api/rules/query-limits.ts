@@ -1,13 +1,24 @@
 /**
- * A validation rule that refuses queries deeper than `maxDepth` or costlier than `maxCost`
- * before anything runs. Validation results are cached per document, so the measure cannot
- * depend on variables: a `first` given as a variable counts as the cap.
+ * A validation rule that refuses queries deeper than `maxDepth`, costlier than `maxCost` or
+ * with more than {@link MAX_LISTS} paged lists, before anything runs. Validation results are
+ * cached per document, so the measure cannot depend on variables: a `first` given as a
+ * variable counts as the cap.
  *
  * Cost: every field costs 1; a list field multiplies the cost of what it selects by how
  * many items it can return: the `first` of the connection it belongs to, or
- * {@link ASSUMED_LIST_SIZE} for plain lists (order items). Introspection fields are not
- * measured: graphql-js's MaxIntrospectionDepthRule bounds them, and in production they are
- * refused outright.
+ * {@link ASSUMED_LIST_SIZE} for plain lists (order items). A paged list (a field with
+ * `first`: the viewer's enrolledCourses, orders and eventRegistrations) is one data-source
+ * call that fetches its page whatever is selected under it, so it costs at least its `first`:
+ * `orders(first: 100) { totalCount }` costs 102, not 2. The cost so bounds both the fields
+ * answered and the items fetched.
+ *
+ * Paged lists: each is its own data-source call (aliases included), however little it costs,
+ * so their number is bounded apart from the cost: a cost high enough per call to bound the
+ * calls would refuse small pages under small budgets, and the cost of small pages alone lets
+ * `maxTokens` be the only bound (hundreds of `orders(first: 1)` aliases).
+ *
+ * Introspection fields are not measured: graphql-js's MaxIntrospectionDepthRule bounds them,
+ * and in production they are refused outright.
  *
  * @module
  */
@@ -18,6 +29,12 @@ import type {
 
 /** The assumed length of a list without a `first` argument. */
 export const ASSUMED_LIST_SIZE = 10;
+
+/**
+ * How many paged lists (fields with `first`; each a data-source call) one query may ask for,
+ * aliases included. The schema has three; the rest is room for aliased pages.
+ */
+export const MAX_LISTS = 10;
 
 /** How many fragments (named or inline) may be nested in one another. */
 export const MAX_FRAGMENT_NESTING = 100;
@@ -36,9 +53,11 @@ export interface Measure {
   readonly depth: number;
   /** the fragments nested in one another inside, at most; past {@link MAX_FRAGMENT_NESTING}, not measured further */
   readonly nesting: number;
+  /** the paged lists (fields with `first`) inside, each a data-source call; see {@link MAX_LISTS} */
+  readonly lists: number;
 }
 
-const NOTHING: Measure = { cost: 0, depth: 0, nesting: 0 };
+const NOTHING: Measure = { cost: 0, depth: 0, nesting: 0, lists: 0 };
 
 function pageSizeOf(node: FieldNode, field: GraphQLField<unknown, unknown>, limits: QueryLimits): number | undefined {
   const arg = field.args.find((a) => a.name === 'first');
@@ -52,7 +71,7 @@ function pageSizeOf(node: FieldNode, field: GraphQLField<unknown, unknown>, limi
 }
 
 /** A fragment's measure, seen from the selection set that holds it: one level more of nesting. */
-const inFragment = (inner: Measure): Measure => ({ cost: inner.cost, depth: inner.depth, nesting: inner.nesting + 1 });
+const inFragment = (inner: Measure): Measure => ({ ...inner, nesting: inner.nesting + 1 });
 
 /** Measures an operation's selection set; exported for tests and for tuning `maxCost`. */
 export function measureSelectionSet(context: ValidationContext, selectionSet: SelectionSetNode, type: GraphQLNamedType, limits: QueryLimits): Measure {
@@ -66,20 +85,24 @@ export function measureSelectionSet(context: ValidationContext, selectionSet: Se
     let cost = 0;
     let depth = 0;
     let nesting = 0;
+    let lists = 0;
     for (const selection of set.selections) {
       let m: Measure = NOTHING;
       if (selection.kind === Kind.FIELD) {
         if (selection.name.value.startsWith('__')) continue;
         const field = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[selection.name.value] : undefined;
         if (!field) continue; // FieldsOnCorrectTypeRule reports it
-        const inner = selection.selectionSet
-          ? measure(selection.selectionSet, getNamedType(field.type), pageSizeOf(selection, field, limits), level)
-          : NOTHING;
+        const page = pageSizeOf(selection, field, limits);
+        const inner = selection.selectionSet ? measure(selection.selectionSet, getNamedType(field.type), page, level) : NOTHING;
         const items = isListType(getNullableType(field.type)) ? (pageSize ?? ASSUMED_LIST_SIZE) : 1;
-        m = { cost: 1 + items * inner.cost, depth: 1 + inner.depth, nesting: inner.nesting };
+        const under = items * inner.cost;
+        // a paged list fetches its page whatever is selected under it (`{ totalCount }`, `{ __typename }`)
+        m = page === undefined
+          ? { cost: 1 + under, depth: 1 + inner.depth, nesting: inner.nesting, lists: items * inner.lists }
+          : { cost: 1 + Math.max(page, under), depth: 1 + inner.depth, nesting: inner.nesting, lists: 1 + items * inner.lists };
       } else if (level >= MAX_FRAGMENT_NESTING) {
         // one level too many: reported from the nesting, not measured (nor recursed into) further
-        m = { cost: 0, depth: 0, nesting: 1 };
+        m = { ...NOTHING, nesting: 1 };
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const condition = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
         if (condition) m = inFragment(measure(selection.selectionSet, condition, pageSize, level + 1));
@@ -105,8 +128,9 @@ export function measureSelectionSet(context: ValidationContext, selectionSet: Se
       cost += m.cost;
       depth = Math.max(depth, m.depth);
       nesting = Math.max(nesting, m.nesting);
+      lists += m.lists;
     }
-    return { cost, depth, nesting };
+    return { cost, depth, nesting, lists };
   }
 
   return measure(selectionSet, type, undefined, 0);
@@ -118,7 +142,7 @@ export function createQueryLimitsRule(limits: QueryLimits): ValidationRule {
       OperationDefinition(node) {
         const root = context.getSchema().getRootType(node.operation);
         if (!root) return false;
-        const { cost, depth, nesting } = measureSelectionSet(context, node.selectionSet, root, limits);
+        const { cost, depth, nesting, lists } = measureSelectionSet(context, node.selectionSet, root, limits);
         if (nesting > MAX_FRAGMENT_NESTING) {
           context.reportError(new GraphQLError(`The query nests fragments more than ${MAX_FRAGMENT_NESTING} levels deep; at most ${MAX_FRAGMENT_NESTING} are allowed.`, {
             nodes: [node],
@@ -133,9 +157,15 @@ export function createQueryLimitsRule(limits: QueryLimits): ValidationRule {
           }));
         }
         if (cost > limits.maxCost) {
-          context.reportError(new GraphQLError(`The query could return up to ${cost} fields; at most ${limits.maxCost} are allowed. Ask for fewer fields, fewer aliases or smaller pages (first).`, {
+          context.reportError(new GraphQLError(`The query could return or fetch up to ${cost} fields and items; at most ${limits.maxCost} are allowed. Ask for fewer fields, fewer aliases or smaller pages (first).`, {
             nodes: [node],
             extensions: { code: 'QUERY_TOO_COSTLY', cost, maxCost: limits.maxCost },
+          }));
+        }
+        if (lists > MAX_LISTS) {
+          context.reportError(new GraphQLError(`The query asks for ${lists} paged lists, aliases included; at most ${MAX_LISTS} are allowed. Ask for fewer aliases, and for further pages in further requests.`, {
+            nodes: [node],
+            extensions: { code: 'QUERY_TOO_COSTLY', lists, maxLists: MAX_LISTS },
           }));
         }
         return false;

@@ -5,7 +5,7 @@
  * @module
  */
 import { UNAVAILABLE_CODE } from '../../account-api/errors.ts';
-import { ACCOUNT_API_ACCESS, MAX_FRAGMENT_NESTING } from '../../account-api/index.ts';
+import { ACCOUNT_API_ACCESS, MAX_FRAGMENT_NESTING, MAX_LISTS } from '../../account-api/index.ts';
 import type { ResolvedOptions } from '../../config/options.ts';
 import { CONFIDENTIAL_CLIENT_AUTH_METHOD, MCP_REVISIONS, PROTOCOL, PUBLIC_CLIENT_AUTH_METHOD } from '../../constants.ts';
 import { ENDPOINTS } from '../../endpoints.ts';
@@ -286,7 +286,7 @@ const DESCRIBE: Record<EndpointId, Describe> = {
     const pageSizeError = `\`BAD_USER_INPUT\` (\`extensions.reason\` \`${pageSizeTooLarge}\`, \`extensions.maximum\` ${limits.maxPageSize})`;
     const post = bearerOperation(ACCOUNT_API_ACCESS, {
       tags: [TAGS.account.name],
-      description: `One GraphQL operation per request, for the signed-in member at the token's site. Query limits (a 400 over one): depth ${limits.maxDepth}, fragments nested at most ${MAX_FRAGMENT_NESTING} levels, cost ${limits.maxCost}, ${limits.maxTokens} tokens; body ${limits.maxBodyBytes} bytes (a 413 over it). Lists take \`first\` at most ${limits.maxPageSize}; a larger one is not a 400: its field is \`null\` in a 200, with the error ${pageSizeError}. Introspection is ${limits.introspection ? 'on' : 'off'}. A request without a token is refused (no anonymous mode).`,
+      description: `One GraphQL operation per request, for the signed-in member at the token's site. Query limits (a 400 over one): depth ${limits.maxDepth}, fragments nested at most ${MAX_FRAGMENT_NESTING} levels, cost ${limits.maxCost} (a paged list costs at least its \`first\`), at most ${MAX_LISTS} paged lists (aliases included), ${limits.maxTokens} tokens; body ${limits.maxBodyBytes} bytes (a 413 over it). Lists take \`first\` at most ${limits.maxPageSize}; a larger one is not a 400: its field is \`null\` in a 200, with the error ${pageSizeError}. Introspection is ${limits.introspection ? 'on' : 'off'}. A request without a token is refused (no anonymous mode).`,
       requestBody: {
         required: true,
         content: jsonContent(ref('schemas', 'GraphQLRequest'), { query: '{ viewer { id email enrolledCourses(first: 10) { nodes { slug expireDate hasLifetimeAccess } } } }' }),
