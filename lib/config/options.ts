@@ -15,7 +15,7 @@ import type { ClientMetadata, JWKS } from 'oidc-provider';
 
 import type { AdapterFactory } from '../../adapters/types.ts';
 import type { AccountApiOptions, ResolvedAccountApiOptions } from '../account-api/options.ts';
-import type { DEFAULT_TTL } from '../constants.ts';
+import { DEFAULT_TTL } from '../constants.ts';
 import type {
   AccountStore, Logger, MemberDataSource, SiteStore,
 } from '../contracts.ts';
@@ -32,7 +32,7 @@ import type { Audience } from '../scopes/catalogue.ts';
  * What the options of {@link PlatformAuthOptions} are when left out, in the shape of the
  * options (`client` is each entry of `clients`). The one place these defaults are written:
  * the validator reads them, the TSDoc below and the README table point here. Token
- * lifetimes are {@link DEFAULT_TTL}.
+ * lifetimes default to {@link DEFAULT_TTL}; `ttl` holds their bounds.
  */
 export const OPTION_DEFAULTS = Object.freeze({
   clients: Object.freeze([]) as readonly StaticClient[],
@@ -40,6 +40,21 @@ export const OPTION_DEFAULTS = Object.freeze({
   idTokens: true,
   events: true,
   operatorRoles: Object.freeze(['owner', 'admin']) as readonly string[],
+  // Upper bounds catch a lifetime written in milliseconds (60000 for a 60 s code) and keep
+  // every expiry a date (a `new Date(exp * 1000)` of 9e12 s throws). Each is well above
+  // what a deployment needs; every default is inside.
+  ttl: Object.freeze({
+    // a bearer token works for whoever holds it until it expires: longer use is what refresh
+    // tokens are for
+    accessToken: Object.freeze({ min: 1, max: 86_400, default: DEFAULT_TTL.accessToken, unit: 'seconds' }),
+    refreshToken: Object.freeze({ min: 1, max: 365 * 86_400, default: DEFAULT_TTL.refreshToken, unit: 'seconds' }),
+    // RFC 6749 §4.1.2: "A maximum authorization code lifetime of 10 minutes is RECOMMENDED"
+    authorizationCode: Object.freeze({ min: 1, max: 600, default: DEFAULT_TTL.authorizationCode, unit: 'seconds' }),
+    // a sign-in or consent page left open for longer starts again
+    interaction: Object.freeze({ min: 1, max: 86_400, default: DEFAULT_TTL.interaction, unit: 'seconds' }),
+    session: Object.freeze({ min: 1, max: 365 * 86_400, default: DEFAULT_TTL.session, unit: 'seconds' }),
+    grant: Object.freeze({ min: 1, max: 365 * 86_400, default: DEFAULT_TTL.grant, unit: 'seconds' }),
+  }),
   introspectionClients: Object.freeze([]) as readonly string[],
   proxy: false,
   // one proxy (a load balancer) in front: it appends the client's address to X-Forwarded-For
@@ -279,40 +294,44 @@ export interface SignInThrottleOptions {
   maxDelaySeconds?: number;
 }
 
-/** Token and session lifetimes, in seconds; each a positive whole number. */
 /** The lifetimes `options.ttl` sets: exactly the keys of {@link DEFAULT_TTL}. */
 export type LifetimeName = keyof typeof DEFAULT_TTL;
 
+/**
+ * Token and session lifetimes, in seconds; each a whole number within its bounds
+ * ({@link OPTION_DEFAULTS}.ttl). The ID token's is fixed (`PROTOCOL.idTokenLifetime`).
+ */
 export interface TokenLifetimes {
   /**
-   * An access token.
-   * @default {@link DEFAULT_TTL}.accessToken
+   * An access token. It works for whoever holds it until it expires; refresh tokens are for
+   * longer use.
+   * @default {@link OPTION_DEFAULTS}.ttl.accessToken.default
    */
   accessToken?: number;
   /**
    * A refresh token; it is rotated on every use.
-   * @default {@link DEFAULT_TTL}.refreshToken
+   * @default {@link OPTION_DEFAULTS}.ttl.refreshToken.default
    */
   refreshToken?: number;
   /**
-   * An authorization code (single use).
-   * @default {@link DEFAULT_TTL}.authorizationCode
+   * An authorization code (single use); RFC 6749 §4.1.2 recommends at most 10 minutes.
+   * @default {@link OPTION_DEFAULTS}.ttl.authorizationCode.default
    */
   authorizationCode?: number;
   /**
    * How long a sign-in/consent page stays valid.
-   * @default {@link DEFAULT_TTL}.interaction
+   * @default {@link OPTION_DEFAULTS}.ttl.interaction.default
    */
   interaction?: number;
   /**
    * The browser sign-in session.
-   * @default {@link DEFAULT_TTL}.session
+   * @default {@link OPTION_DEFAULTS}.ttl.session.default
    */
   session?: number;
   /**
    * A user's consent to a client. Its tokens end with it, so it is at least as long as
    * `accessToken` and `refreshToken` (refused at start-up otherwise).
-   * @default {@link DEFAULT_TTL}.grant
+   * @default {@link OPTION_DEFAULTS}.ttl.grant.default
    */
   grant?: number;
 }

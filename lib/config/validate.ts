@@ -32,7 +32,7 @@ import {
 } from './check.ts';
 import { OPTION_DEFAULTS } from './options.ts';
 import type {
-  ClientIdMetadataDocumentOptions, MemberClientOptions, MetadataDocumentFetch, MetadataDocumentFetchBudget, PlatformAuthOptions, RegistrationOptions,
+  ClientIdMetadataDocumentOptions, LifetimeName, MemberClientOptions, MetadataDocumentFetch, MetadataDocumentFetchBudget, PlatformAuthOptions, RegistrationOptions,
   RegistrationRateLimitOptions, ResolvedClientIdMetadataDocuments, ResolvedOptions, ResolvedRegistration, SignInThrottleOptions, StaticClient, TokenLifetimes,
   VendorIntegration,
 } from './options.ts';
@@ -228,14 +228,25 @@ function checkCookieKeys(value: unknown, production: boolean): string[] {
   });
 }
 
+/**
+ * One lifetime of `options.ttl`: whole seconds within its bounds. A value a thousand times a
+ * valid one is most likely milliseconds (`authorizationCode: 60000`), and the message says so.
+ */
+function checkLifetime(name: LifetimeName, value: unknown): number {
+  const range = OPTION_DEFAULTS.ttl[name];
+  if (Number.isSafeInteger(value) && (value as number) >= range.min && (value as number) <= range.max) return value as number;
+  const seconds = typeof value === 'number' ? value / 1000 : NaN;
+  const hint = Number.isSafeInteger(seconds) && seconds >= range.min && seconds <= range.max ? `; it counts seconds, not milliseconds: write ${seconds}` : '';
+  fail(`options.ttl.${name} must be a whole number of seconds from ${range.min} to ${range.max}; got ${show(value)}${hint}. Leave it out for the default, ${range.default}`);
+}
+
 function checkTtl(value: unknown): Required<TokenLifetimes> {
   // arrays have always passed here (`[]` reads as `{}`); checkObject keeps that
   const given = checkObject('options.ttl', value, 'an object of lifetimes in seconds', { allowArray: true }) ?? {};
   const out: Required<TokenLifetimes> = { ...DEFAULT_TTL };
   for (const [name, seconds] of Object.entries(given)) {
-    if (!(name in DEFAULT_TTL)) unknownKey('options.ttl', name, Object.keys(DEFAULT_TTL), 'lifetime');
-    if (!Number.isSafeInteger(seconds) || (seconds as number) <= 0) mustBe(`options.ttl.${name}`, 'a positive whole number of seconds', seconds);
-    out[name as keyof TokenLifetimes] = seconds as number;
+    if (!Object.hasOwn(DEFAULT_TTL, name)) unknownKey('options.ttl', name, Object.keys(DEFAULT_TTL), 'lifetime');
+    out[name as LifetimeName] = checkLifetime(name as LifetimeName, seconds);
   }
   // oidc-provider treats a token whose grant has expired as gone: a token outliving its grant
   // would stop working before its expires_in (or its refresh) said

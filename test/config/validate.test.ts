@@ -9,6 +9,8 @@ import { ConfigurationError, createPlatformAuth } from '../../lib/index.ts';
 import type { PlatformAuthOptions } from '../../lib/index.ts';
 import { validateOptions } from '../../lib/config/validate.ts';
 import { createCookieKey } from '../../lib/keys/secrets.ts';
+import { DEFAULT_TTL } from '../../lib/constants.ts';
+import { OPTION_DEFAULTS } from '../../lib/config/options.ts';
 
 const accounts = { authenticate: async () => undefined, findById: async () => undefined };
 const quiet = { info() {}, warn() {}, error() {} };
@@ -143,7 +145,8 @@ describe('other options', () => {
 
   it('refuses unknown or non-positive lifetimes', async () => {
     expect(await rejection({ ttl: { forever: 1 } as never })).toMatch(/options\.ttl\.forever is not a known lifetime/);
-    expect(await rejection({ ttl: { accessToken: 0 } })).toMatch(/options\.ttl\.accessToken must be a positive whole number/);
+    expect(await rejection({ ttl: { toString: 1 } as never })).toMatch(/options\.ttl\.toString is not a known lifetime/);
+    expect(await rejection({ ttl: { accessToken: 0 } })).toMatch(/^options\.ttl\.accessToken must be a whole number of seconds from 1 to 86400; got 0\./);
   });
 });
 
@@ -371,8 +374,48 @@ describe('ttl: tokens end with their grant', () => {
   });
 
   it('takes tokens as long as the grant', async () => {
-    const resolved = await validateOptions({ ...base, ttl: { refreshToken: 30 * 86_400, grant: 30 * 86_400, accessToken: 30 * 86_400 } });
+    const resolved = await validateOptions({ ...base, ttl: { refreshToken: 30 * 86_400, grant: 30 * 86_400, accessToken: 86_400 } });
     expect(resolved.ttl.refreshToken).toBe(30 * 86_400);
+    const day = await validateOptions({ ...base, ttl: { refreshToken: 86_400, grant: 86_400, accessToken: 86_400 } });
+    expect(day.ttl.accessToken).toBe(day.ttl.grant);
+  });
+});
+
+describe('ttl: each lifetime has an upper bound', () => {
+  const YEAR = 365 * 86_400;
+  const BOUNDS = { accessToken: 86_400, refreshToken: YEAR, authorizationCode: 600, interaction: 86_400, session: YEAR, grant: YEAR } as const;
+  const fix = (name: keyof typeof BOUNDS) => `Leave it out for the default, ${DEFAULT_TTL[name]}`;
+
+  it('keeps every default within its bounds, and the README table prints them', () => {
+    for (const [name, max] of Object.entries(BOUNDS) as [keyof typeof BOUNDS, number][]) {
+      expect(OPTION_DEFAULTS.ttl[name]).toEqual({ min: 1, max, default: DEFAULT_TTL[name], unit: 'seconds' });
+    }
+  });
+
+  it('takes each lifetime at its bound (grant raised to cover the tokens)', async () => {
+    const resolved = await validateOptions({ ...base, ttl: { ...BOUNDS } });
+    expect(resolved.ttl).toEqual(BOUNDS);
+  });
+
+  it.each([
+    ['authorizationCode', 601], ['accessToken', 86_401], ['interaction', 86_401],
+    ['refreshToken', YEAR + 1], ['session', YEAR + 1], ['grant', YEAR + 1], ['accessToken', 9_000_000_000_000],
+  ] as const)('refuses %s: %p, above its bound', async (name, seconds) => {
+    expect(await rejection({ ttl: { [name]: seconds, grant: name === 'grant' ? seconds : YEAR } }))
+      .toBe(`options.ttl.${name} must be a whole number of seconds from 1 to ${BOUNDS[name]}; got ${seconds}. ${fix(name)}`);
+  });
+
+  it.each([
+    ['authorizationCode', 60_000, 60], ['accessToken', 3_600_000, 3600], ['interaction', 3_600_000, 3600],
+    ['refreshToken', 1_209_600_000, 1_209_600], ['session', 1_209_600_000, 1_209_600], ['grant', 1_209_600_000, 1_209_600],
+  ] as const)('refuses %s: %p, written in milliseconds, saying what to write', async (name, ms, seconds) => {
+    expect(await rejection({ ttl: { [name]: ms } }))
+      .toBe(`options.ttl.${name} must be a whole number of seconds from 1 to ${BOUNDS[name]}; got ${ms}; it counts seconds, not milliseconds: write ${seconds}. ${fix(name)}`);
+  });
+
+  it('refuses a lifetime that is not a whole number, without the milliseconds hint', async () => {
+    expect(await rejection({ ttl: { accessToken: 2.5 } })).toBe(`options.ttl.accessToken must be a whole number of seconds from 1 to 86400; got 2.5. ${fix('accessToken')}`);
+    expect(await rejection({ ttl: { accessToken: '3600' as never } })).toBe(`options.ttl.accessToken must be a whole number of seconds from 1 to 86400; got "3600". ${fix('accessToken')}`);
   });
 });
 
