@@ -7,8 +7,15 @@
  * endpoint table names it (`/oauth/authorize/:uid`).
  * Storage outages are not among them: they are 503s, logged by lib/storage/outage-log.ts.
  *
+ * An error that escapes oidc-provider's error handlers (it saves the session after they have
+ * run) reaches the provider's Koa application, which emits it as `error`; with no listener,
+ * Koa printed its stack with `console.error`, past the logger. It is logged here the same way,
+ * once: not again when the request already logged that line as a `server_error` (a session
+ * save failing in the handler, then again after it).
+ *
  * @module
  */
+import type Koa from 'koa';
 import type Provider from 'oidc-provider';
 
 import type { Logger } from '../contracts.ts';
@@ -41,6 +48,31 @@ export function serverErrorLine(ctx: ErrorContext, error: unknown): string {
   return `platform-auth: oidc-provider answered server_error to ${where}${requestTag(requestId)}: ${what}`;
 }
 
+/** What Koa's own `error` printer skips: not-found and client errors (`expose`), no failure of this server. */
+function isClientError(error: unknown): boolean {
+  const { status, expose } = (error ?? {}) as { status?: unknown; expose?: unknown };
+  return status === 404 || Boolean(expose);
+}
+
 export function logProviderErrors(provider: Provider, logger: Logger): void {
-  provider.on('server_error', (ctx: ErrorContext, error: unknown) => logger.error(serverErrorLine(ctx, error)));
+  // the lines each request logged as server_error, so an escape of the same failure is not logged twice
+  const logged = new WeakMap<object, Set<string>>();
+  provider.on('server_error', (ctx: ErrorContext, error: unknown) => {
+    const line = serverErrorLine(ctx, error);
+    const lines = logged.get(ctx);
+    if (lines) lines.add(line);
+    else logged.set(ctx, new Set([line]));
+    logger.error(line);
+  });
+  // the provider is a Koa application (oidc-provider's event types leave `error` out); Koa
+  // attaches its console printer in `callback()` only when nothing listens to `error`, and
+  // one attached by an earlier `callback()` is taken off
+  const app: Koa = provider;
+  app.off('error', app.onerror);
+  app.on('error', (error: unknown, ctx: ErrorContext | undefined) => {
+    if (isClientError(error)) return;
+    const line = serverErrorLine(ctx ?? {}, error);
+    if (ctx && logged.get(ctx)?.has(line)) return;
+    logger.error(line);
+  });
 }

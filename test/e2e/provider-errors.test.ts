@@ -4,6 +4,10 @@
  * request's code, verifier or any secret (nor a resume's uid, the interaction cookies' value):
  * a host can see why a connector failed.
  */
+import { jest } from '@jest/globals';
+
+import { createMemoryAdapter } from '../../adapters/memory.ts';
+import type { AdapterFactory } from '../../adapters/types.ts';
 import { createAccountStore } from '../../examples/host/seed.ts';
 import { Browser, findForm, isPage } from '../support/browser.ts';
 import { MEMBER, STUDENT, buildAuthorizeUrl, obtainCode, postForm } from '../support/flows.ts';
@@ -72,4 +76,86 @@ it('logs a failed resume by its route, never its uid (the value of the interacti
   const lines = app.warnings.slice(before).filter((w) => w.includes('server_error'));
   expect(lines).toEqual([expect.stringMatching(/^platform-auth: oidc-provider answered server_error to GET \/oauth\/authorize\/:uid \(resume\) \[request [^\]]+\]: Error: the account directory is misconfigured$/)]);
   for (const secret of [uid, ...cookies]) expect(lines[0]).not.toContain(secret);
+});
+
+/**
+ * oidc-provider saves the session after its error handler has run, so a session store that
+ * fails fails twice: inside the handler (a server_error) and after it, where the error escapes
+ * to the provider's Koa application. Koa printed that one with console.error, past the logger.
+ */
+describe('an error escaping oidc-provider\'s error handler', () => {
+  let escaping: RunningApp;
+  /** the messages the next Session writes fail with, one per write; none: the writes succeed */
+  let failures: string[] = [];
+
+  beforeAll(async () => {
+    const memory = createMemoryAdapter();
+    const adapter = ((model: string) => {
+      const inner = memory(model);
+      if (model !== 'Session') return inner;
+      return new Proxy(inner, {
+        get(target, property) {
+          const value: unknown = Reflect.get(target, property);
+          if (typeof value !== 'function') return value;
+          if (property !== 'upsert') return value.bind(target);
+          return (...args: unknown[]) => {
+            const message = failures.shift();
+            if (message === undefined) return (value as (...a: unknown[]) => unknown).apply(target, args);
+            const error = new Error(message);
+            error.name = 'ReplyError';
+            return Promise.reject(error);
+          };
+        },
+      });
+    }) as AdapterFactory;
+    escaping = await startApp({ auth: { adapter } });
+  });
+  afterAll(() => escaping.stop());
+
+  /** A silent authorization of a signed-in browser whose session writes fail with `messages`. */
+  async function failingAuthorization(messages: string[]) {
+    const browser = new Browser(escaping.baseUrl);
+    await obtainCode(escaping.baseUrl, MEMBER, { scope: 'openid account:read' }, STUDENT, browser);
+    const printed = jest.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const before = escaping.warnings.length;
+      failures = [...messages];
+      const url = buildAuthorizeUrl(escaping.baseUrl, MEMBER, { scope: 'openid account:read', challenge: pkcePair().challenge, state: 's', extra: { prompt: 'none' } });
+      const res = await browser.request(url, { headers: { 'x-request-id': 'req-escape' } });
+      await res.arrayBuffer();
+      // Koa emits the escaped error before it answers; give a late one time to show
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return { status: res.status, lines: escaping.warnings.slice(before), printed: printed.mock.calls };
+    } finally {
+      failures = [];
+      printed.mockRestore();
+    }
+  }
+
+  it('is logged once, with the request id, and nothing goes to console.error', async () => {
+    const noperm = 'NOPERM this user has no permissions to access one of the keys used as arguments';
+    const { status, lines, printed } = await failingAuthorization([noperm, noperm]);
+    expect(status).toBe(500);
+    expect(failures).toEqual([]);
+    expect(lines).toEqual([`platform-auth: oidc-provider answered server_error to GET /oauth/authorize (authorization) [request req-escape]: ReplyError: ${noperm}`]);
+    expect(printed).toEqual([]);
+  });
+
+  it('is logged when it is not the failure the request already logged', async () => {
+    const { lines, printed } = await failingAuthorization(['NOPERM first write', 'LOADING second write']);
+    expect(lines).toEqual([
+      'platform-auth: oidc-provider answered server_error to GET /oauth/authorize (authorization) [request req-escape]: ReplyError: NOPERM first write',
+      'platform-auth: oidc-provider answered server_error to GET /oauth/authorize (authorization) [request req-escape]: ReplyError: LOADING second write',
+    ]);
+    expect(printed).toEqual([]);
+  });
+
+  it('leaves client errors (expose, 404) unlogged, as Koa did', () => {
+    const before = escaping.warnings.length;
+    const provider = escaping.auth.provider as unknown as import('koa');
+    provider.emit('error', Object.assign(new Error('bad request'), { status: 400, expose: true }), { method: 'GET', path: '/x' });
+    provider.emit('error', Object.assign(new Error('not found'), { status: 404 }), { method: 'GET', path: '/x' });
+    expect(escaping.warnings.slice(before)).toEqual([]);
+    expect(provider.listeners('error')).not.toContain(provider.onerror);
+  });
 });
