@@ -188,8 +188,9 @@ export interface ClientIdMetadataDocumentOptions {
    */
   enabled?: boolean;
   /**
-   * Hosts (`app.example.com`, or `host:port`) whose documents are accepted. When
-   * registration is open, every host is.
+   * Hosts (`app.example.com`, or `host:port`) whose documents are accepted, each by its full
+   * name: wildcards (`*.example.com`) and domain suffixes (`.example.com`) are not supported
+   * and are refused at start-up, so list each host. When registration is open, every host is.
    * @default {@link OPTION_DEFAULTS}.clientIdMetadataDocuments.allowedHosts
    */
   allowedHosts?: string[];

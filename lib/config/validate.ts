@@ -315,12 +315,29 @@ function checkUnusedClientExpiry(value: unknown): number | false {
   return checkInteger('options.registration.unusedClientExpiry', value, OPTION_DEFAULTS.registration.unusedClientExpiry);
 }
 
+const LIST_EACH_HOST = 'list each host by its full name, e.g. "app.example.com", "tools.example.com"';
+
+/**
+ * An entry of `allowedHosts`: a host name (or IP address), optionally with a port. It is
+ * compared with a client_id URL's host as is, so a pattern (`*.example.com`, `.example.com`)
+ * or a name no URL's host can be (`app.example.com.`, `example..com`, `-app.example.com`)
+ * would never match, while turning the feature on and being listed in /auth.md.
+ */
 function checkHost(name: string, host: unknown): string {
-  const url = typeof host === 'string' && !host.includes('/') ? URL.parse(`https://${host}`) : null;
+  const form = 'host names, optionally with a port ("app.example.com", "app.example.com:8443")';
+  if (typeof host !== 'string') mustBe(`${name} entries`, form, host);
+  if (host.includes('*')) fail(`${name}: ${show(host)} is a wildcard, and wildcards are not supported: ${LIST_EACH_HOST}`);
+  const url = host.includes('/') ? null : URL.parse(`https://${host}`);
   // documents are fetched over https: ":443" is the same host, and URL drops it
-  const given = String(host).toLowerCase();
-  if (!url || (url.host !== given && `${url.host}:443` !== given) || url.username || url.password) {
-    mustBe(`${name} entries`, 'host names, optionally with a port ("app.example.com", "app.example.com:8443")', host);
+  const given = host.toLowerCase();
+  if (!url || (url.host !== given && `${url.host}:443` !== given) || url.username || url.password) mustBe(`${name} entries`, form, host);
+  // an IPv6 address ([…]) has no labels
+  const labels = url.hostname.startsWith('[') ? [] : url.hostname.split('.');
+  if (labels.includes('')) {
+    fail(`${name}: ${show(host)} has an empty label (a leading, trailing or doubled dot), so no client_id's host would ever match it; a leading dot does not mean "and its subdomains": wildcards are not supported, ${LIST_EACH_HOST}`);
+  }
+  if (labels.some((label) => label.startsWith('-') || label.endsWith('-'))) {
+    fail(`${name}: ${show(host)} has a label that starts or ends with "-", which a host name cannot (RFC 1123 §2.1), so it would never match; ${LIST_EACH_HOST}`);
   }
   return url.host;
 }

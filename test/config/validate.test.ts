@@ -431,6 +431,38 @@ describe('clientIdMetadataDocuments.reviewed', () => {
   });
 });
 
+describe('clientIdMetadataDocuments.allowedHosts: each host by its full name', () => {
+  const at = 'options.clientIdMetadataDocuments.allowedHosts';
+  const listEach = 'list each host by its full name, e.g. "app.example.com", "tools.example.com"';
+  const hosts = (allowedHosts: unknown[]) => ({ clientIdMetadataDocuments: { allowedHosts: allowedHosts as string[] } });
+
+  it.each(['*.example.com', '*', 'app.*.example.com', '*.example.com:8443'])('refuses the wildcard %p, which no host would match', async (host) => {
+    expect(await rejection(hosts([host]))).toBe(`${at}: ${JSON.stringify(host)} is a wildcard, and wildcards are not supported: ${listEach}`);
+  });
+
+  it.each(['.example.com', 'app.example.com.', 'example..com', 'app.example.com.:8443'])('refuses %p, which has an empty label', async (host) => {
+    expect(await rejection(hosts([host]))).toBe(`${at}: ${JSON.stringify(host)} has an empty label (a leading, trailing or doubled dot), so no client_id's host would ever match it; a leading dot does not mean "and its subdomains": wildcards are not supported, ${listEach}`);
+  });
+
+  it.each(['-bad-.example.com', '-app.example.com', 'app.example-.com', 'app.example.com-'])('refuses %p, which has a label starting or ending with "-"', async (host) => {
+    expect(await rejection(hosts([host]))).toBe(`${at}: ${JSON.stringify(host)} has a label that starts or ends with "-", which a host name cannot (RFC 1123 §2.1), so it would never match; ${listEach}`);
+  });
+
+  it('refuses an entry that is not a string with a ConfigurationError, whatever the object', async () => {
+    const form = `${at} entries must be host names, optionally with a port ("app.example.com", "app.example.com:8443")`;
+    expect(await rejection(hosts([Object.create(null)]))).toBe(`${form}; got {}`);
+    expect(await rejection(hosts([{ toString() { throw new Error('no'); } }]))).toBe(`${form}; got {}`);
+    expect(await rejection(hosts([42]))).toBe(`${form}; got 42`);
+    expect(await rejection(hosts([null]))).toBe(`${form}; got null`);
+  });
+
+  it('keeps full host names, IDNA names, hyphens inside labels and public addresses', async () => {
+    const allowedHosts = ['app.example.com', 'xn--bcher-kva.example', 'my-app.example.com:8443', '8.8.8.8', '[2001:4860:4860::8888]'];
+    const resolved = await validateOptions({ ...base, ...hosts(allowedHosts) });
+    expect([...resolved.clientIdMetadataDocuments.allowedHosts!]).toEqual(allowedHosts);
+  });
+});
+
 it('takes a metadata-document host with the default port :443 (documents are fetched over https)', async () => {
   const resolved = await validateOptions({ ...base, clientIdMetadataDocuments: { allowedHosts: ['A.example:443', 'b.example:8443'] } });
   expect([...resolved.clientIdMetadataDocuments.allowedHosts!]).toEqual(['a.example', 'b.example:8443']);
