@@ -23,8 +23,16 @@ export function fail(message: string): never {
  * client given without `[ ]` held its `client_secret`.
  */
 const SECRET_MEMBER = /secret|password|passwd|cookiekeys|^(?:(?:access|refresh|id|registration_access|initial_access)_?)?token$|^(?:d|p|q|dp|dq|qi|k|oth)$/i;
-/** `scheme://user:password@`: the password of a URL given with credentials. */
-const URL_PASSWORD = /(\/\/[^/?#@\s:]*:)[^/?#@\s]*@/g;
+/**
+ * `scheme://user:password@`: the credentials of a URL, everything from `//` to the last `@`
+ * before the path. A password is often written unencoded, holding `@`, `#`, `?`, `:` or a
+ * space, at which URL parsing would end the credentials; here only `/` (the path), a line
+ * break or a quote ends them, the quote so that a URL inside JSON text does not run into the
+ * next value (a password holding a quote or `/` is not covered). The user name goes too: it
+ * can be a token (`https://<token>@host`), and beside an `@` in the password it cannot be
+ * told from it.
+ */
+const URL_CREDENTIALS = /\/\/[^/"'\r\n]*@/g;
 /**
  * A secret-named field inside a string, `"client_secret":"…"` or `password=…`: options that
  * arrive as text still to be parsed (`clients` from an environment variable, given as JSON).
@@ -33,14 +41,14 @@ const SECRET_PAIR = /((?:secret|password|passwd|token|cookie_?keys)\w*["']?\s*[:
 
 const redacted = (key: string, value: unknown): unknown => {
   if (key !== '' && SECRET_MEMBER.test(key) && value !== undefined && value !== null) return '[redacted]';
-  return typeof value === 'string' ? value.replace(URL_PASSWORD, '$1[redacted]@').replace(SECRET_PAIR, '$1[redacted]') : value;
+  return typeof value === 'string' ? value.replace(URL_CREDENTIALS, '//[redacted]@').replace(SECRET_PAIR, '$1[redacted]') : value;
 };
 
 /**
  * A received value as a message shows it: strings JSON-quoted, `undefined` as `undefined`,
  * functions as `a function`, anything else as JSON, or `[object X]` when it has none
  * (cycles, BigInt); `NaN` and `Infinity` as themselves. Members named like secrets, the
- * password of a URL and a secret-named field inside a string (JSON not yet parsed) are shown
+ * credentials of a URL and a secret-named field inside a string (JSON not yet parsed) are shown
  * as `[redacted]`; a bare secret value must still never be passed to it.
  */
 export function show(value: unknown): string {

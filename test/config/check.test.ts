@@ -58,10 +58,32 @@ describe('fail and show', () => {
     expect(shown).toContain('"client_id":"svc"');
     expect(shown).toContain('"token_endpoint_auth_method":"client_secret_post"');
     expect(shown).toContain('"x":"x-value"');
-    expect(shown).toContain('redis://user:[redacted]@cache.internal:6379/0');
-    expect(show('https://admin:hunter2@learn.example.com')).toBe('"https://admin:[redacted]@learn.example.com"');
+    expect(shown).toContain('redis://[redacted]@cache.internal:6379/0');
+    expect(show('https://admin:hunter2@learn.example.com')).toBe('"https://[redacted]@learn.example.com"');
     // a member left empty or null says so
     expect(show({ client_secret: null })).toBe('{"client_secret":null}');
+  });
+
+  it.each([
+    ['an @ in the password', 'https://user:p@ss@learn.example.com', 'https://[redacted]@learn.example.com', ['p@ss', 'user:p']],
+    ['a # in the password', 'https://user:pa#ss@learn.example.com', 'https://[redacted]@learn.example.com', ['pa#ss', 'user:pa']],
+    ['a ? in the password', 'https://user:pa?ss@learn.example.com/x', 'https://[redacted]@learn.example.com/x', ['pa?ss', 'user:pa']],
+    ['a space in the password', 'https://user:pa ss@learn.example.com', 'https://[redacted]@learn.example.com', ['pa ss', 'user:pa']],
+    ['a tab in the password', 'https://user:pa\tss@learn.example.com', 'https://[redacted]@learn.example.com', ['pa\tss']],
+    ['a password alone', 'https://:onlypw@learn.example.com/x', 'https://[redacted]@learn.example.com/x', ['onlypw']],
+    ['a token as the user name', 'https://ghp_token123@git.example.com/org/repo', 'https://[redacted]@git.example.com/org/repo', ['ghp_token123']],
+    ['a port and path', 'redis://default:r3d1s@cache.internal:6379/0', 'redis://[redacted]@cache.internal:6379/0', ['r3d1s']],
+  ])('show never quotes the credentials of a URL with %s', (_label, url, redactedUrl, secrets) => {
+    const shown = show(url);
+    expect(shown).toBe(JSON.stringify(redactedUrl));
+    for (const secret of secrets) expect(shown).not.toContain(secret);
+    expect(show({ url })).toBe(JSON.stringify({ url: redactedUrl }));
+  });
+
+  it('show keeps an @ after the path, and a URL inside JSON text does not run into the next value', () => {
+    expect(show('https://learn.example.com/users/@me')).toBe('"https://learn.example.com/users/@me"');
+    expect(show('{"redirect_uris":["https://a.example"],"contacts":["me@a.example"]}')).toContain('https://a.example\\"],\\"contacts\\":[\\"me@a.example');
+    expect(show('{"url":"https://u:p@ss@a.example","contacts":["me@a.example"]}')).toContain('https://[redacted]@a.example\\",\\"contacts\\":[\\"me@a.example');
   });
 
   it('show never quotes a secret-named field inside a string: options given as JSON text not yet parsed', () => {

@@ -42,7 +42,13 @@ describe('baseUrl', () => {
   it('never quotes the password of a baseUrl given with credentials', async () => {
     const message = await rejection({ baseUrl: 'https://admin:hunter2-secret@learn.example.com' });
     expect(message).not.toContain('hunter2-secret');
-    expect(message).toContain('https://admin:[redacted]@learn.example.com');
+    expect(message).toContain('https://[redacted]@learn.example.com');
+  });
+
+  it.each([
+    'https://user:p@ss@learn.example.com', 'https://user:pa#ss@learn.example.com', 'https://user:pa ss@learn.example.com',
+  ])('never quotes a password holding @, # or a space: %s', async (baseUrl) => {
+    expect(await rejection({ baseUrl })).toBe('options.baseUrl must be an absolute https origin without path, query or fragment (http is allowed for localhost only), e.g. "https://learn.example.com"; got "https://[redacted]@learn.example.com"');
   });
 
   it('canonicalises a trailing slash away', async () => {
