@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import type { Adapter, AdapterFactory } from '../../adapters/types.ts';
+import { DOCUMENT_CACHE_MODEL } from '../../lib/cimd/fetch.ts';
 import type { PlatformAuthOptions } from '../../lib/index.ts';
 import { ENDPOINTS } from '../../lib/endpoints.ts';
 import { buildAuthorizeUrl } from '../support/flows.ts';
@@ -109,14 +110,24 @@ describe('per caller', () => {
 });
 
 describe('a client that resets its connection right after sending', () => {
-  /** Every read takes 40 ms, as a remote store's round trips add up: the guard runs well after the reset. */
-  function slowReads(): AdapterFactory {
+  /**
+   * Every read takes 40 ms, as a remote store's round trips add up, and a read of the document
+   * cache says when it starts: the request is then inside the library (the guard reads the
+   * cache just before it reads the caller's address).
+   */
+  function slowReads(onCacheRead: (id: string) => void): AdapterFactory {
     const base = createMemoryAdapter();
     return Object.assign((name: string): Adapter => {
       const adapter = base(name);
       return new Proxy(adapter, {
         get(target, property, receiver) {
-          if (property === 'find') return async (id: string) => { await sleep(40); return target.find(id); };
+          if (property === 'find') {
+            return async (id: string) => {
+              if (name === DOCUMENT_CACHE_MODEL) onCacheRead(id);
+              await sleep(40);
+              return target.find(id);
+            };
+          }
           const value = Reflect.get(target, property, receiver) as unknown;
           return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
         },
@@ -124,24 +135,25 @@ describe('a client that resets its connection right after sending', () => {
     }, base);
   }
 
-  /** Sends the authorization request and resets the connection 5 ms later (a TCP RST), reading nothing. */
-  function sendAndReset(app: RunningApp, clientId: string): Promise<void> {
-    const url = new URL(buildAuthorizeUrl(app.baseUrl, { clientId, redirectUri: 'http://127.0.0.1:5000/callback' }, { scope: 'openid', challenge: pkcePair().challenge }));
-    return new Promise((resolve) => {
-      const socket = connect(app.port, '127.0.0.1', () => {
-        socket.write(`GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`);
-        setTimeout(() => { socket.resetAndDestroy(); resolve(); }, 5);
-      });
-      socket.on('error', () => resolve());
-    });
-  }
-
   it('is still charged to its address: the server goes on with the request, but fetches no more than the budget', async () => {
-    const app = await start({ perCaller: 2, perHost: 100, windowSeconds: 60 }, { adapter: slowReads() });
-    const docsOf = Array.from({ length: 8 }, () => publish('tools.example'));
-    for (const doc of docsOf) await sendAndReset(app, doc.clientId);
+    /** client_id → what to do when the document cache is first read for it */
+    const onRead = new Map<string, () => void>();
+    const app = await start({ perCaller: 2, perHost: 100, windowSeconds: 60 }, { adapter: slowReads((id) => onRead.get(id)?.()) });
+    /** Sends the authorization request and, once the server reads the document cache for it, resets the connection (a TCP RST). */
+    const sendAndReset = (clientId: string) => new Promise<void>((resolve) => {
+      const url = new URL(buildAuthorizeUrl(app.baseUrl, { clientId, redirectUri: 'http://127.0.0.1:5000/callback' }, { scope: 'openid', challenge: pkcePair().challenge }));
+      const socket = connect(app.port, '127.0.0.1', () => socket.write(`GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`));
+      socket.on('error', () => resolve());
+      onRead.set(clientId, () => {
+        onRead.delete(clientId);
+        socket.resetAndDestroy();
+        resolve();
+      });
+    });
+    const sent = Array.from({ length: 8 }, () => publish('tools.example'));
+    for (const doc of sent) await sendAndReset(doc.clientId);
     // the server finishes each request after its client is gone: wait until nothing more is fetched
-    const fetched = () => docsOf.reduce((sum, doc) => sum + docs.hits(doc.path), 0);
+    const fetched = () => sent.reduce((sum, doc) => sum + docs.hits(doc.path), 0);
     let last = -1;
     for (let i = 0; i < 30 && fetched() !== last; i += 1) {
       last = fetched();
