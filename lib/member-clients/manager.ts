@@ -151,6 +151,12 @@ function view(stored: Stored): MemberClient {
   });
 }
 
+/**
+ * How old an entry of a site's list naming no client must be before a full list drops it: a
+ * create writes its entry, then its client, within one storage call's timeout of each other.
+ */
+const LEFTOVER_SECONDS = 60;
+
 export function createMemberClientManager({ provider, adapter, betaEnabled, maxPerSite, siteExists, readTrace }: MemberClientDeps): MemberClientManager {
   // the records Client.find reads (the factory's own adapter: the provider's may hide compareAndSet)
   const clients = new ClientRecords(adapter('Client'));
@@ -163,6 +169,22 @@ export function createMemberClientManager({ provider, adapter, betaEnabled, maxP
       throw new MemberClientError('not_found', `site ${site} has no OAuth application ${JSON.stringify(clientId)}`);
     }
     return stored as Stored;
+  }
+
+  /**
+   * Takes out of the site's list the entries that name no client and are older than any
+   * create still under way (a failed create that could not take its entry back, a delete that
+   * failed between its two writes): they count against \`maxPerSite\` and no operator can see
+   * or delete them, so a site that met such faults could never create again. Asked only
+   * when the list is full. \`true\` when one was taken out.
+   */
+  async function dropLeftovers(site: string): Promise<boolean> {
+    const oldEnough = Math.floor(Date.now() / 1000) - LEFTOVER_SECONDS;
+    const old = (await sites.entries(site)).filter((e) => e.addedAt === undefined || e.addedAt <= oldEnough);
+    const gone = (await Promise.all(old.map(async (e) => ((await clients.find(e.clientId)) ? undefined : e.clientId))))
+      .filter((id): id is string => id !== undefined);
+    for (const id of gone) await sites.remove(site, id);
+    return gone.length > 0;
   }
 
   async function validate(metadata: Stored): Promise<void> {
@@ -201,7 +223,7 @@ export function createMemberClientManager({ provider, adapter, betaEnabled, maxP
       // the list first: a failure in between leaves an entry that list() skips, never a
       // working client that no list shows (and that a retry would double)
       // the limit is checked in the list's own change, so instances creating at once cannot pass it together
-      const added = await sites.add(site, clientId, maxPerSite);
+      const added = await sites.add(site, clientId, maxPerSite) || (await dropLeftovers(site) && await sites.add(site, clientId, maxPerSite));
       if (!added) {
         throw new MemberClientError('access_denied', `site ${site} has ${maxPerSite} OAuth applications, the most it may have (memberClients.maxPerSite); delete one first`);
       }
@@ -250,7 +272,15 @@ export function createMemberClientManager({ provider, adapter, betaEnabled, maxP
 
     async delete(site: string, clientId: string) {
       await clients.exclusive(clientId, async () => {
-        await load(site, clientId);
+        try {
+          await load(site, clientId);
+        } catch (err) {
+          // a delete that failed after the record was gone (a 503 between the two writes, a
+          // lost reply) is asked again: its entry goes now (an id is only ever in the list of
+          // the site it was made for), or it would count against maxPerSite for good
+          if (err instanceof MemberClientError && err.code === 'not_found' && typeof clientId === 'string' && clientId) await sites.remove(site, clientId);
+          throw err;
+        }
         // oidc-provider indexes tokens by grant but grants by nothing, so a client's grants
         // cannot be listed without a per-client index every consent would rewrite (a cost that
         // grows with the client's users). Removing the client is enough: the bearer guard,

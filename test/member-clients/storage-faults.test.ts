@@ -81,10 +81,76 @@ describe('a storage failure during create', () => {
     control.failure = 'none';
     expect(await app.auth.memberClients.list(SITE)).toEqual([]);
     // the entry written before the client was taken back: failed creates leave nothing behind
-    expect(await storage('SiteMemberClients').find(SITE)).toEqual({ clientIds: [] });
+    expect(await storage('SiteMemberClients').find(SITE)).toEqual({ clientIds: [], addedAt: {} });
 
     const { client } = await app.auth.memberClients.create(SITE, INPUT);
     expect((await app.auth.memberClients.list(SITE)).map((c) => c.clientId)).toEqual([client.clientId]);
+  });
+});
+
+describe('leftover entries of failed writes (maxPerSite: 1)', () => {
+  const control: StorageSwitch = { failure: 'none' };
+  const storage = switchableAdapter(control);
+  const index = () => storage('SiteMemberClients');
+  /** as the list is written: without a lifetime */
+  const NO_EXPIRY = undefined as unknown as number;
+  let app: RunningApp;
+  beforeAll(async () => {
+    app = await startApp({ auth: { adapter: storage, memberClients: { betaEnabled: [SITE], maxPerSite: 1 } } });
+  });
+  afterAll(() => app.stop());
+  afterEach(async () => {
+    Object.assign(control, { failure: 'none', models: undefined, methods: undefined });
+    for (const { clientId } of await app.auth.memberClients.list(SITE)) await app.auth.memberClients.delete(SITE, clientId);
+    await index().destroy(SITE);
+  });
+
+  it('a delete that failed between its two writes, asked again, is 404 and takes the entry out: the site can create again', async () => {
+    const { client } = await app.auth.memberClients.create(SITE, INPUT);
+    Object.assign(control, { failure: 'unavailable', models: new Set(['SiteMemberClients']), methods: new Set(['upsert', 'compareAndSet']) });
+    await storageFailure(app.auth.memberClients.delete(SITE, client.clientId));
+    control.failure = 'none';
+    // the client is gone, its entry is not
+    expect(await app.auth.provider.Client.find(client.clientId)).toBeUndefined();
+    expect((await index().find(SITE))?.clientIds).toEqual([client.clientId]);
+
+    const again = await app.auth.memberClients.delete(SITE, client.clientId).then(() => undefined, (e: unknown) => e);
+    expect(again).toMatchObject({ code: 'not_found', status: 404 });
+    expect((await index().find(SITE))?.clientIds).toEqual([]);
+    const next = await app.auth.memberClients.create(SITE, INPUT);
+    expect((await app.auth.memberClients.list(SITE)).map((c) => c.clientId)).toEqual([next.client.clientId]);
+  });
+
+  it('an entry naming no client is dropped by a full list once older than a create can take, not before', async () => {
+    // a create whose client write failed, and its clean-up too: the entry stays
+    Object.assign(control, { failure: 'unavailable', models: new Set(['Client']), methods: new Set(['upsert', 'destroy']) });
+    await storageFailure(app.auth.memberClients.create(SITE, INPUT));
+    control.failure = 'none';
+    const stored = await index().find(SITE);
+    const [leftover] = stored?.clientIds as string[];
+    expect(await app.auth.memberClients.list(SITE)).toEqual([]);
+
+    // as fresh as a create under way: it still counts
+    const refused = await app.auth.memberClients.create(SITE, INPUT).then(() => undefined, (e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'access_denied', status: 403 });
+
+    // a minute later, it no longer does
+    const addedAt = (stored?.addedAt as Record<string, number>)[leftover!]!;
+    await index().upsert(SITE, { ...stored, addedAt: { [leftover!]: addedAt - 61 } }, NO_EXPIRY);
+    const { client } = await app.auth.memberClients.create(SITE, INPUT);
+    expect((await index().find(SITE))?.clientIds).toEqual([client.clientId]);
+  });
+
+  it('an entry of a list written before entries were dated counts as old', async () => {
+    await index().upsert(SITE, { clientIds: ['mc_written_before_and_gone'] }, NO_EXPIRY);
+    const { client } = await app.auth.memberClients.create(SITE, INPUT);
+    expect((await index().find(SITE))?.clientIds).toEqual([client.clientId]);
+  });
+
+  it('a full list of live clients is still full', async () => {
+    await app.auth.memberClients.create(SITE, INPUT);
+    const refused = await app.auth.memberClients.create(SITE, INPUT).then(() => undefined, (e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'access_denied', status: 403 });
   });
 });
 
