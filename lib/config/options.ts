@@ -189,8 +189,10 @@ export interface ClientIdMetadataDocumentOptions {
   enabled?: boolean;
   /**
    * Hosts (`app.example.com`, or `host:port`) whose documents are accepted, each by its full
-   * name: wildcards (`*.example.com`) and domain suffixes (`.example.com`) are not supported
-   * and are refused at start-up, so list each host. When registration is open, every host is.
+   * name and port: an entry without a port is port 443 only, so list another port as
+   * `host:port`. Wildcards (`*.example.com`) and domain suffixes (`.example.com`) are not
+   * supported and are refused at start-up, so list each host. When registration is open,
+   * every host is.
    * @default {@link OPTION_DEFAULTS}.clientIdMetadataDocuments.allowedHosts
    */
   allowedHosts?: string[];

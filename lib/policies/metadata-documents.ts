@@ -21,11 +21,16 @@ export const DOCUMENT_BODY_LIMIT = 5 * 1024;
 /** Seconds a document may be cached: oidc-provider's bounds, applied by the shared cache too. */
 export const DOCUMENT_CACHE_SECONDS = Object.freeze({ min: 30, max: 86400 });
 
-/** Whether documents from the host of `clientId` may be fetched at all; `null`: every host. */
+/**
+ * Whether documents from the host of `clientId` may be fetched at all; `null`: every host.
+ * By host and port: an entry without a port is the https default, 443 (as `URL.host` writes
+ * it), never "any port": whoever runs another port of an allowed host (a tenant of a shared
+ * host, a development server) is not the host's owner.
+ */
 export function documentHostAllowed(clientId: string, allowedHosts: ReadonlySet<string> | null): boolean {
   if (allowedHosts === null) return true;
   const url = URL.parse(clientId);
-  return url !== null && (allowedHosts.has(url.host) || allowedHosts.has(url.hostname));
+  return url !== null && allowedHosts.has(url.host);
 }
 
 /** Whether an unreviewed metadata-document client may hold `scope`: read and identity scopes only. */

@@ -33,7 +33,7 @@ describe('with Client ID Metadata Documents', () => {
   let docs: Documents;
   beforeAll(async () => {
     documents = await startDocumentServer();
-    app = await startApp({ auth: { clientIdMetadataDocuments: { allowedHosts: ['tools.example'], fetch: documents.fetch } } });
+    app = await startApp({ auth: { clientIdMetadataDocuments: { allowedHosts: [`tools.example:${documents.port}`], fetch: documents.fetch } } });
     docs = await fetchDocuments(app.baseUrl);
   });
   afterAll(async () => {

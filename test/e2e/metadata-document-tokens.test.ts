@@ -32,7 +32,7 @@ const RESOURCE_SERVER = {
 /** Two instances of one issuer on shared storage; a token issued by the first, for a published document. */
 async function issued(path: string, fetchBudget?: object) {
   const adapter = createMemoryAdapter();
-  const cimd = { allowedHosts: ['tools.example'], fetch: docs.fetch, ...(fetchBudget ? { fetchBudget } : {}) };
+  const cimd = { allowedHosts: [`tools.example:${docs.port}`], fetch: docs.fetch, ...(fetchBudget ? { fetchBudget } : {}) };
   // with a resource server that may introspect every token
   const clients = [...demoClients('http://x', 'operator-secret-for-tests-0123456789'), RESOURCE_SERVER] as never;
   const auth = { adapter, proxy: true, clientIdMetadataDocuments: cimd, clients, introspectionClients: [RESOURCE_SERVER.client_id] };

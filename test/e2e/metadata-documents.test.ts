@@ -39,7 +39,7 @@ async function start(cimd: PlatformAuthOptions['clientIdMetadataDocuments'], ext
   return app;
 }
 
-const restricted = (more: object = {}) => ({ allowedHosts: ['tools.example'], fetch: docs.fetch, ...more });
+const restricted = (more: object = {}) => ({ allowedHosts: [`tools.example:${docs.port}`], fetch: docs.fetch, ...more });
 
 /** Publishes a document at a fresh path on `host` and returns its client_id. */
 function publish(host: string, metadata: (clientId: string) => Record<string, unknown>, headers?: Record<string, string>): { clientId: string; path: string } {
@@ -102,6 +102,14 @@ describe('restricted registration: an allowlist of hosts', () => {
   it('rejects a document on a host that is not allowlisted, without fetching it', async () => {
     const { clientId, path } = publish('other.example', loopbackApp);
     await expectClientRejected(await authorize(app, clientId, 'http://127.0.0.1:5000/callback', 'openid'));
+    expect(docs.hits(path)).toBe(0);
+  });
+
+  it('rejects a document on another port of an allowlisted host: an entry names one port (443 when it names none)', async () => {
+    const bare = await start({ allowedHosts: ['tools.example'], fetch: docs.fetch });
+    // the test server's port is not 443
+    const { clientId, path } = publish('tools.example', loopbackApp);
+    await expectClientRejected(await authorize(bare, clientId, 'http://127.0.0.1:5000/callback', 'openid'));
     expect(docs.hits(path)).toBe(0);
   });
 });

@@ -24,7 +24,7 @@ afterAll(async () => {
 
 it.each([[404], [503]])('a document answering %s when the sign-in page is shown by another instance: a page, not plain text', async (status) => {
   const adapter = createMemoryAdapter();
-  const auth = { adapter, cookieKeys: ['a-cookie-key-for-review-0123456789abcdef'], clientIdMetadataDocuments: { allowedHosts: ['tools.example'], fetch: docs.fetch } };
+  const auth = { adapter, cookieKeys: ['a-cookie-key-for-review-0123456789abcdef'], clientIdMetadataDocuments: { allowedHosts: [`tools.example:${docs.port}`], fetch: docs.fetch } };
   const first = await startApp({ auth });
   const second = await startApp({ baseUrl: first.baseUrl, auth });
   apps.push(first, second);
@@ -60,7 +60,7 @@ it.each([[404], [503]])('a document answering %s when the sign-in page is shown 
 
 it('with the host\'s own sign-in page (signIn.loginUrl): pendingSignIn says the application cannot be checked, and the host\'s page shows it, not plain text', async () => {
   const adapter = createMemoryAdapter();
-  const auth = { adapter, cookieKeys: ['a-cookie-key-for-review-0123456789abcdef'], clientIdMetadataDocuments: { allowedHosts: ['tools.example'], fetch: docs.fetch } };
+  const auth = { adapter, cookieKeys: ['a-cookie-key-for-review-0123456789abcdef'], clientIdMetadataDocuments: { allowedHosts: [`tools.example:${docs.port}`], fetch: docs.fetch } };
   const first = await startApp({ signIn: 'host', auth });
   const second = await startApp({ baseUrl: first.baseUrl, signIn: 'host', auth });
   apps.push(first, second);

@@ -10,7 +10,7 @@ describe('documentHostAllowed', () => {
 
   it.each([
     'https://tools.example/client.json',
-    'https://tools.example:444/client.json',
+    'https://tools.example:443/client.json',
     'https://TOOLS.example/client.json',
     'https://docs.example:8443/client.json',
   ])('allows %s', (clientId) => {
@@ -23,6 +23,9 @@ describe('documentHostAllowed', () => {
     ['a host that ends like an allowed one', 'https://eviltools.example/client.json'],
     ['a host:port entry on its default port', 'https://docs.example/client.json'],
     ['a host:port entry on another port', 'https://docs.example:9443/client.json'],
+    // an entry without a port is 443, not any port: another port of the host may be someone else's
+    ['a host entry on another port', 'https://tools.example:444/client.json'],
+    ['a host entry on a high port', 'https://tools.example:8443/client.json'],
     ['an allowed host in the userinfo only', 'https://tools.example@evil.example/client.json'],
     ['a malformed URL', 'not a url'],
     ['an empty string', ''],

@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 it('a metadata document naming one is refused, and the URI never fetched', async () => {
-  const app = await startApp({ auth: { clientIdMetadataDocuments: { allowedHosts: ['tools.example'], fetch: docs.fetch } } });
+  const app = await startApp({ auth: { clientIdMetadataDocuments: { allowedHosts: [`tools.example:${docs.port}`], fetch: docs.fetch } } });
   apps.push(app);
   const clientId = docs.url('tools.example', '/sector-client.json');
   docs.serve('/sector', { body: ['http://127.0.0.1/callback'] });
