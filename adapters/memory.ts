@@ -292,15 +292,15 @@ class MemoryAdapter implements Adapter, CompareAndSet, ConsumeAndKeep {
   }
 
   consume(id: string): Promise<void> {
-    return this.#consume(id, undefined);
+    return this.#consume(id, undefined, undefined);
   }
 
   /** {@link ConsumeAndKeep.consumeAndKeep} */
-  consumeAndKeep(id: string, keepSeconds: number): Promise<void> {
-    return this.#consume(id, keepSeconds);
+  consumeAndKeep(id: string, keepSeconds: number, mark?: string): Promise<void> {
+    return this.#consume(id, keepSeconds, mark);
   }
 
-  async #consume(id: string, keepSeconds: number | undefined): Promise<void> {
+  async #consume(id: string, keepSeconds: number | undefined, mark: string | undefined): Promise<void> {
     // Synchronous read-check-write: no other request can interleave inside it.
     const entry = this.#store.get(this.#key(id));
     if (!entry) return;
@@ -312,6 +312,8 @@ class MemoryAdapter implements Adapter, CompareAndSet, ConsumeAndKeep {
     }
     const payload = JSON.parse(entry.json) as AdapterPayload;
     payload.consumed = epoch();
+    // who consumed it: a caller whose answer was lost can tell its consume from another's
+    if (typeof mark === 'string') payload.consumedBy = mark;
     entry.json = JSON.stringify(payload);
     entry.consumed = true;
     // the grant's index here has no expiry of its own

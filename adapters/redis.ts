@@ -32,9 +32,10 @@
  * `InvalidGrant`. The replayed artefact itself is kept (consumed, until it expires): were
  * it deleted, the racing callers after the first loser would find nothing, and consuming
  * a missing record is a no-op that oidc-provider follows by issuing tokens. The script
- * reads the record with cjson but writes the mark by appending `"consumed":<epoch>` to the
- * stored JSON instead of re-encoding it: cjson turns empty arrays into `{}` and rounds
- * numbers to 14 digits, which would alter the payload.
+ * reads the record with cjson but writes the mark by appending `"consumed":<epoch>` (and the
+ * consumer's `"consumedBy"`, given as JSON text) to the stored JSON instead of re-encoding
+ * it: cjson turns empty arrays into `{}` and rounds numbers to 14 digits, which would alter
+ * the payload.
  * Requires Redis ≥ 6.0 (`SET ... KEEPTTL`). No KEYS or SCAN is ever issued.
  *
  * Connections: with `url`, the adapter owns its client and closes it in `close()`. That
@@ -211,7 +212,8 @@ end
 
 // KEYS[1] record; ARGV[1] epoch seconds, ARGV[2] key prefix, ARGV[3] '1' to revoke (and index)
 // here, ARGV[4] seconds to keep a record consumed now, or '' to keep its TTL, ARGV[5] '1' when
-// the model's records are in their grant's index.
+// the model's records are in their grant's index, ARGV[6] the consumer's mark as JSON text
+// (a string), written as `consumedBy` with the consume mark, or '' for none.
 // Returns {0} missing, {1} consumed now ({1, grantId} when its index is left to the caller),
 // {2, grantId} already consumed (replay).
 const CONSUME_LUA = `${REVOKE_FUNCTION}${INDEX_GRANT_FUNCTION}
@@ -235,12 +237,14 @@ if consumed ~= nil and consumed ~= cjson.null and consumed ~= false and consumed
   end
   return {2, grantId}
 end
+local mark = '"consumed":' .. ARGV[1]
+if ARGV[6] ~= '' then mark = mark .. ',"consumedBy":' .. ARGV[6] end
 local marked
 if raw == '{}' then
-  marked = '{"consumed":' .. ARGV[1] .. '}'
+  marked = '{' .. mark .. '}'
 else
   -- JSON.parse keeps the last of duplicate keys, so this also overrides a stored null/false
-  marked = string.sub(raw, 1, -2) .. ',"consumed":' .. ARGV[1] .. '}'
+  marked = string.sub(raw, 1, -2) .. ',' .. mark .. '}'
 end
 if ARGV[4] == '' then
   redis.call('SET', KEYS[1], marked, 'KEEPTTL')
@@ -514,7 +518,7 @@ function toStorageError(error: unknown): unknown {
 }
 
 interface Scripts {
-  platformAuthConsume(key: string, now: number, prefix: string, revokeHere: '0' | '1', keepSeconds: number | '', indexed: '0' | '1'): Promise<Consumed>;
+  platformAuthConsume(key: string, now: number, prefix: string, revokeHere: '0' | '1', keepSeconds: number | '', indexed: '0' | '1', mark: string): Promise<Consumed>;
   platformAuthRevoke(indexKey: string, grantKey: string, keepKey: string): Promise<number>;
   platformAuthCompareAndSet(key: string, expected: string, next: string, ttl: number | ''): Promise<number | string>;
   platformAuthPushCapped(key: string, max: number, ttl: number, ...items: string[]): Promise<number>;
@@ -1253,21 +1257,26 @@ class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList
   }
 
   consume(id: string): Promise<void> {
-    return this.#consume(id, undefined);
+    return this.#consume(id, undefined, undefined);
   }
 
-  /** {@link ConsumeAndKeep.consumeAndKeep}: one script; on a Cluster the grant index is extended after it. */
-  consumeAndKeep(id: string, keepSeconds: number): Promise<void> {
+  /**
+   * {@link ConsumeAndKeep.consumeAndKeep}: one script (the mark written in it); on a Cluster the
+   * grant index is extended after it.
+   */
+  consumeAndKeep(id: string, keepSeconds: number, mark?: string): Promise<void> {
     // rounded as every TTL here is; at least a second (EX 0 is refused)
-    return this.#consume(id, Math.max(1, ttlOf(keepSeconds) ?? 1));
+    return this.#consume(id, Math.max(1, ttlOf(keepSeconds) ?? 1), mark);
   }
 
-  async #consume(id: string, keepSeconds: number | undefined): Promise<void> {
+  async #consume(id: string, keepSeconds: number | undefined, mark: string | undefined): Promise<void> {
     const store = this.#store;
     const indexed = GRANTABLE_MODELS.has(this.#model);
     const key = store.recordKey(this.#model, id);
+    // JSON text the script appends to the stored JSON as it is
+    const markJson = typeof mark === 'string' ? JSON.stringify(mark) : '';
     const [reply, grantId] = await store.call((client) => client.platformAuthConsume(
-      key, epoch(), store.prefix, store.isCluster ? '0' : '1', keepSeconds ?? '', indexed ? '1' : '0'));
+      key, epoch(), store.prefix, store.isCluster ? '0' : '1', keepSeconds ?? '', indexed ? '1' : '0', markJson));
     // a client of one's own with ioredis' `stringNumbers` hands integer replies over as strings
     const status = Number(reply);
     if (status === 1 && grantId) {

@@ -38,7 +38,9 @@ export type AdapterFactory = (modelName: string) => Adapter;
 
 /**
  * The optional atomic write of an adapter (one model), for small records of the library's
- * own (no `uid`, `userCode` or `grantId`: their indexes are not maintained here).
+ * own (no `uid`, `userCode` or `grantId`: their indexes are not maintained here), and for a
+ * record rewritten under the indexes it already has (the code-replay rule gives a consumed
+ * code back with it, lib/policies/code-replay.ts).
  */
 export interface CompareAndSet {
   /**
@@ -55,9 +57,13 @@ export interface CompareAndSet {
  * lib/policies/code-replay.ts): `consume(id)`, and a record it marks consumed now then expires
  * `keepSeconds` from now, its grant's index kept at least as long, in one atomic step. A
  * replayed record is refused (and its grant revoked) exactly as `consume` does.
+ *
+ * With `mark`, the record this call consumes also holds it as `consumedBy`, in the same step:
+ * who consumed it, readable when the call's answer was lost (a timeout after the write was
+ * applied). A replay leaves the record, and the mark of its first consumer, as they are.
  */
 export interface ConsumeAndKeep {
-  consumeAndKeep(id: string, keepSeconds: number): Promise<void>;
+  consumeAndKeep(id: string, keepSeconds: number, mark?: string): Promise<void>;
 }
 
 /**

@@ -14,20 +14,32 @@
  * - A consumed code is found with an `exp` no earlier than now, so oidc-provider goes on from
  *   "expired" to "consumed", which revokes the grant. A consumed code is never redeemable, so
  *   this gives nothing to its holder; an unconsumed code past its `exp` stays expired.
- * - A code exchange answered 503 gives its code back ({@link CodeExchanges}). oidc-provider
- *   consumes the code before it stores the tokens; when storage fails in between (a refused
- *   write, a Cluster node failing over, a consume that timed out and was applied once Redis
- *   answered), the client is told to retry, and its retry was replay: `invalid_grant` and the
- *   member's new grant revoked. A 503 carries no token, so the code was not used (RFC 6749
- *   §4.1.2 forbids a second use, not a second try): its consumed mark is removed, best effort,
- *   and the retry redeems it. Concurrent exchanges stay exclusive: the consume is still the
- *   one atomic step that lets one of them through.
+ * - A code exchange answered 503 gives back the code it consumed ({@link CodeExchanges}).
+ *   oidc-provider consumes the code before it stores the tokens; when storage fails in between
+ *   (a refused write, a Cluster node failing over, a consume that timed out and was applied
+ *   once Redis answered), the client is told to retry, and its retry was replay:
+ *   `invalid_grant` and the member's new grant revoked. A 503 carries no token, so the code was
+ *   not used (RFC 6749 §4.1.2 forbids a second use, not a second try): its consumed mark is
+ *   removed, best effort, and the retry redeems it.
+ * - Only a consume of this request is given back, never another's. Concurrent exchanges stay
+ *   exclusive (the consume is the one atomic step that lets one of them through), and the one
+ *   answered 503 may be the loser: its consume refused by storage, or (on a Cluster) its replay
+ *   found but the grant's revocation failed. Giving the code back then cleared the winner's
+ *   mark: the code was redeemed twice and nothing revoked. So a code is given back when this
+ *   request's consume resolved, or when the record carries this request's own mark
+ *   (`consumedBy`, written in the consume's step: `consumeAndKeep`'s `mark`), which tells a
+ *   consume that failed but was applied (its answer lost) from someone else's; and the code is
+ *   written back only over the record as read (`compareAndSet`, where the adapter has it). With
+ *   an adapter that cannot write the mark, a failed consume gives nothing back: its retry is
+ *   replay as before.
  *
  * @module
  */
+import { randomUUID } from 'node:crypto';
+
 import Provider from 'oidc-provider';
 
-import type { Adapter, AdapterFactory, AdapterPayload, ConsumeAndKeep } from '../../adapters/types.ts';
+import type { Adapter, AdapterFactory, AdapterPayload, CompareAndSet, ConsumeAndKeep } from '../../adapters/types.ts';
 import { decorateModel, DelegatingAdapter } from '../storage/model-decorator.ts';
 import type { AfterAnswer } from './provider-answer.ts';
 
@@ -42,16 +54,28 @@ export interface CodeReplayOptions {
   readonly now?: () => number;
 }
 
+/** A request's consume of a code: what it may give back. */
+interface CodeConsume {
+  readonly codes: ReplayableCodes;
+  readonly id: string;
+  /** this consume's `consumedBy` on the record (written where the adapter can) */
+  readonly mark: string;
+  /** the consume resolved: the code's consumed mark is this request's */
+  resolved: boolean;
+}
+
 /**
  * The code each code exchange being answered consumed, by request; its after-answer step gives
  * the code back when the answer is a 503 (see the module comment).
  */
 export class CodeExchanges {
-  readonly #byRequest = new WeakMap<object, { codes: ReplayableCodes; id: string }>();
+  readonly #byRequest = new WeakMap<object, CodeConsume>();
 
-  /** `request` is consuming code `id` of `codes`. */
-  consuming(request: object, codes: ReplayableCodes, id: string): void {
-    this.#byRequest.set(request, { codes, id });
+  /** `request` is consuming code `id` of `codes`, marking it `mark`; its note, for the outcome. */
+  consuming(request: object, codes: ReplayableCodes, id: string, mark: string): CodeConsume {
+    const consume: CodeConsume = { codes, id, mark, resolved: false };
+    this.#byRequest.set(request, consume);
+    return consume;
   }
 
   /** The after-answer step: a 503 gives back the code its request consumed. */
@@ -61,7 +85,7 @@ export class CodeExchanges {
     this.#byRequest.delete(ctx);
     if (ctx.status !== 503) return undefined;
     // best effort: storage may still be failing, and the retry is then replay as before
-    return consumed.codes.release(consumed.id).catch(() => undefined);
+    return consumed.codes.release(consumed).catch(() => undefined);
   };
 }
 
@@ -70,6 +94,8 @@ const currentRequest = () => Provider.ctx as object | undefined;
 interface CodePayload extends AdapterPayload {
   readonly exp?: number;
   readonly consumed?: unknown;
+  /** the mark of the consume that consumed it ({@link ConsumeAndKeep}) */
+  readonly consumedBy?: unknown;
 }
 
 const epoch = () => Math.floor(Date.now() / 1000);
@@ -97,29 +123,42 @@ class ReplayableCodes extends DelegatingAdapter {
   }
 
   override async consume(id: string): Promise<void> {
-    // noted before it is asked for: a consume that fails may still have been applied
+    // noted before it is asked for: a consume that fails may still have been applied, which
+    // only its mark on the record can tell (a replay, refused, writes none)
     const request = this.#exchanges && this.#request();
-    if (request) this.#exchanges!.consuming(request, this, id);
+    const mark = randomUUID();
+    const noted = request ? this.#exchanges!.consuming(request, this, id, mark) : undefined;
     // atomic in the inner adapter: a second consumer is refused (and revokes) there
     const { consumeAndKeep } = this.inner as Partial<ConsumeAndKeep>;
     if (typeof consumeAndKeep === 'function') {
       // both adapters: one step (on Redis one command instead of three round trips)
-      await consumeAndKeep.call(this.inner, id, this.#grantSeconds);
+      await consumeAndKeep.call(this.inner, id, this.#grantSeconds, mark);
+      if (noted) noted.resolved = true;
       return;
     }
     await this.inner.consume(id);
+    if (noted) noted.resolved = true;
     const payload = await this.inner.find(id);
     if (payload?.consumed) await this.inner.upsert(id, payload, this.#grantSeconds);
   }
 
-  /** Makes code `id` redeemable again, with its own lifetime, if it is consumed and not expired. */
-  async release(id: string): Promise<void> {
+  /**
+   * Makes the code of `consume` redeemable again, with its own lifetime, if it is consumed by
+   * that consume (see the module comment) and not expired.
+   */
+  async release(consume: Pick<CodeConsume, 'id' | 'mark' | 'resolved'>): Promise<void> {
+    const { id } = consume;
     const payload = (await this.inner.find(id) ?? undefined) as CodePayload | undefined;
     if (!payload?.consumed || typeof payload.exp !== 'number') return;
+    // another request's consume, or (no mark written) a consume not known to be this one's
+    if (payload.consumedBy !== undefined ? payload.consumedBy !== consume.mark : !consume.resolved) return;
     const left = payload.exp - this.#now();
     if (left <= 0) return;
-    const { consumed: _consumed, ...unconsumed } = payload;
-    await this.inner.upsert(id, unconsumed, left);
+    const { consumed: _consumed, consumedBy: _consumedBy, ...unconsumed } = payload;
+    const { compareAndSet } = this.inner as Partial<CompareAndSet>;
+    // only over the record as read: a revocation in between stays a revocation
+    if (typeof compareAndSet === 'function') await compareAndSet.call(this.inner, id, payload, unconsumed, left);
+    else await this.inner.upsert(id, unconsumed, left);
   }
 }
 

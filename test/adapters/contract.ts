@@ -355,6 +355,33 @@ export function describeAdapterContract(name: string, setup: () => Promise<Contr
       expect(await adapter.find(id)).toBeUndefined();
     });
 
+    test('consumeAndKeep with a mark writes it as consumedBy; a replay leaves the first consumer\'s; compareAndSet over the record read gives it back', async () => {
+      const adapter = factory('AuthorizationCode') as Adapter & ConsumeAndKeep & CompareAndSet;
+      const id = uid();
+      // its jti is the id, as oidc-provider stores a code (the Redis adapter keeps it as `true`)
+      const payload = samplePayload({ grantId: uid(), jti: id });
+      await adapter.upsert(id, payload, TTL);
+      // any string, JSON escapes included
+      const mark = `${uid()} "quoted" \\ é`;
+      await adapter.consumeAndKeep(id, TTL, mark);
+      const consumed = (await adapter.find(id))!;
+      expect(consumed).toEqual({ ...payload, consumed: expect.any(Number), consumedBy: mark });
+
+      await expect(adapter.consumeAndKeep(id, TTL, 'another')).rejects.toMatchObject({ error: 'invalid_grant' });
+      expect(await adapter.find(id)).toEqual(consumed);
+
+      // the code-replay rule gives a code back over the record exactly as read
+      const { consumed: _c, consumedBy: _b, ...unconsumed } = consumed;
+      expect(await adapter.compareAndSet(id, { ...consumed, consumedBy: 'another' }, unconsumed, TTL)).toBe(false);
+      expect(await adapter.compareAndSet(id, consumed, unconsumed, TTL)).toBe(true);
+      expect(await adapter.find(id)).toEqual(payload);
+      // and it can be consumed again, its grant index kept
+      await adapter.consumeAndKeep(id, TTL, 'again');
+      expect(await adapter.find(id)).toMatchObject({ consumedBy: 'again' });
+      await factory('AccessToken').revokeByGrantId(payload.grantId as string);
+      expect(await adapter.find(id)).toBeUndefined();
+    });
+
     test('putRecords writes records of several models in one call, each with its lifetime', async () => {
       const { putRecords } = factory as ClosableAdapterFactory & Partial<PutRecords>;
       expect(putRecords).toEqual(expect.any(Function));

@@ -2,7 +2,13 @@
  * A code replayed after its own lifetime still revokes its grant (issue #16): the first
  * redemption's tokens die (UserInfo 401, refresh `invalid_grant`), as they do for a replay
  * within the code's minute.
+ *
+ * And a code exchange answered 503 gives back only a consume of its own: the loser of a race
+ * does not make the winner's code redeemable again (test/support/code-exchange-races.ts; on a
+ * real Redis in test/e2e/code-replay-redis.test.ts).
  */
+import { createMemoryAdapter } from '../../adapters/memory.ts';
+import { describeCodeExchangeRaces } from '../support/code-exchange-races.ts';
 import { MEMBER, STUDENT, exchangeCode, obtainCode, postForm } from '../support/flows.ts';
 import type { TokenSet } from '../support/flows.ts';
 import { startApp } from '../support/start-app.ts';
@@ -57,4 +63,9 @@ describe('authorization code replay after the code expired', () => {
     expect(late.status).toBe(400);
     expect(await late.json()).toMatchObject({ error: 'invalid_grant' });
   });
+});
+
+describeCodeExchangeRaces('memory', async () => {
+  const factory = createMemoryAdapter();
+  return { factory, teardown: () => factory.close() };
 });
