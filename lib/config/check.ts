@@ -27,12 +27,13 @@ const SECRET_MEMBER = /secret|password|passwd|cookiekeys|^(?:(?:access|refresh|i
  * `scheme://user:password@`: the credentials of a URL, everything from `//` to the last `@`
  * before the path. A password is often written unencoded, holding `@`, `#`, `?`, `:` or a
  * space, at which URL parsing would end the credentials; here only `/` (the path), a line
- * break or a quote ends them, the quote so that a URL inside JSON text does not run into the
- * next value (a password holding a quote or `/` is not covered). The user name goes too: it
+ * break, or a quote that a JSON delimiter follows (`",` `"]` `"}` `":` a space, the end) ends
+ * them: a URL inside JSON text does not run into the next value, and a password holding a
+ * quote (`it's`) is still covered (one holding `/` is not). The user name goes too: it
  * can be a token (`https://<token>@host`), and beside an `@` in the password it cannot be
  * told from it.
  */
-const URL_CREDENTIALS = /\/\/[^/"'\r\n]*@/g;
+const URL_CREDENTIALS = /\/\/(?:[^/"'\r\n]|["'](?![,:}\]\s]|$))*@/g;
 /**
  * A secret-named field inside a string, `"client_secret":"…"` or `password=…`: options that
  * arrive as text still to be parsed (`clients` from an environment variable, given as JSON).

@@ -73,6 +73,8 @@ describe('fail and show', () => {
     ['a password alone', 'https://:onlypw@learn.example.com/x', 'https://[redacted]@learn.example.com/x', ['onlypw']],
     ['a token as the user name', 'https://ghp_token123@git.example.com/org/repo', 'https://[redacted]@git.example.com/org/repo', ['ghp_token123']],
     ['a port and path', 'redis://default:r3d1s@cache.internal:6379/0', 'redis://[redacted]@cache.internal:6379/0', ['r3d1s']],
+    ['an apostrophe in the password', "redis://default:it's-s3cret@cache.internal:6379", 'redis://[redacted]@cache.internal:6379', ["it's-s3cret", 's3cret']],
+    ['a double quote in the password', 'redis://default:pa"ss@cache.internal:6379', 'redis://[redacted]@cache.internal:6379', ['pa"ss', 'pa\\"ss']],
   ])('show never quotes the credentials of a URL with %s', (_label, url, redactedUrl, secrets) => {
     const shown = show(url);
     expect(shown).toBe(JSON.stringify(redactedUrl));
