@@ -86,7 +86,7 @@ function metadataDocumentRule(options: ResolvedOptions): string {
   }
   const hosts = cimd.allowedHosts === null
     ? 'from **any host** (open registration is enabled)'
-    : `only from these hosts: ${codeList([...cimd.allowedHosts])}; a \`client_id\` URL on any other host is rejected`;
+    : `only from these hosts: ${codeList([...cimd.allowedHosts])} (one without a port is port 443 only); a \`client_id\` URL on any other host or port is rejected`;
   const unreviewed = [...UNREVIEWED_DOCUMENT_SCOPES];
   const identity = unreviewed.filter((s) => SCOPES.find((d) => d.name === s)?.access === 'identity');
   return `Client ID Metadata Documents: **on**, ${hosts}. The \`client_id\` is the https URL of a JSON document whose \`client_id\` equals that URL. Its \`redirect_uris\` must be under the document host or be a loopback address. Such clients act for site operators. While unreviewed by a site operator a client may request read scopes (\`*:read\`) and identity scopes (${codeList(identity)}) only. ${documentFetching(options)}`;

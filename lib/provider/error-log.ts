@@ -54,6 +54,21 @@ function isClientError(error: unknown): boolean {
   return status === 404 || Boolean(expose);
 }
 
+/** The socket errors of a client that went away (a reset, a closed tab). */
+const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE']);
+
+/**
+ * Koa also emits `error` for the socket of a client that reset its connection mid-request
+ * (on-finished hands it `read ECONNRESET`): no failure of this server, and any client could
+ * write one error line per request that a host alerting on server errors would page on. Only
+ * when the request's own socket is gone: the same codes from a storage connection are not.
+ */
+function isClientGone(error: unknown, ctx: ErrorContext | undefined): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  const socket = (ctx as { req?: { socket?: { destroyed?: boolean } } } | undefined)?.req?.socket;
+  return typeof code === 'string' && CLIENT_GONE.has(code) && socket?.destroyed === true;
+}
+
 export function logProviderErrors(provider: Provider, logger: Logger): void {
   // the lines each request logged as server_error, so an escape of the same failure is not logged twice
   const logged = new WeakMap<object, Set<string>>();
@@ -70,7 +85,7 @@ export function logProviderErrors(provider: Provider, logger: Logger): void {
   const app: Koa = provider;
   app.off('error', app.onerror);
   app.on('error', (error: unknown, ctx: ErrorContext | undefined) => {
-    if (isClientError(error)) return;
+    if (isClientError(error) || isClientGone(error, ctx)) return;
     const line = serverErrorLine(ctx ?? {}, error);
     if (ctx && logged.get(ctx)?.has(line)) return;
     logger.error(line);

@@ -55,7 +55,7 @@ it('/auth.md names the hosts metadata documents are accepted from', async () => 
   const app = await startApp({ auth: { clientIdMetadataDocuments: { allowedHosts: ['app.example.com', 'tools.example.org:8443'] } } });
   try {
     const md = await (await fetch(`${app.baseUrl}/auth.md`)).text();
-    expect(md).toContain('Client ID Metadata Documents: **on**, only from these hosts: `app.example.com`, `tools.example.org:8443`');
+    expect(md).toContain('Client ID Metadata Documents: **on**, only from these hosts: `app.example.com`, `tools.example.org:8443` (one without a port is port 443 only); a `client_id` URL on any other host or port is rejected');
     expect(md).toContain('this deployment runs **Variant A (restricted)**');
   } finally {
     await app.stop();

@@ -4,6 +4,8 @@
  * request's code, verifier or any secret (nor a resume's uid, the interaction cookies' value):
  * a host can see why a connector failed.
  */
+import { connect } from 'node:net';
+
 import { jest } from '@jest/globals';
 
 import { createMemoryAdapter } from '../../adapters/memory.ts';
@@ -157,5 +159,67 @@ describe('an error escaping oidc-provider\'s error handler', () => {
     provider.emit('error', Object.assign(new Error('not found'), { status: 404 }), { method: 'GET', path: '/x' });
     expect(escaping.warnings.slice(before)).toEqual([]);
     expect(provider.listeners('error')).not.toContain(provider.onerror);
+  });
+
+  it('logs a connection error whose request still has its socket (a store\'s ECONNRESET is a failure)', () => {
+    const before = escaping.warnings.length;
+    const provider = escaping.auth.provider as unknown as import('koa');
+    const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+    provider.emit('error', reset, { method: 'GET', path: '/oauth/authorize', req: { socket: { destroyed: false } } });
+    expect(escaping.warnings.slice(before)).toEqual(['platform-auth: oidc-provider answered server_error to GET /oauth/authorize: Error: read ECONNRESET']);
+  });
+});
+
+describe('a client that resets its connection while its request runs', () => {
+  let slow: RunningApp;
+  beforeAll(async () => {
+    const memory = createMemoryAdapter();
+    // every read and write takes 150 ms: the reset lands while the provider works on the request
+    const adapter = ((model: string) => {
+      const inner = memory(model);
+      return new Proxy(inner, {
+        get(target, property) {
+          const value: unknown = Reflect.get(target, property);
+          if (typeof value !== 'function') return value;
+          if (property !== 'find' && property !== 'upsert') return value.bind(target);
+          return async (...args: unknown[]) => {
+            await new Promise((resolve) => setTimeout(resolve, 150));
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        },
+      });
+    }) as AdapterFactory;
+    slow = await startApp({ auth: { adapter } });
+  });
+  afterAll(() => slow.stop());
+
+  it('is no server error: nothing is written to the logger', async () => {
+    // the host app's own Koa prints the reset too (its default handler, not the library's)
+    const printed = jest.spyOn(console, 'error').mockImplementation(() => {});
+    const koaErrors: unknown[] = [];
+    const provider = slow.auth.provider as unknown as import('koa');
+    const seen = (error: unknown) => koaErrors.push(error);
+    provider.on('error', seen);
+    try {
+      const before = slow.warnings.length;
+      const url = new URL(buildAuthorizeUrl(slow.baseUrl, MEMBER, { scope: 'openid', challenge: pkcePair().challenge, state: 's' }));
+      for (let i = 0; i < 3; i += 1) {
+        await new Promise<void>((resolve) => {
+          const socket = connect(slow.port, '127.0.0.1', () => {
+            socket.write(`GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`);
+            setTimeout(() => { socket.resetAndDestroy(); resolve(); }, 50);
+          });
+          socket.on('error', () => resolve());
+        });
+      }
+      // the provider finishes each request after its client is gone
+      for (let i = 0; i < 20 && koaErrors.length < 3; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+      // Koa did report each reset: what is checked below is that none became a server error
+      expect(koaErrors.map((e) => (e as { code?: string }).code)).toEqual(['ECONNRESET', 'ECONNRESET', 'ECONNRESET']);
+      expect(slow.warnings.slice(before)).toEqual([]);
+    } finally {
+      provider.off('error', seen);
+      printed.mockRestore();
+    }
   });
 });
