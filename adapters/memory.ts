@@ -32,31 +32,23 @@ interface Entry {
   expiresAt: number;
 }
 
-/** The highest refresh-token generation used of one grant ({@link REFRESH_USE_MODEL}). */
-interface UsedGeneration {
-  generation: number;
-  /** epoch milliseconds: the latest expiry of the uses it stands for */
-  expiresAt: number;
-}
-
-/** `id` of a {@link REFRESH_USE_MODEL} record split at its last colon, when it ends in a generation. */
-function splitUseId(id: string): { grantId: string; generation: number } | undefined {
-  const colon = id.lastIndexOf(':');
-  if (colon < 1) return undefined;
-  const generation = Number(id.slice(colon + 1));
-  if (!Number.isSafeInteger(generation) || generation < 0 || id.slice(colon + 1) !== String(generation)) return undefined;
-  return { grantId: id.slice(0, colon), generation };
+/** A refresh-token use of the refresh grace ({@link REFRESH_USE_MODEL}), kept apart from the records. */
+interface Use {
+  readonly grantId: string;
+  /** epoch milliseconds */
+  readonly expiresAt: number;
 }
 
 /**
- * A {@link REFRESH_USE_MODEL} record as the refresh grace writes it, split into its grant and
- * generation; `undefined` for any other record of that model, which is kept as records are.
+ * The grant of a {@link REFRESH_USE_MODEL} record as the refresh grace writes it (`{ grantId }`
+ * and nothing else, so that what a read makes of the entry equals the record); `undefined`
+ * for any other record of that model, which is kept as records are.
  */
-function useOf(id: string, payload: AdapterPayload): { grantId: string; generation: number } | undefined {
-  const use = splitUseId(id);
-  // exactly these two members, so that what a read makes of the grant's entry equals the record
-  if (!use || payload.grantId !== use.grantId || payload.generation !== use.generation || Object.keys(payload).length !== 2) return undefined;
-  return use;
+function useGrantOf(payload: AdapterPayload): string | undefined {
+  const { grantId } = payload;
+  if (typeof grantId !== 'string') return undefined;
+  for (const member in payload) if (member !== 'grantId') return undefined;
+  return grantId;
 }
 
 /** The store's key of a model's record (the factory's `putRecords` names records by model too). */
@@ -108,13 +100,16 @@ class MemoryStore {
   /** grantId → keys of the records that belong to it */
   readonly grants = new Map<string, Set<string>>();
   /**
-   * line (a grant and one chain of its tokens) → the highest refresh-token generation used: the refresh grace's use records
-   * ({@link REFRESH_USE_MODEL}), one entry per chain of a grant. As records of their own they were one
-   * new key per rotation in the map of every record, kept for the token's lifetime: through
-   * HTTP the grace cost a refresh 8–11% on memory where the target is 3% (bench/README, "The
-   * grace rule's cost without HTTP").
+   * The refresh grace's use records ({@link REFRESH_USE_MODEL}), by id: one small entry per
+   * rotation, kept apart from the map of every record (as records of their own, with their
+   * JSON, a rotation cost a refresh 8–11% through HTTP on memory where the target is 3%:
+   * bench/README, "The grace rule's cost without HTTP"). Each answers for its own id only, as
+   * a Redis key does: keeping only the highest generation used per chain took one fork's
+   * progress for another's successor being used (adapters/types.ts).
    */
-  readonly generations = new Map<string, UsedGeneration>();
+  readonly uses = new Map<string, Use>();
+  /** whether a record of that model not of the grace's form was ever written (kept as records are) */
+  #otherUseRecords = false;
 
   /** The live entry of `key`; an expired one is dropped. */
   get(key: string): Entry | undefined {
@@ -182,7 +177,7 @@ class MemoryStore {
     }
   }
 
-  /** Writes the record `id` of `model`: a use record of the refresh grace as its chain's highest generation used. */
+  /** Writes the record `id` of `model`: a use record of the refresh grace among the uses. */
   write(model: string, id: string, payload: AdapterPayload, expiresIn: number | undefined): void {
     if (model === REFRESH_USE_MODEL && this.#putUse(id, payload, expiresIn)) return;
     this.set(recordKey(model, id), payload, expiresIn);
@@ -195,49 +190,36 @@ class MemoryStore {
 
   /** Deletes the record `id` of `model`. */
   remove(model: string, id: string): void {
-    if (model === REFRESH_USE_MODEL) this.#dropUse(id);
+    if (model === REFRESH_USE_MODEL) this.uses.delete(id);
     this.delete(recordKey(model, id));
   }
 
   /**
-   * Keeps a use record of the refresh grace as its chain's highest generation used; `false`
-   * (nothing kept) when it is not of the form the grace writes.
+   * Keeps a use record of the refresh grace among the uses, replacing any written under its id
+   * (its lifetime too, as a Redis SET does); `false` (nothing kept) when it is not of the form
+   * the grace writes. A record of the other form under the same id is dropped: one record per id.
    */
   #putUse(id: string, payload: AdapterPayload, expiresIn: number | undefined): boolean {
-    const use = useOf(id, payload);
-    if (!use) return false;
-    const expiresAt = expiryOf(expiresIn);
-    const kept = this.generations.get(use.grantId);
-    if (kept && kept.expiresAt > Date.now()) {
-      kept.generation = Math.max(kept.generation, use.generation);
-      kept.expiresAt = Math.max(kept.expiresAt, expiresAt);
-    } else {
-      this.generations.set(use.grantId, { generation: use.generation, expiresAt });
+    const grantId = useGrantOf(payload);
+    if (grantId === undefined) {
+      this.uses.delete(id);
+      this.#otherUseRecords = true;
+      return false;
     }
+    this.uses.set(id, { grantId, expiresAt: expiryOf(expiresIn) });
+    if (this.#otherUseRecords) this.delete(recordKey(REFRESH_USE_MODEL, id));
     return true;
   }
 
-  /** The use record `id`, made from its chain's highest generation used, if that is at or above it. */
+  /** The use record `id`, while it lives. */
   #findUse(id: string): AdapterPayload | undefined {
-    const use = splitUseId(id);
-    const kept = use && this.generations.get(use.grantId);
-    if (!kept || kept.expiresAt <= Date.now() || kept.generation < use!.generation) return undefined;
-    return { grantId: use!.grantId, generation: use!.generation };
-  }
-
-  /**
-   * Forgets the use `id`, as Redis deletes its one record. Only the chain's highest generation
-   * is kept, so only deleting that one changes an answer: the highest becomes the one below.
-   * A lower generation deleted stays answered as used, as every generation below the highest
-   * is (adapters/types.ts), and the later ones, which the grace reads, stay known: forgetting
-   * them would let a rotated token's reuse pass as a use within the grace.
-   */
-  #dropUse(id: string): void {
-    const use = splitUseId(id);
-    const kept = use && this.generations.get(use.grantId);
-    if (!kept || kept.generation !== use!.generation) return;
-    if (kept.generation === 0) this.generations.delete(use!.grantId);
-    else kept.generation -= 1;
+    const use = this.uses.get(id);
+    if (!use) return undefined;
+    if (use.expiresAt <= Date.now()) {
+      this.uses.delete(id);
+      return undefined;
+    }
+    return { grantId: use.grantId };
   }
 
   /** Removes every record of the grant and the grant itself, except `keep` (see consume). */
@@ -256,7 +238,7 @@ class MemoryStore {
       if (entry !== GONE) this.#unindex(key, entry);
       this.records.delete(key);
     }
-    for (const [grantId, kept] of this.generations) if (kept.expiresAt <= now) this.generations.delete(grantId);
+    for (const [id, use] of this.uses) if (use.expiresAt <= now) this.uses.delete(id);
   }
 }
 

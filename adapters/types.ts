@@ -142,14 +142,16 @@ export interface SynchronousWrites {
 }
 
 /**
- * The refresh grace's record that a generation of one chain of a grant's refresh tokens was
- * used (lib/policies/refresh-grace.ts): id `${line}:${generation}`, payload
- * `{ grantId: line, generation }`, where `line` names the grant and the chain
- * (`${grantId}.${chain}`: a grant holds a chain per code exchange), written on every rotation
- * and read only to ask whether a generation was used. A chain's generations are used in order
- * (a token of generation n + 1 exists only once one of generation n was rotated), so storage
- * may keep only the highest generation used per line and answer for every generation at or
- * below it, as the memory adapter does: one entry per chain instead of one per rotation.
+ * The refresh grace's record that a successor of a refresh token was used
+ * (lib/policies/refresh-grace.ts): id the token's name (the SHA-256 of its id, shortened: never
+ * the token), payload `{ grantId }`, written when a successor of that token is rotated in its
+ * turn, kept for the grace and a minute, and read only to ask whether it exists. Each record
+ * answers for its own id only, as any record does: a token served again within the grace has
+ * several successors, each going on with a chain of its own with tokens of the same
+ * generations, so the use of one says nothing of another (storage that kept only the highest
+ * generation used per chain took one fork's progress for another's reuse). Storage may keep
+ * these records in a leaner form than other records, as the memory adapter does, but answers
+ * exactly as for any record: present from its write until its lifetime ends or it is deleted.
  */
 export const REFRESH_USE_MODEL = 'RefreshTokenUse';
 

@@ -10,10 +10,10 @@
  *
  * The rule, enforced by wrapping the storage of the `RefreshToken` model:
  * - Rotating a refresh token marks it `rotatedAt` (the first time only) instead of consuming
- *   it, and records that its generation (`rotations`) of its grant was used.
+ *   it, and records that a successor of its predecessor was used.
  * - A rotated token presented again by its own client within `graceSeconds` of its first
- *   rotation, while no token of a later generation of the grant has been used, is rotated
- *   again: the retry or the racing request gets a valid answer for the same grant.
+ *   rotation, while no successor of its own has been used, is rotated again: the retry or the
+ *   racing request gets a valid answer for the same grant.
  * - Otherwise it is presented to oidc-provider as consumed, which revokes the whole grant:
  *   reuse after the grace, or after the successor was itself used. A rotated token presented
  *   by another client revokes the grant too, and so does reuse that oidc-provider refuses for
@@ -29,22 +29,27 @@
  * grant is revoked (see destroy()), so a revocation lost to a fault is retried, not forgotten.
  *
  * Across instances and on a Redis Cluster this holds because every fact is in storage: the
- * mark on the token and one small record per used generation (`RefreshTokenUse`, keyed by
- * grant, chain and generation, so writing it is idempotent and needs no read-modify-write,
- * and kept for the grace and a minute: `USE_RECORD_MARGIN_S`).
+ * mark on the token and one small record per rotation that a successor of a token was used
+ * (`RefreshTokenUse`, keyed by that token's name, so writing it is idempotent and needs no
+ * read-modify-write, one key on a Cluster, and kept for the grace and a minute:
+ * `USE_RECORD_MARGIN_S`).
  *
- * Generations are counted per chain, not per grant: every code exchange starts a chain at
- * generation 0, and a later authorization of the same client in the same browser session
- * reuses the grant, so one grant can hold several chains (two tabs that each signed in, an
- * app that asks again for more scope). Keyed by grant and generation alone, one chain's use
- * of generation 1 made the other chain's retry of its own generation 0 look like reuse after
- * its successor was used: the grant revoked, the member signed out. A chain is named after
- * its first token (the SHA-256 of its id, never the id) and the name is stamped on every
- * successor, since oidc-provider copies no field of ours when it rotates ({@link chainOf}).
+ * "Its successor was used" is asked of the token itself, not of a position in its grant: a
+ * token's name is the SHA-256 of its id (never the id, {@link nameOf}), every successor is
+ * stamped with its predecessor's name (`parent`, since oidc-provider copies no field of ours
+ * when it rotates), and rotating a token records that a successor of its `parent` was used.
+ * One grant holds several chains (every code exchange starts one, and a later authorization
+ * of the same client in the same browser session reuses the grant), and a token served again
+ * within the grace forks its chain in two, each fork with tokens of the same generations.
+ * Counted by generation, per grant, then per chain, one chain's or one fork's progress read
+ * as "the successor was used" to another's retry of its own token: the grant revoked, every
+ * holder signed out, and on the memory adapter, which kept only a chain's highest generation,
+ * for longer than on Redis.
  *
  * One write per rotation: oidc-provider consumes the token, then stores its successor. The
- * rotation's two records are held back from `consume()` and written with the successor of
- * the same request (paired by `Provider.ctx`, so overlapping refreshes never swap marks), and
+ * rotation's records (the mark, and for a successor its use) are held back from `consume()`
+ * and written with the successor of the same request (paired by `Provider.ctx`, so
+ * overlapping refreshes never swap marks), and
  * that write goes out with the access token's, which waits for it (refresh-issue.ts). On a
  * single Redis the mark and the successor are one script: they exist together or not at all.
  * On a Cluster they are commands to several nodes; if one fails the access token's save
@@ -73,7 +78,7 @@ import { memberClientSite } from './audience.ts';
 import type { AfterAnswer } from './provider-answer.ts';
 import { SuccessorWrites, withAccessTokensAfterRefresh } from './refresh-issue.ts';
 
-/** The storage model of the used-generation records (its form: adapters/types.ts). */
+/** The storage model of the records that a successor was used (their form: adapters/types.ts). */
 export { REFRESH_USE_MODEL };
 
 export interface RefreshGraceOptions {
@@ -106,15 +111,15 @@ interface RefreshPayload extends AdapterPayload {
   readonly rotations?: number;
   readonly exp?: number;
   readonly rotatedAt?: number;
-  /** the chain the token belongs to, stamped on every successor ({@link chainOf}) */
-  readonly chain?: string;
+  /** the name of the token this one succeeded ({@link nameOf}), stamped on every successor */
+  readonly parent?: string;
 }
 
 const epoch = () => Math.floor(Date.now() / 1000);
 
 /**
- * How much longer than the grace a use record is kept. It is read only while a token of the
- * generation before is within its grace, and it is written after that token's rotation, so
+ * How much longer than the grace a use record is kept. It is read only while the token it
+ * names (the predecessor) is within its grace, and it is written after that token's rotation, so
  * it is needed for at most the grace after it is written; the margin covers the clocks of
  * instances that disagree (README "Clocks, and a restart without persistence"). Kept for the
  * token's lifetime instead (14 days by default), it was one more key per rotation in Redis
@@ -127,21 +132,11 @@ function generationOf(payload: RefreshPayload): number {
 }
 
 /**
- * The chain of the token `id`: stamped on it when it is a successor, or, for the first token
- * of a chain (a code exchange's), named after that token: the SHA-256 of its id, shortened,
- * so no key ever holds a token.
+ * The name of the token `id`, which its successors carry as `parent` and its use record is
+ * keyed by: the SHA-256 of its id, shortened, so no key or record ever holds a token.
  */
-function chainOf(id: string, payload: RefreshPayload): string {
-  return typeof payload.chain === 'string' ? payload.chain : hash('sha256', id, 'base64url').slice(0, 22);
-}
-
-/** The line of tokens a use record counts generations of: one chain of one grant. */
-function lineOf(grantId: string, chain: string): string {
-  return `${grantId}.${chain}`;
-}
-
-function useId(line: string, generation: number): string {
-  return `${line}:${generation}`;
+function nameOf(id: string): string {
+  return hash('sha256', id, 'base64url').slice(0, 22);
 }
 
 /** The `RefreshToken` adapter with the grace rule; every other call goes to `inner`. */
@@ -162,8 +157,8 @@ class GraceRefreshTokens extends DelegatingAdapter {
   readonly #reused = new WeakMap<object, string>();
   /** rotations waiting for their successor's write, by request */
   readonly #rotations = new Map<object, PendingRotation>();
-  /** the chain each request's successor is to carry, by request (its successor's grant and generation) */
-  readonly #chains = new WeakMap<object, { readonly grantId: string; readonly next: number; readonly chain: string }>();
+  /** the parent each request's successor is to carry, by request (its successor's grant and generation) */
+  readonly #parents = new WeakMap<object, { readonly grantId: string; readonly next: number; readonly parent: string }>();
   #leftovers: NodeJS.Immediate | undefined;
   readonly #request: () => object | undefined;
   /** the storage's writes take effect when asked for: nothing is held (see the module comment) */
@@ -200,8 +195,9 @@ class GraceRefreshTokens extends DelegatingAdapter {
   /** A rotated token: usable again only for a retry or a racing refresh (the rare path). */
   async #findRotated(id: string, payload: RefreshPayload): Promise<AdapterPayload> {
     const expired = this.#now() - payload.rotatedAt! > this.#grace;
-    const successorUsed = !expired && payload.grantId !== undefined
-      && await this.#uses.find(useId(lineOf(payload.grantId, chainOf(id, payload)), generationOf(payload) + 1)) !== undefined;
+    // a successor of this very token, not any token of the next generation: another fork's or
+    // another chain's progress is not this token's successor being used
+    const successorUsed = !expired && payload.grantId !== undefined && await this.#uses.find(nameOf(id)) !== undefined;
     if (expired || successorUsed) {
       const request = this.#request();
       if (request !== undefined) this.#reused.set(request, id);
@@ -217,9 +213,9 @@ class GraceRefreshTokens extends DelegatingAdapter {
     if (!payload) return;
     const writes = this.#rotationWrites(id, payload);
     const request = this.#request();
-    // the successor this request stores carries the chain on, however its write goes out
+    // the successor this request stores carries this token's name, however its write goes out
     if (request !== undefined && payload.grantId !== undefined) {
-      this.#chains.set(request, { grantId: payload.grantId, next: generationOf(payload) + 1, chain: chainOf(id, payload) });
+      this.#parents.set(request, { grantId: payload.grantId, next: generationOf(payload) + 1, parent: nameOf(id) });
     }
     // storage that writes at once, outside a request, or one that already holds a rotation: written now
     if (this.#atOnce || payload.grantId === undefined || request === undefined || this.#rotations.has(request)) {
@@ -249,11 +245,11 @@ class GraceRefreshTokens extends DelegatingAdapter {
   override upsert(id: string, stored: AdapterPayload, expiresIn?: number): Promise<void> {
     const request = this.#request();
     const { grantId, rotations } = stored as RefreshPayload;
-    const chain = request === undefined ? undefined : this.#chains.get(request);
+    const parent = request === undefined ? undefined : this.#parents.get(request);
     let payload = stored;
-    if (chain && chain.grantId === grantId && chain.next === rotations) {
-      this.#chains.delete(request!);
-      payload = { ...stored, chain: chain.chain };
+    if (parent && parent.grantId === grantId && parent.next === rotations) {
+      this.#parents.delete(request!);
+      payload = { ...stored, parent: parent.parent };
     }
     const pending = request === undefined || this.#rotations.size === 0 ? undefined : this.#rotations.get(request);
     // only the successor of the token this request consumed
@@ -271,7 +267,11 @@ class GraceRefreshTokens extends DelegatingAdapter {
     return Promise.resolve();
   }
 
-  /** The rotation's records: the mark on the token (first rotation only) and its generation's use. */
+  /**
+   * The rotation's records: the mark on the token (first rotation only) and, for a successor,
+   * that a successor of its predecessor was used. The first token of a chain (a code
+   * exchange's) has no predecessor to answer for.
+   */
   #rotationWrites(id: string, payload: RefreshPayload): RecordWrite[] {
     const now = this.#now();
     const ttl = typeof payload.exp === 'number' ? Math.max(payload.exp - now, 1) : undefined;
@@ -283,11 +283,9 @@ class GraceRefreshTokens extends DelegatingAdapter {
       if (marked.consumed !== undefined) delete marked.consumed;
       writes.push({ model: 'RefreshToken', id, payload: marked, ...(ttl === undefined ? {} : { expiresIn: ttl }) });
     }
-    if (payload.grantId !== undefined) {
-      const generation = generationOf(payload);
+    if (payload.grantId !== undefined && typeof payload.parent === 'string') {
       const kept = Math.min(ttl ?? Infinity, this.#grace + USE_RECORD_MARGIN_S);
-      const line = lineOf(payload.grantId, chainOf(id, payload));
-      writes.push({ model: REFRESH_USE_MODEL, id: useId(line, generation), payload: { grantId: line, generation }, expiresIn: kept });
+      writes.push({ model: REFRESH_USE_MODEL, id: payload.parent, payload: { grantId: payload.grantId }, expiresIn: kept });
     }
     return writes;
   }

@@ -388,16 +388,16 @@ export function describeAdapterContract(name: string, setup: () => Promise<Contr
       const { grantId, tokenId } = await grantWithCode();
       const use = uid();
       const gone = uid();
-      await factory('RefreshTokenUse').upsert(gone, { generation: 0 }, TTL);
+      await factory('RefreshTokenUse').upsert(gone, { grantId }, TTL);
       // the rotation's two records, as lib/policies/refresh-grace.ts writes them, and one already expired
       const rewritten = samplePayload({ grantId, rotatedAt: epoch() });
       await putRecords!.call(factory, [
         { model: 'AccessToken', id: tokenId, payload: rewritten, expiresIn: 1 },
-        { model: 'RefreshTokenUse', id: use, payload: { grantId, generation: 1 }, expiresIn: TTL },
-        { model: 'RefreshTokenUse', id: gone, payload: { generation: 1 }, expiresIn: 0 },
+        { model: 'RefreshTokenUse', id: use, payload: { grantId }, expiresIn: TTL },
+        { model: 'RefreshTokenUse', id: gone, payload: { grantId }, expiresIn: 0 },
       ]);
       expect(await factory('AccessToken').find(tokenId)).toEqual(rewritten);
-      expect(await factory('RefreshTokenUse').find(use)).toEqual({ grantId, generation: 1 });
+      expect(await factory('RefreshTokenUse').find(use)).toEqual({ grantId });
       expect(await factory('RefreshTokenUse').find(gone)).toBeUndefined();
       // a record rewritten under its id stays in its grant's index
       await factory('Grant').revokeByGrantId(grantId);
@@ -413,33 +413,39 @@ export function describeAdapterContract(name: string, setup: () => Promise<Contr
     test('putRecords keeps a record whose lifetime is under a second (only 0 or less is a deletion)', async () => {
       const { putRecords } = factory as ClosableAdapterFactory & Partial<PutRecords>;
       const id = uid();
-      const grantId = uid();
-      const uses = factory('RefreshTokenUse');
-      for (const generation of [0, 1]) await uses.upsert(`${grantId}:${generation}`, { grantId, generation }, TTL);
+      const use = uid();
       await putRecords!.call(factory, [
         { model: 'RevokedAccessToken', id, payload: { clientId: 'c' }, expiresIn: 0.5 },
-        { model: 'RefreshTokenUse', id: `${grantId}:2`, payload: { grantId, generation: 2 }, expiresIn: 0.5 },
+        { model: 'RefreshTokenUse', id: use, payload: { grantId: uid() }, expiresIn: 0.5 },
       ]);
       expect(await factory('RevokedAccessToken').find(id)).toEqual({ clientId: 'c' });
-      // and the grant's earlier generations stay known
-      const known = async () => Promise.all([0, 1, 2].map(async (generation) => (await uses.find(`${grantId}:${generation}`)) !== undefined));
-      expect(await known()).toEqual([true, true, true]);
+      expect(await factory('RefreshTokenUse').find(use)).toBeDefined();
       await sleep(1_200);
       expect(await factory('RevokedAccessToken').find(id)).toBeUndefined();
+      expect(await factory('RefreshTokenUse').find(use)).toBeUndefined();
     });
 
-    test('destroy of one refresh-token use leaves the generations after it known (the grace reads them)', async () => {
+    test('a refresh-token use answers for its own id only, with its own lifetime (adapters/types.ts)', async () => {
       const { putRecords } = factory as ClosableAdapterFactory & Partial<PutRecords>;
       const grantId = uid();
       const uses = factory('RefreshTokenUse');
-      await putRecords!.call(factory, [0, 1, 2, 3].map((generation) => (
-        { model: 'RefreshTokenUse', id: `${grantId}:${generation}`, payload: { grantId, generation }, expiresIn: TTL })));
-      const known = async (generation: number) => (await uses.find(`${grantId}:${generation}`)) !== undefined;
-      await uses.destroy(`${grantId}:1`);
-      // generation 1 itself may still be answered as used (storage may keep only the highest, adapters/types.ts)
-      expect([await known(0), await known(2), await known(3)]).toEqual([true, true, true]);
-      await uses.destroy(`${grantId}:3`);
-      expect([await known(2), await known(3)]).toEqual([true, false]);
+      const known = async (...ids: string[]) => Promise.all(ids.map(async (id) => (await uses.find(id)) !== undefined));
+      // ids as a grace keyed by grant and generation wrote them: a later one says nothing of an
+      // earlier one (the tokens of two forks of a chain share their generations)
+      await putRecords!.call(factory, [{ model: 'RefreshTokenUse', id: `${grantId}:2`, payload: { grantId }, expiresIn: TTL }]);
+      await uses.upsert(`${grantId}:3`, { grantId }, 1);
+      expect(await known(`${grantId}:1`, `${grantId}:2`, `${grantId}:3`, `${grantId}:4`)).toEqual([false, true, true, false]);
+      // each keeps its own lifetime: a longer-lived one written later extends no other
+      await uses.upsert(`${grantId}:4`, { grantId }, TTL);
+      await sleep(1_200);
+      expect(await known(`${grantId}:2`, `${grantId}:3`, `${grantId}:4`)).toEqual([true, false, true]);
+      // a deletion forgets that one only
+      await uses.destroy(`${grantId}:4`);
+      expect(await known(`${grantId}:2`, `${grantId}:4`)).toEqual([true, false]);
+      // and a rewrite replaces the lifetime, as any record's
+      await uses.upsert(`${grantId}:2`, { grantId }, 1);
+      await sleep(1_200);
+      expect(await known(`${grantId}:2`)).toEqual([false]);
     });
 
     test('a record kept by consumeAndKeep stays in its grant\'s index past its first lifetime', async () => {

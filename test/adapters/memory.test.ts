@@ -2,7 +2,7 @@ import { jest } from '@jest/globals';
 
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import { REFRESH_USE_MODEL } from '../../adapters/types.ts';
-import type { Adapter, CompareAndSet } from '../../adapters/types.ts';
+import type { Adapter, AdapterPayload, CompareAndSet } from '../../adapters/types.ts';
 import { describeAdapterContract } from './contract.ts';
 
 describeAdapterContract('memory', async () => {
@@ -84,12 +84,12 @@ describe('memory adapter: deleted keys', () => {
 
 /**
  * The refresh grace writes a use record per rotation (lib/policies/refresh-grace.ts). As
- * records of their own they were a new key per rotation in the map of every record, and the
- * grace cost a refresh 8–11% through HTTP. Generations of a grant are used in order, so the
- * memory adapter keeps only the highest used per grant (adapters/types.ts, REFRESH_USE_MODEL).
+ * records of their own, with their JSON, in the map of every record, they cost a refresh 8–11%
+ * through HTTP; the memory adapter keeps them apart, one small entry per id, answering
+ * exactly as Redis answers for its keys (adapters/types.ts, REFRESH_USE_MODEL).
  */
 describe('memory adapter: the refresh grace\'s use records', () => {
-  const use = (grantId: string, generation: number) => ({ grantId, generation });
+  const use = (grantId: string) => ({ grantId });
   let factory: ReturnType<typeof createMemoryAdapter>;
 
   beforeEach(() => {
@@ -98,66 +98,81 @@ describe('memory adapter: the refresh grace\'s use records', () => {
 
   afterEach(() => factory.close());
 
-  it('are kept as one entry per grant, never as a record per rotation', async () => {
+  it('are kept apart from the records, never as a record with its JSON', async () => {
+    const stringified = jest.spyOn(JSON, 'stringify');
     const added = jest.spyOn(Map.prototype, 'set');
     try {
-      for (let generation = 0; generation < 50; generation += 1) {
+      for (let rotation = 0; rotation < 50; rotation += 1) {
         // as the grace writes them: with the marked token where it can, else on their own
-        if (generation % 2 === 0) {
-          await factory.putRecords([{ model: REFRESH_USE_MODEL, id: `g1:${String(generation)}`, payload: use('g1', generation), expiresIn: 60 }]);
+        if (rotation % 2 === 0) {
+          await factory.putRecords([{ model: REFRESH_USE_MODEL, id: `t${String(rotation)}`, payload: use('g1'), expiresIn: 60 }]);
         } else {
-          await factory(REFRESH_USE_MODEL).upsert(`g1:${String(generation)}`, use('g1', generation), 60);
+          await factory(REFRESH_USE_MODEL).upsert(`t${String(rotation)}`, use('g1'), 60);
         }
       }
       const keys = added.mock.calls.map(([k]) => k);
       expect(keys.filter((k) => typeof k === 'string' && k.startsWith(`${REFRESH_USE_MODEL}:`))).toEqual([]);
-      expect(keys.filter((k) => k === 'g1')).toHaveLength(1);
+      expect(stringified).not.toHaveBeenCalled();
     } finally {
       added.mockRestore();
+      stringified.mockRestore();
     }
+    for (let rotation = 0; rotation < 50; rotation += 1) expect(await factory(REFRESH_USE_MODEL).find(`t${String(rotation)}`)).toEqual(use('g1'));
   });
 
-  it('answer for every generation at or below the highest used, and for no other grant', async () => {
+  it('answer for their own id only: no generation of a grant or chain stands for another', async () => {
     const uses = factory(REFRESH_USE_MODEL);
-    await uses.upsert('g1:3', use('g1', 3), 60);
-    // a lower generation written late (racing rotations) does not lower it
-    await uses.upsert('g1:1', use('g1', 1), 60);
-    for (const generation of [0, 1, 2, 3]) expect(await uses.find(`g1:${String(generation)}`)).toEqual(use('g1', generation));
-    expect(await uses.find('g1:4')).toBeUndefined();
-    expect(await uses.find('g2:0')).toBeUndefined();
-    expect(await uses.find('g1:03')).toBeUndefined();
-    expect(await uses.find('g1:-1')).toBeUndefined();
+    // ids and the payload as the grace wrote them when it counted generations per chain: the
+    // highest kept per chain answered for every generation below it, one fork's progress read
+    // as another's successor being used (and kept as long as the latest use, where Redis let
+    // each record expire)
+    await uses.upsert('g1.c:3', { grantId: 'g1.c', generation: 3 }, 60);
+    await uses.upsert('g1.d:3', use('g1.d'), 60);
+    for (const line of ['g1.c', 'g1.d']) {
+      for (const generation of [0, 1, 2, 4]) expect(await uses.find(`${line}:${String(generation)}`)).toBeUndefined();
+    }
+    expect(await uses.find('g1.c:3')).toEqual({ grantId: 'g1.c', generation: 3 });
+    expect(await uses.find('g1.d:3')).toEqual(use('g1.d'));
   });
 
-  it('expire with the latest lifetime written, and are forgotten by a deletion', async () => {
+  it('expire with their own lifetime, and are forgotten by a deletion', async () => {
     const uses = factory(REFRESH_USE_MODEL);
-    await uses.upsert('g1:0', use('g1', 0), 1);
-    await uses.upsert('g2:0', use('g2', 0), 1);
-    await uses.upsert('g2:1', use('g2', 1), 60);
-    await uses.upsert('g3:0', use('g3', 0), 60);
+    await uses.upsert('a', use('g1'), 1);
+    await uses.upsert('b', use('g1'), 60);
+    await uses.upsert('c', use('g1'), 60);
     await sleep(1_100);
-    expect(await uses.find('g1:0')).toBeUndefined();
-    expect(await uses.find('g2:1')).toEqual(use('g2', 1));
-    // a grant whose uses expired starts again from what is written next
-    await uses.upsert('g1:0', use('g1', 0), 60);
-    expect(await uses.find('g1:0')).toEqual(use('g1', 0));
-    await uses.destroy('g3:0');
-    expect(await uses.find('g3:0')).toBeUndefined();
-    await factory.putRecords([{ model: REFRESH_USE_MODEL, id: 'g2:1', payload: use('g2', 1), expiresIn: 0 }]);
-    expect(await uses.find('g2:1')).toBeUndefined();
+    expect(await uses.find('a')).toBeUndefined();
+    expect(await uses.find('b')).toEqual(use('g1'));
+    // written again, one lives again
+    await uses.upsert('a', use('g1'), 60);
+    expect(await uses.find('a')).toEqual(use('g1'));
+    // a rewrite takes its lifetime, shorter too, as a Redis SET does
+    await uses.upsert('b', use('g1'), 1);
+    await uses.destroy('c');
+    expect(await uses.find('c')).toBeUndefined();
+    await factory.putRecords([{ model: REFRESH_USE_MODEL, id: 'a', payload: use('g1'), expiresIn: 0 }]);
+    expect(await uses.find('a')).toBeUndefined();
+    await sleep(1_100);
+    expect(await uses.find('b')).toBeUndefined();
   });
 
-  it('a record of that model not in the grace\'s form is kept as any record', async () => {
+  it('a record of that model not in the grace\'s form is kept as any record, one record per id', async () => {
     const uses = factory(REFRESH_USE_MODEL);
     const odd = [
       ['x', { generation: 1 }],
-      ['g1:2', { grantId: 'g1', generation: 1 }],
-      ['g1:1', { grantId: 'g1', generation: 1, jti: 'x' }],
-      ['g4:1.5', { grantId: 'g4', generation: 1.5 }],
+      ['g1:1', { grantId: 'g1', generation: 1 }],
+      ['y', { grantId: 7 } as unknown as AdapterPayload],
+      ['z', {}],
     ] as const;
     for (const [id, payload] of odd) await uses.upsert(id, { ...payload }, 60);
     for (const [id, payload] of odd) expect(await uses.find(id)).toEqual(payload);
-    expect(await uses.find('g1:0')).toBeUndefined();
+    // the last write under an id is what it holds, whichever form
+    await uses.upsert('x', use('g2'), 60);
+    expect(await uses.find('x')).toEqual(use('g2'));
+    await uses.upsert('x', { grantId: 'g2', more: true }, 60);
+    expect(await uses.find('x')).toEqual({ grantId: 'g2', more: true });
+    await uses.destroy('x');
+    expect(await uses.find('x')).toBeUndefined();
   });
 });
 

@@ -348,17 +348,17 @@ describe('redis adapter: commands per operation (single Redis)', () => {
     const put = (factory as unknown as PutRecords).putRecords;
     const seen = await commandsDuring(() => put([
       { model: 'RefreshToken', id: 'r1', payload: { grantId: 'g9', rotatedAt: 1 }, expiresIn: 60 },
-      { model: 'RefreshTokenUse', id: 'g9:0', payload: { grantId: 'g9', generation: 0 } },
+      { model: 'RefreshTokenUse', id: 'p9', payload: { grantId: 'g9' } },
       { model: 'RefreshToken', id: 'gone', payload: { grantId: 'g9' }, expiresIn: 0 },
     ]));
     expect(seen.filter((c) => c === 'script')).toHaveLength(1);
     expect(await factory('RefreshToken').find('r1')).toEqual({ grantId: 'g9', rotatedAt: 1 });
-    expect(await factory('RefreshTokenUse').find('g9:0')).toEqual({ grantId: 'g9', generation: 0 });
+    expect(await factory('RefreshTokenUse').find('p9')).toEqual({ grantId: 'g9' });
     expect(await factory('RefreshToken').find('gone')).toBeUndefined();
     const inspect = new Redis(server.url);
     try {
       expect(await inspect.ttl(`${prefix}RefreshToken:{${keyIdOf('RefreshToken', 'r1')}}`)).toBeGreaterThan(50);
-      expect(await inspect.ttl(`${prefix}RefreshTokenUse:{g9:0}`)).toBe(-1);
+      expect(await inspect.ttl(`${prefix}RefreshTokenUse:{p9}`)).toBe(-1);
     } finally {
       inspect.disconnect();
     }
@@ -464,6 +464,19 @@ describe('a refresh and a code exchange on a single Redis', () => {
     // rotation (mark and generation's use) a command of its own before the successor's; then
     // 3, with the access token written after the successor's confirmed write
     expect(seen).toEqual(['script', 'script']);
+    // a successor's rotation also records that a successor of its predecessor was used: in the same script
+    let next: { refresh_token?: string } = {};
+    const again = await commandsDuring(async () => {
+      const response = await fetch(`${app.baseUrl}/api/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: body.refresh_token!, client_id: MEMBER.clientId }),
+      });
+      next = await response.json() as { refresh_token?: string };
+    });
+    expect(next.refresh_token).toEqual(expect.any(String));
+    expect(await factory('RefreshTokenUse').find(hash('sha256', tokens.refresh_token!, 'base64url').slice(0, 22))).toBeDefined();
+    expect(again).toEqual(['script', 'script']);
   });
 
   test('an operator client\'s refresh, whose access token reads its grant\'s site, is two commands too', async () => {

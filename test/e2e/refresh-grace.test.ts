@@ -160,6 +160,42 @@ describe.each<Store>(['memory', 'redis'])('on %s', (kind) => {
       expect(await userinfoStatus(app, a2.access_token)).toBe(200);
     });
 
+    it('two racers of one token fork it: a retry within the grace on one fork is served while the other goes on, and both live', async () => {
+      const tokens = await signIn(app);
+      // racers A and B both present the first token: both are served, successors of one generation
+      const a1 = await (await refresh(app, tokens.refresh_token)).json() as TokenSet;
+      const b1 = await (await refresh(app, tokens.refresh_token)).json() as TokenSet;
+      // A goes on with its own chain
+      const a2 = await (await refresh(app, a1.refresh_token)).json() as TokenSet;
+      const a3 = await (await refresh(app, a2.refresh_token)).json() as TokenSet;
+      // B refreshes its own token once, its answer lost: it retries within the grace, its
+      // successor never used (A's use of generation 2 is not B's successor being used)
+      expect((await refresh(app, b1.refresh_token)).status).toBe(200);
+      const retried = await refresh(app, b1.refresh_token);
+      expect(retried.status).toBe(200);
+      const b2 = await retried.json() as TokenSet;
+      // both chains live, each keeping to its own tokens
+      expect(await userinfoStatus(app, b2.access_token)).toBe(200);
+      expect(await userinfoStatus(app, a3.access_token)).toBe(200);
+      expect((await refresh(app, b2.refresh_token)).status).toBe(200);
+      expect((await refresh(app, a3.refresh_token)).status).toBe(200);
+    });
+
+    it('across forks, a token the other racer rotated and went on from is reuse: the whole grant ends', async () => {
+      const tokens = await signIn(app);
+      const a1 = await (await refresh(app, tokens.refresh_token)).json() as TokenSet;
+      const b1 = await (await refresh(app, tokens.refresh_token)).json() as TokenSet;
+      const a2 = await (await refresh(app, a1.refresh_token)).json() as TokenSet;
+      const a3 = await (await refresh(app, a2.refresh_token)).json() as TokenSet;
+      // A's token, whose successor A used, presented again (by B or a thief holding it)
+      const crossed = await refresh(app, a1.refresh_token);
+      expect(crossed.status).toBe(400);
+      expect((await crossed.json()).error).toBe('invalid_grant');
+      expect(await userinfoStatus(app, a3.access_token)).toBe(401);
+      expect((await refresh(app, a3.refresh_token)).status).toBe(400);
+      expect((await refresh(app, b1.refresh_token)).status).toBe(400);
+    });
+
     it('two concurrent refreshes of one token both succeed, for the same grant', async () => {
       const tokens = await signIn(app);
       const [a, b] = await Promise.all([refresh(app, tokens.refresh_token), refresh(app, tokens.refresh_token)]);

@@ -56,12 +56,12 @@ const record = (grantId: string, rotations?: number) => ({
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
-/** The chain a code exchange's token `root` starts: named after it, never by it (its SHA-256). */
-const chainOf = (root: string) => createHash('sha256').update(root).digest('base64url').slice(0, 22);
-/** The use records' line of the chain of `root` in `grantId`. */
-const lineOf = (grantId: string, root: string) => `${grantId}.${chainOf(root)}`;
-/** The successor of generation `rotations` in the chain of `root`, as stored. */
-const successor = (grantId: string, rotations: number, root: string) => ({ ...record(grantId, rotations), chain: chainOf(root) });
+/** The name of the token `id`, which its use record is keyed by: never the token (its SHA-256). */
+const nameOf = (id: string) => createHash('sha256').update(id).digest('base64url').slice(0, 22);
+/** The successor of generation `rotations` of the token `predecessor`, as stored. */
+const successor = (grantId: string, rotations: number, predecessor: string) => ({ ...record(grantId, rotations), parent: nameOf(predecessor) });
+/** The record that a successor of `id` was used. */
+const useOf = (grantId: string) => ({ grantId });
 
 /** The rule on storage with round trips, where a rotation is held for its successor. */
 const setup = (grace = GRACE) => setupOn(grace, STORAGES[0][1]);
@@ -119,14 +119,15 @@ describe('withRefreshGrace on storage with round trips: a rotation waits for its
       },
     });
     const tokens = withRefreshGrace(counting as AdapterFactory, { graceSeconds: GRACE, now: () => now, request })('RefreshToken');
-    await tokens.upsert('rt0', record('g1'), 3600);
+    // a successor itself (of rt-1): its rotation records that a successor of rt-1 was used
+    await tokens.upsert('rt0', { ...record('g1'), parent: nameOf('rt-1') }, 3600);
     await inRequest(async () => {
       await tokens.find('rt0');
       await tokens.consume('rt0');
-      // nothing written yet: the token is still unmarked, its generation unused
+      // nothing written yet: the token is still unmarked, its predecessor's successor unused
       expect(batches).toEqual([]);
       expect(await inner('RefreshToken').find('rt0')).not.toHaveProperty('rotatedAt');
-      expect(await inner(REFRESH_USE_MODEL).find(`${lineOf('g1', 'rt0')}:0`)).toBeUndefined();
+      expect(await inner(REFRESH_USE_MODEL).find(nameOf('rt-1'))).toBeUndefined();
       now += 1;
       // a token of another grant or generation stored meanwhile carries nothing
       await tokens.upsert('other', record('g1', 2), 3600);
@@ -136,7 +137,7 @@ describe('withRefreshGrace on storage with round trips: a rotation waits for its
     // asked for in one synchronous step with the successor (one script on a single Redis)
     expect(upserts).toEqual(['rt0@0', 'other@0', 'rt1@0']);
     expect(batches).toHaveLength(1);
-    expect(batches[0]!.map((w) => `${w.model}:${w.id}`)).toEqual(['RefreshToken:rt0', `${REFRESH_USE_MODEL}:${lineOf('g1', 'rt0')}:0`]);
+    expect(batches[0]!.map((w) => `${w.model}:${w.id}`)).toEqual(['RefreshToken:rt0', `${REFRESH_USE_MODEL}:${nameOf('rt-1')}`]);
     // marked with the time of the consume
     expect(batches[0]![0]!.payload).toMatchObject({ rotatedAt: 1_000_000 });
     // a successor stored in another request carries nothing either
@@ -155,23 +156,23 @@ describe('withRefreshGrace on storage with round trips: a rotation waits for its
     });
     const now = 1_000_000;
     const tokens = withRefreshGrace(recording as AdapterFactory, { graceSeconds: GRACE, now: () => now, request })('RefreshToken');
-    // a token with two weeks to live, and one with less than the grace and the margin
-    await tokens.upsert('long', { ...record('g1'), exp: now + 14 * 24 * 3600 }, 3600);
-    await tokens.upsert('short', { ...record('g2'), exp: now + 20 }, 20);
+    // a token with two weeks to live, and one with less than the grace and the margin (successors both)
+    await tokens.upsert('long', { ...record('g1'), exp: now + 14 * 24 * 3600, parent: nameOf('long0') }, 3600);
+    await tokens.upsert('short', { ...record('g2'), exp: now + 20, parent: nameOf('short0') }, 20);
     await rotate(tokens, 'long', 'long1');
     await rotate(tokens, 'short', 'short1');
     const lifetimes = Object.fromEntries(written.map((w) => [`${w.model}:${w.id}`, w.expiresIn]));
     expect(lifetimes).toEqual({
       'RefreshToken:long': 14 * 24 * 3600,
-      [`${REFRESH_USE_MODEL}:${lineOf('g1', 'long')}:0`]: GRACE + USE_RECORD_MARGIN_S,
+      [`${REFRESH_USE_MODEL}:${nameOf('long0')}`]: GRACE + USE_RECORD_MARGIN_S,
       'RefreshToken:short': 20,
-      [`${REFRESH_USE_MODEL}:${lineOf('g2', 'short')}:0`]: 20,
+      [`${REFRESH_USE_MODEL}:${nameOf('short0')}`]: 20,
     });
   });
 
   it('a rotation whose successor is not stored in its turn is written on its own at the end of the turn', async () => {
     const { tokens, raw, uses, at } = setup();
-    await tokens.upsert('rt0', record('g1'), 3600);
+    await tokens.upsert('rt0', { ...record('g1'), parent: nameOf('rt-1') }, 3600);
     await inRequest(async () => {
       await tokens.find('rt0');
       await tokens.consume('rt0');
@@ -179,13 +180,13 @@ describe('withRefreshGrace on storage with round trips: a rotation waits for its
     expect(await raw.find('rt0')).not.toHaveProperty('rotatedAt');
     await turn();
     expect(await raw.find('rt0')).toMatchObject({ rotatedAt: at() });
-    expect(await uses.find(`${lineOf('g1', 'rt0')}:0`)).toEqual({ grantId: lineOf('g1', 'rt0'), generation: 0 });
+    expect(await uses.find(nameOf('rt-1'))).toEqual(useOf('g1'));
     // and a successor stored later is written as itself only
     await tokens.upsert('rt1', record('g1', 1), 3600);
     expect(await raw.find('rt1')).toEqual(record('g1', 1));
   });
 
-  it('a successor stored after a wait in its request still carries its chain on', async () => {
+  it('a successor stored after a wait in its request still carries its predecessor\'s name', async () => {
     const { tokens, raw } = setup();
     await tokens.upsert('rt0', record('g1'), 3600);
     await inRequest(async () => {
@@ -196,9 +197,9 @@ describe('withRefreshGrace on storage with round trips: a rotation waits for its
       await tokens.upsert('rt1', record('g1', 1), 3600);
     });
     expect(await raw.find('rt1')).toEqual(successor('g1', 1, 'rt0'));
-    // and its successor too, the chain still named after its first token
+    // and its successor too, named after its own predecessor
     await rotate(tokens, 'rt1', 'rt2');
-    expect(await raw.find('rt2')).toEqual(successor('g1', 2, 'rt0'));
+    expect(await raw.find('rt2')).toEqual(successor('g1', 2, 'rt1'));
   });
 
   it('a rotation written on its own at the end of its turn: its request\'s access token waits for it and fails with it', async () => {
@@ -227,13 +228,13 @@ describe('withRefreshGrace where writes take effect when asked for', () => {
 
   it('consume writes the rotation itself: nothing is held for the successor', async () => {
     const { tokens, raw, uses, at } = setupOn(GRACE, atOnce);
-    await tokens.upsert('rt0', record('g1'), 3600);
+    await tokens.upsert('rt0', { ...record('g1'), parent: nameOf('rt-1') }, 3600);
     await inRequest(async () => {
       await tokens.find('rt0');
       await tokens.consume('rt0');
       // before the successor exists, as a held rotation is written after an error
       expect(await raw.find('rt0')).toMatchObject({ rotatedAt: at() });
-      expect(await uses.find(`${lineOf('g1', 'rt0')}:0`)).toEqual({ grantId: lineOf('g1', 'rt0'), generation: 0 });
+      expect(await uses.find(nameOf('rt-1'))).toEqual(useOf('g1'));
     });
   });
 
@@ -269,15 +270,19 @@ describe.each(STORAGES)('withRefreshGrace on %s', (_kind, storage) => {
     expect(await tokens.find('rt0')).toEqual(record('g1'));
   });
 
-  it('rotating marks the token and records its generation as used, instead of consuming it', async () => {
+  it('rotating marks the token and records that a successor of its predecessor was used, instead of consuming it', async () => {
     const { tokens, raw, uses, at } = setup();
     await tokens.upsert('rt0', record('g1'), 3600);
     await rotate(tokens, 'rt0', 'rt1');
     const stored = await raw.find('rt0');
     expect(stored).toMatchObject({ rotatedAt: at() });
     expect(stored?.consumed).toBeUndefined();
-    expect(await uses.find(`${lineOf('g1', 'rt0')}:0`)).toEqual({ grantId: lineOf('g1', 'rt0'), generation: 0 });
+    // the first token of a chain has no predecessor: no use is recorded for it
+    expect(await uses.find(nameOf('rt0'))).toBeUndefined();
     expect(await raw.find('rt1')).toEqual(successor('g1', 1, 'rt0'));
+    await rotate(tokens, 'rt1', 'rt2');
+    expect(await uses.find(nameOf('rt0'))).toEqual(useOf('g1'));
+    expect(await uses.find(nameOf('rt1'))).toBeUndefined();
   });
 
   it('consume uses what its own request read, not a racing request\'s later read', async () => {
@@ -339,7 +344,7 @@ describe.each(STORAGES)('withRefreshGrace on %s', (_kind, storage) => {
     await tokens.upsert('rt0', record('g1'), 3600);
     await Promise.all([rotate(racing, 'rt0', 'rt1a'), rotate(racing, 'rt0', 'rt1b')]);
     // were the first successor's write lost, the second would still mark the token
-    expect(writes).toEqual([['rt0', `${lineOf('g1', 'rt0')}:0`], ['rt0', `${lineOf('g1', 'rt0')}:0`]]);
+    expect(writes).toEqual([['rt0'], ['rt0']]);
     expect(await raw.find('rt0')).toMatchObject({ rotatedAt: 1_000_000 });
     expect(await raw.find('rt1a')).toEqual(successor('g1', 1, 'rt0'));
     expect(await raw.find('rt1b')).toEqual(successor('g1', 1, 'rt0'));
@@ -376,7 +381,7 @@ describe.each(STORAGES)('withRefreshGrace on %s', (_kind, storage) => {
     expect((await tokens.find('rt0'))?.consumed).toBe(rotatedAt);
   });
 
-  it('once a token of the next generation is used, the rotated one is consumed even within the grace', async () => {
+  it('once its successor is used, the rotated token is consumed even within the grace', async () => {
     const { tokens } = setup();
     await tokens.upsert('rt0', record('g1'), 3600);
     await rotate(tokens, 'rt0', 'rt1');
@@ -385,6 +390,35 @@ describe.each(STORAGES)('withRefreshGrace on %s', (_kind, storage) => {
     expect((await tokens.find('rt0'))?.consumed).toEqual(expect.any(Number));
     // the successor itself is still within its own grace
     expect((await tokens.find('rt1'))?.consumed).toBeUndefined();
+  });
+
+  it('a token served again within the grace forks its chain: each fork\'s retry is judged by its own successor only', async () => {
+    const { tokens } = setup();
+    await tokens.upsert('t0', record('g1'), 3600);
+    // two racers of t0: both are served, both successors of generation 1
+    await rotate(tokens, 't0', 't1a');
+    await rotate(tokens, 't0', 't1b');
+    // fork A goes on; fork B uses its own token once, its answer lost
+    await rotate(tokens, 't1a', 't2a');
+    await rotate(tokens, 't2a', 't3a');
+    await rotate(tokens, 't1b', 't2b');
+    // B's retry within the grace: t2b was never used, and A's generation 2 is not its successor
+    expect((await tokens.find('t1b'))?.consumed).toBeUndefined();
+    // a token A rotated and went on from is reuse, whoever presents it (B holds no such token)
+    expect((await tokens.find('t1a'))?.consumed).toEqual(expect.any(Number));
+    expect((await tokens.find('t0'))?.consumed).toEqual(expect.any(Number));
+    expect((await tokens.find('t2a'))?.consumed).toBeUndefined();
+  });
+
+  it('a token served twice is reuse once either of its successors was used', async () => {
+    const { tokens } = setup();
+    await tokens.upsert('t0', record('g1'), 3600);
+    await rotate(tokens, 't0', 't1a');
+    await rotate(tokens, 't0', 't1b');
+    expect((await tokens.find('t0'))?.consumed).toBeUndefined();
+    // the second holder (a thief within the window) uses its own successor
+    await rotate(tokens, 't1b', 't2b');
+    expect((await tokens.find('t0'))?.consumed).toEqual(expect.any(Number));
   });
 
   it('another grant\'s use is not this grant\'s', async () => {
@@ -397,9 +431,10 @@ describe.each(STORAGES)('withRefreshGrace on %s', (_kind, storage) => {
   });
 
   it('consuming a token that is gone is a no-op', async () => {
-    const { tokens, uses } = setup();
+    const { tokens, raw, uses } = setup();
     await tokens.consume('missing');
-    expect(await uses.find('undefined:0')).toBeUndefined();
+    expect(await raw.find('missing')).toBeUndefined();
+    expect(await uses.find(nameOf('missing'))).toBeUndefined();
   });
 
   it('destroy and revokeByGrantId reach the stored tokens', async () => {
