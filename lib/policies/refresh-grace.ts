@@ -19,7 +19,8 @@
  *   by another client revokes the grant too, and so does reuse that oidc-provider refuses for
  *   another reason before it looks at the token's state (`revokeMissedReuse`).
  * - `graceSeconds: 0` keeps oidc-provider's strict single use, and a token rotated while the
- *   grace was on (marked, never consumed) counts as consumed ({@link RotatedIsConsumed}).
+ *   grace was on (marked, never consumed) counts as consumed; a reused token is kept for its
+ *   grant's revocation there too ({@link RotatedIsConsumed}).
  *
  * What the grace gives up: a token served again gets a successor of its own, so its two
  * holders (two racing tabs, or a thief within the window) go on with two chains of one grant,
@@ -333,24 +334,50 @@ class GraceRefreshTokens extends DelegatingAdapter {
  * running with it (a rolling deploy), would look unused to oidc-provider and to the storage's
  * consume: served again, a second live chain, nothing revoked. Read here as consumed, its
  * reuse revokes the grant as strict single use should. One property read per token read.
+ *
+ * A consumed token found by a request is kept by that request's destroy(), as the grace keeps
+ * a reused one ({@link GraceRefreshTokens.destroy}): oidc-provider answers reuse with the
+ * token's destroy and the grant's revocation at once, and were the destroy written and the
+ * revocation lost to a fault, the client's retry of the 503 would find no token, be answered
+ * `invalid_grant`, and revoke nothing, the thief's chain alive. Kept, the token is removed by
+ * the grant's revocation, and until then every presentation of it is reuse again.
  */
 class RotatedIsConsumed extends DelegatingAdapter {
+  /** the consumed token each request found, kept by destroy() */
+  readonly #reused = new WeakMap<object, string>();
+  readonly #request: () => object | undefined;
+
+  constructor(inner: Adapter, request: () => object | undefined) {
+    super(inner);
+    this.#request = request;
+  }
+
   override find(id: string): Promise<AdapterPayload | undefined> {
     return this.inner.find(id).then((found) => {
       const payload = (found ?? undefined) as RefreshPayload | undefined;
-      return payload?.rotatedAt === undefined ? payload : { ...payload, consumed: payload.consumed ?? payload.rotatedAt };
+      if (payload === undefined || (payload.rotatedAt === undefined && !payload.consumed)) return payload;
+      const request = this.#request();
+      if (request !== undefined) this.#reused.set(request, id);
+      return payload.rotatedAt === undefined ? payload : { ...payload, consumed: payload.consumed ?? payload.rotatedAt };
     });
+  }
+
+  override destroy(id: string): Promise<void> {
+    const request = this.#request();
+    if (request !== undefined && this.#reused.get(request) === id) return Promise.resolve();
+    return this.inner.destroy(id);
   }
 }
 
 /**
  * The adapter factory with the grace rule on `RefreshToken`, and `AccessToken` saves that wait
  * for the rotation and successor refresh token written in their request. When `graceSeconds`
- * is 0, only tokens rotated under a grace are read as consumed ({@link RotatedIsConsumed}).
+ * is 0, only tokens rotated under a grace are read as consumed, and a consumed token is left
+ * to its grant's revocation ({@link RotatedIsConsumed}).
  * Other models (and `close()`, if any) are the inner factory's.
  */
 export function withRefreshGrace<F extends AdapterFactory>(factory: F, options: RefreshGraceOptions): F {
-  if (options.graceSeconds <= 0) return decorateModel(factory, 'RefreshToken', (inner) => new RotatedIsConsumed(inner));
+  if (options.graceSeconds <= 0) return decorateModel(factory, 'RefreshToken', (inner) => new RotatedIsConsumed(inner, options.request ?? currentRequest));
   const uses = factory(REFRESH_USE_MODEL);
   const { putRecords, writesSynchronously } = factory as Partial<PutRecords & SynchronousWrites>;
   const storage = { putRecords: typeof putRecords === 'function' ? putRecords.bind(factory) : undefined, atOnce: writesSynchronously === true };

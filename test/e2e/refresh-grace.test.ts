@@ -420,6 +420,30 @@ describe.each<Store>(['memory', 'redis'])('on %s', (kind) => {
       }
     });
 
+    it('reuse whose revocation failed is still reuse when retried: the grant ends, the other holder\'s token refused', async () => {
+      const faults = revocationFaults(await storage(kind));
+      const strict = await startApp({ auth: { adapter: faults, refreshTokenGrace: 0 } });
+      try {
+        const tokens = await signIn(strict);
+        // a thief rotates the stolen token first
+        const thief = await (await refresh(strict, tokens.refresh_token)).json() as TokenSet;
+        faults.failRevocations(true);
+        // the member presents it: reuse, whose revocation meets a fault (the token's own delete would not)
+        const replay = await refresh(strict, tokens.refresh_token);
+        expect(replay.status).toBe(503);
+        expect((await replay.json()).error).toBe('temporarily_unavailable');
+        faults.failRevocations(false);
+        // the member retries, as told: the reused token is found again and the grant revoked
+        const retried = await refresh(strict, tokens.refresh_token);
+        expect(retried.status).toBe(400);
+        expect((await retried.json()).error).toBe('invalid_grant');
+        expect(await userinfoStatus(strict, thief.access_token)).toBe(401);
+        expect((await refresh(strict, thief.refresh_token)).status).toBe(400);
+      } finally {
+        await strict.stop();
+      }
+    });
+
     it('of two concurrent refreshes exactly one succeeds', async () => {
       const tokens = await signIn(app);
       const responses = await Promise.all([refresh(app, tokens.refresh_token), refresh(app, tokens.refresh_token)]);

@@ -91,6 +91,37 @@ describe('withRefreshGrace on storage with round trips: a rotation waits for its
     expect((await strict('Grant').find('marked'))?.consumed).toBeUndefined();
   });
 
+  it('with the grace 0, a consumed token a request found is kept by that request\'s destroy, for its grant\'s revocation', async () => {
+    const inner = createMemoryAdapter();
+    const tokens = withRefreshGrace(inner, { graceSeconds: 0, request })('RefreshToken');
+    await inner('RefreshToken').upsert('consumed', { ...record('g'), consumed: 1_000 }, 3600);
+    await inner('RefreshToken').upsert('rotated', { ...record('g'), rotatedAt: 1_000 }, 3600);
+    await inner('RefreshToken').upsert('fresh', record('g'), 3600);
+    await inner('RefreshToken').upsert('other', record('g'), 3600);
+    // oidc-provider's answer to reuse: the token destroyed and its grant revoked, at once
+    for (const id of ['consumed', 'rotated']) {
+      await inRequest(async () => {
+        expect((await tokens.find(id))?.consumed).toBe(1_000);
+        await tokens.destroy(id);
+      });
+      expect(await inner('RefreshToken').find(id)).toBeDefined();
+    }
+    // any other destroy reaches the storage: an unused token found, another token, outside a request
+    await inRequest(async () => {
+      await tokens.find('fresh');
+      await tokens.destroy('fresh');
+      await tokens.find('consumed');
+      await tokens.destroy('other');
+    });
+    expect(await inner('RefreshToken').find('fresh')).toBeUndefined();
+    expect(await inner('RefreshToken').find('other')).toBeUndefined();
+    await tokens.destroy('consumed');
+    expect(await inner('RefreshToken').find('consumed')).toBeUndefined();
+    // and the grant's revocation removes a kept one
+    await tokens.revokeByGrantId('g');
+    expect(await inner('RefreshToken').find('rotated')).toBeUndefined();
+  });
+
   it('leaves every other model to the inner factory', async () => {
     const { factory, inner } = setup();
     await factory('AuthorizationCode').upsert('code', { grantId: 'g' }, 60);
