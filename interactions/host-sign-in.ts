@@ -83,7 +83,8 @@ const now = () => Math.floor(Date.now() / 1000);
 
 const NOTHING_WAITING = 'no sign-in is waiting in this browser (it expired, was finished, or was started in another browser): go back to the application and start again';
 const CLIENT_UNAVAILABLE = 'the application waiting for this sign-in cannot be checked right now (its description could not be loaded from where it is published): try again in a moment, or go back to the application';
-const ANOTHER_WAITING = 'the sign-in waiting in this browser is not the one the page was shown for (another authorization started in this browser since): show the page again';
+// shown to the person by a host's page (README "Sign-in options"): what to do, in their words
+const ANOTHER_WAITING = 'the sign-in waiting in this browser is not the one the page was shown for (another application started signing in since): sign in again on this page';
 
 /** The `auth_time` of a host session that did not say when its person signed in: the epoch, never recent. */
 const UNKNOWN_AUTH_TIME = 0;
