@@ -1,7 +1,8 @@
 /**
  * `/mcp` as Koa middleware: a pipeline of named steps, each of which answers or hands on.
  *
- * 1. `checkOrigin`: 403 for a foreign `Host` or a not-allowed `Origin` (DNS rebinding);
+ * 1. `checkOrigin`: 403 for a foreign `Host` or a not-allowed `Origin` (DNS rebinding); the
+ *    first refusal of each kind is logged once, with the option to change;
  * 2. `preflight`: CORS, and 405 for anything but POST (stateless: no sessions to resume or
  *    delete, no server-initiated stream);
  * 3. `identify`: the bearer core in optional mode: no token is anonymous, a bad, expired,
@@ -53,8 +54,8 @@ import {
 } from './http.ts';
 import { isUtf8Charset } from '../http/charset.ts';
 import type { ResolvedMcpOptions } from './options.ts';
-import { refusedOrigin, withoutDefaultPort } from './request-origin.ts';
-import type { OriginPolicy } from './request-origin.ts';
+import { refusalHint, refusedOrigin, withoutDefaultPort } from './request-origin.ts';
+import type { OriginPolicy, OriginRefusal } from './request-origin.ts';
 import { buildServer, ServerPool } from './server.ts';
 import { transportRejection } from './standard-headers.ts';
 import { combinedRefusal, mixedAudiences, refuseCall } from './tools/access.ts';
@@ -163,11 +164,21 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
   const authenticate = createBearerAuthenticator(deps.bearer, resourceMetadata, { missingToken: 'invalid_token' });
   const path = ENDPOINTS.mcp.path;
 
+  /** the kinds of refusal already logged: one line each per instance, never one per request */
+  const hinted = new Set<OriginRefusal['kind']>();
+  const configured = { hosts: options.allowedHosts !== undefined, origins: options.allowedOrigins !== undefined };
+
   function checkOrigin(ctx: Context): boolean {
     const refusal = refusedOrigin(ctx, policy);
     if (refusal === undefined) return true;
+    // the client's SDK reports only a failed version negotiation, and every other endpoint
+    // answers this Host: the operator learns why here, once (any client could send many)
+    if (!hinted.has(refusal.kind)) {
+      hinted.add(refusal.kind);
+      logger.warn(refusalHint(refusal, policy, configured));
+    }
     ctx.set('Cache-Control', 'no-store');
-    writeJsonRpcProblem(ctx, { status: 403, code: -32000, message: `Forbidden: ${refusal}` });
+    writeJsonRpcProblem(ctx, { status: 403, code: -32000, message: `Forbidden: ${refusal.reason}` });
     return false;
   }
 

@@ -3,11 +3,13 @@
  * DNS-rebinding protection). A request whose `Host` is not this server's, or whose `Origin`
  * is present and not allowed, is refused with 403 before anything else is looked at. A
  * request without `Origin` (every non-browser client) is not affected by the origin list.
+ * The first refusal of each kind is logged with the option to change ({@link refusalHint}).
  *
  * @module
  */
 import type { Context } from 'koa';
 
+import { printable } from '../events/printable.ts';
 // a page on the user's own machine, any port: never a rebound name
 import { isLoopbackOrigin } from '../policies/cors.ts';
 
@@ -24,6 +26,13 @@ export interface OriginPolicy {
   readonly proxyHops: number;
 }
 
+/** The host the request was sent to, and the header it was read from. */
+interface RequestHost {
+  /** lower-case, without a default port ({@link withoutDefaultPort}) */
+  readonly host: string;
+  readonly header: 'Host' | 'X-Forwarded-Host';
+}
+
 /**
  * The host the request was sent to, as the client addressed it. Of `X-Forwarded-Host`, the
  * entry the outermost trusted proxy wrote (`proxyHops` from the right, as for the client's
@@ -31,10 +40,13 @@ export interface OriginPolicy {
  * would pass by putting this server's host there. One entry (a proxy that sets the header) is
  * read whatever `proxyHops` says.
  */
-function requestHost(ctx: Context, policy: OriginPolicy): string {
+function requestHost(ctx: Context, policy: OriginPolicy): RequestHost {
   const entries = policy.proxy ? ctx.get('x-forwarded-host').split(',').map((s) => s.trim()).filter(Boolean) : [];
   const forwarded = entries.slice(-policy.proxyHops)[0];
-  return withoutDefaultPort((forwarded ?? authorityOf(ctx)).toLowerCase());
+  return {
+    host: withoutDefaultPort((forwarded ?? authorityOf(ctx)).toLowerCase()),
+    header: forwarded === undefined ? 'Host' : 'X-Forwarded-Host',
+  };
 }
 
 /**
@@ -56,12 +68,56 @@ function authorityOf(ctx: Context): string {
   return (ctx.req.httpVersionMajor >= 2 ? ctx.get(':authority') : '') || ctx.get('host');
 }
 
-/** Why the request is refused (`Invalid Host: …`, `Invalid Origin: …`), or `undefined`. */
-export function refusedOrigin(ctx: Context, policy: OriginPolicy): string | undefined {
-  const host = requestHost(ctx, policy);
-  if (!policy.hosts.has(host)) return `Invalid Host: ${host || '(none)'}`;
+/** A refused request: what was refused, and the SDK's wording of it for the 403. */
+export interface OriginRefusal {
+  readonly kind: 'host' | 'origin';
+  /** the header the refused value came from */
+  readonly header: 'Host' | 'X-Forwarded-Host' | 'Origin';
+  /** the refused value, as the request sent it (the request's: never log it unescaped) */
+  readonly value: string;
+  /** `Invalid Host: …`, `Invalid Origin: …` (the SDK's own messages, after `Forbidden: `) */
+  readonly reason: string;
+}
+
+/** Why the request is refused, or `undefined`. */
+export function refusedOrigin(ctx: Context, policy: OriginPolicy): OriginRefusal | undefined {
+  const { host, header } = requestHost(ctx, policy);
+  if (!policy.hosts.has(host)) return { kind: 'host', header, value: host, reason: `Invalid Host: ${host || '(none)'}` };
   const origin = ctx.get('origin');
   if (!origin || policy.origins === '*' || policy.origins.has(origin.toLowerCase())) return undefined;
   if (policy.loopback && isLoopbackOrigin(origin)) return undefined;
-  return `Invalid Origin: ${origin}`;
+  return { kind: 'origin', header: 'Origin', value: origin, reason: `Invalid Origin: ${origin}` };
+}
+
+/** How much of a refused value the log line shows: a host name with its port fits. */
+const SHOWN = 300;
+
+/**
+ * The log line for the first refusal of its kind: what was refused, what `/mcp` answers
+ * instead and the option to change. A request chose the value: it is cut and its control
+ * characters escaped. Nothing else on the path says it: the 403 goes to the client (whose SDK
+ * reports a failed version negotiation), and every other endpoint answers any `Host`.
+ */
+export function refusalHint(refusal: OriginRefusal, policy: OriginPolicy, configured: { readonly hosts: boolean; readonly origins: boolean }): string {
+  const shown = JSON.stringify(printable(refusal.value, SHOWN));
+  if (refusal.kind === 'host') {
+    const answered = configured.hosts
+      ? `the hosts in options.mcp.allowedHosts (${[...policy.hosts].join(', ')}) only`
+      : `the Host of baseUrl (${[...policy.hosts].join(', ')}) only`;
+    const list = 'If clients reach this server under that name';
+    const fix = refusal.header === 'X-Forwarded-Host'
+      ? `${list}, list it in options.mcp.allowedHosts; otherwise have the proxy send the name clients use in X-Forwarded-Host (options.proxyHops says which entry counts).`
+      : policy.proxy
+        ? `${list}, list it in options.mcp.allowedHosts; options.proxy is set, but the request had no X-Forwarded-Host: have the proxy send the name clients use in it.`
+        : `${list} (localhost and 127.0.0.1 are different hosts), list it in options.mcp.allowedHosts; `
+          + 'behind a proxy that does not pass Host on, set options.proxy and have the proxy send X-Forwarded-Host.';
+    return `platform-auth: /mcp answered 403 to ${refusal.header} ${refusal.value ? shown : '(none)'}: it answers ${answered}, against DNS rebinding (the other endpoints answer any Host). `
+      + `${fix} Logged once per instance; later refused hosts are not logged.`;
+  }
+  const allowed = configured.origins
+    ? `the origins in options.mcp.allowedOrigins (${[...(policy.origins as ReadonlySet<string>)].join(', ')})`
+    : `the origin of baseUrl (${[...(policy.origins as ReadonlySet<string>)].join(', ')}) and pages on a loopback host`;
+  return `platform-auth: /mcp answered 403 to Origin ${shown}: a browser page may call it only from ${allowed}, against DNS rebinding. `
+    + 'To let a web app call /mcp, list its origin in options.mcp.allowedOrigins (or "*": tokens travel in the Authorization header, never in cookies). '
+    + 'Logged once per instance; later refused origins are not logged.';
 }
