@@ -22,7 +22,9 @@ const MISSING_SECRET = 'client_secret is mandatory property';
 /**
  * Builds each static client as its first request would, from the provider's own copy of the
  * metadata (what `lib/provider/configuration.ts` handed it); throws ConfigurationError for
- * the first one the provider refuses or that holds an unknown property.
+ * the first one the provider refuses or that holds an unknown property. An unknown property
+ * is named first, even when the provider refuses the client too: a misspelt one
+ * (`redirect_uri`) is often why it does (`redirect_uris is mandatory property`).
  */
 export async function checkStaticClients(provider: Provider, clients: readonly StaticClient[]): Promise<void> {
   for (const [i, metadata] of clients.entries()) {
@@ -34,17 +36,69 @@ export async function checkStaticClients(provider: Provider, clients: readonly S
       kept = [...Object.keys(client!.metadata()), ...EXTRA_CLIENT_METADATA];
     } catch (err) {
       if (!(err instanceof errors.InvalidClientMetadata)) throw err;
+      const reference = referenceKeys(provider);
+      const stray = strayKey(metadata, unrecognised(provider, metadata, reference), reference);
+      if (stray !== undefined) fail(strayMessage(path, stray, metadata, reference, err.error_description ?? err.message));
       fail(await refusal(provider, path, metadata, err));
     }
     // the client as built holds what the provider recognises (given or defaulted) and drops the rest
     const known = new Set(kept);
-    for (const [key, value] of Object.entries(metadata)) {
-      if (value === undefined || known.has(key)) continue;
-      // a guess among what the client does not hold yet: defaulted properties and the library's own
-      const guesses = kept.filter((k) => !(k in metadata) || (EXTRA_CLIENT_METADATA as readonly string[]).includes(k));
-      fail(`${path}.${key} is not client metadata that oidc-provider (as configured here) or this library reads, so it would be ignored${didYouMean(key, guesses) || `; remove it (${SPEC})`}`);
-    }
+    const stray = strayKey(metadata, Object.keys(metadata).filter((key) => metadata[key] !== undefined && !known.has(key)), kept);
+    if (stray !== undefined) fail(strayMessage(path, stray, metadata, kept));
   }
+}
+
+/** Of the unknown properties, the first with a likely intended name, else the first. */
+function strayKey(metadata: StaticClient, unknown: readonly string[], kept: readonly string[]): string | undefined {
+  const guesses = guessesFor(metadata, kept);
+  return unknown.find((key) => didYouMean(key, guesses) !== '') ?? unknown[0];
+}
+
+/**
+ * What an unknown property might have meant: among `kept` (what a built client holds, given
+ * or defaulted), what the client does not hold yet, and the library's own metadata.
+ */
+function guessesFor(metadata: StaticClient, kept: readonly string[]): string[] {
+  return [...new Set([...kept, ...EXTRA_CLIENT_METADATA])].filter((k) => !(k in metadata) || (EXTRA_CLIENT_METADATA as readonly string[]).includes(k));
+}
+
+/** `refused`: the provider's reason, when it refuses the client as it stands. */
+function strayMessage(path: string, key: string, metadata: StaticClient, kept: readonly string[], refused?: string): string {
+  const also = refused === undefined ? '' : `, and oidc-provider refuses the client as it stands (${refused})`;
+  return `${path}.${key} is not client metadata that oidc-provider (as configured here) or this library reads, so it would be ignored${also}${didYouMean(key, guessesFor(metadata, kept)) || `; remove it (${SPEC})`}`;
+}
+
+/** oidc-provider builds a client from its metadata as `Client.validate` does (the constructor is not in its types). */
+type ClientConstructor = new (metadata: Record<string, unknown>) => { metadata(): Record<string, unknown> };
+
+/** A client the provider accepts, as small as can be: what it holds is every defaulted property and these. */
+const REFERENCE = { client_id: 'platform-auth-reference', token_endpoint_auth_method: 'none', redirect_uris: ['https://client.example/cb'] } as const;
+
+function build(provider: Provider, metadata: Record<string, unknown>): Record<string, unknown> {
+  return new (provider.Client as unknown as ClientConstructor)(metadata).metadata();
+}
+
+/** What the reference client holds (the provider's defaults, the required properties), and the library's own. */
+function referenceKeys(provider: Provider): string[] {
+  return [...Object.keys(build(provider, REFERENCE)), ...EXTRA_CLIENT_METADATA];
+}
+
+/**
+ * The properties of a client the provider refused that it would also ignore. Without a built
+ * client to compare with, each property the reference client does not hold is tried on it:
+ * kept, or refused for its value, it is one the provider reads; dropped, it is not.
+ */
+function unrecognised(provider: Provider, metadata: StaticClient, reference: readonly string[]): string[] {
+  const known = new Set(reference);
+  return Object.entries(metadata).filter(([key, value]) => {
+    if (value === undefined || known.has(key)) return false;
+    try {
+      return !(key in build(provider, { ...REFERENCE, [key]: value }));
+    } catch {
+      // refused for its value (or anything else): read, so not what this names
+      return false;
+    }
+  }).map(([key]) => key);
 }
 
 /** What to say for a refused client: the property oidc-provider names, its reason and the fix. */

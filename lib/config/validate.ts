@@ -20,7 +20,7 @@ import {
   createSigningKey, notRandom,
 } from '../keys/secrets.ts';
 import type { SigningJwk } from '../keys/secrets.ts';
-import { IDENTITY_SCOPES, isKnownScope, scopesForAudience } from '../scopes/catalogue.ts';
+import { IDENTITY_SCOPES, isKnownScope, SCOPE_NAMES, scopesForAudience } from '../scopes/catalogue.ts';
 import type { Logger, MemberDataSource, PublicCatalogueSource } from '../contracts.ts';
 import type { RegistrationRateSettings } from '../policies/registration-limits.ts';
 import type { SignInThrottleSettings } from '../policies/sign-in-throttle.ts';
@@ -189,7 +189,7 @@ function checkClients(value: unknown, production: boolean): StaticClient[] {
       ? client.scope.split(' ').filter(Boolean)
       : audience === 'member' ? [...IDENTITY_SCOPES, 'account:read'] : scopesForAudience('operator');
     for (const scope of requested) {
-      if (!isKnownScope(scope)) fail(`${path}.scope contains ${show(scope)}, which is not in the scope catalogue`);
+      if (!isKnownScope(scope)) fail(`${path}.scope contains ${show(scope)}, which is not in the scope catalogue${didYouMean(scope, SCOPE_NAMES)}`);
       if (!allowed.has(scope)) fail(`${path}.scope contains ${show(scope)}, which ${audience} clients may not hold`);
     }
     client.scope = requested.join(' ');

@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { checkBoolean, checkInteger, checkKnownKeys, checkObject, fail, mustBe, show } from '../config/check.ts';
+import { checkBoolean, checkInteger, checkKnownKeys, checkObject, didYouMean, fail, mustBe, show } from '../config/check.ts';
 import type { IntegerRange } from '../config/check.ts';
 import { MAX_PAGE_SIZE } from '../member-data/pagination.ts';
-import { findScope } from '../scopes/catalogue.ts';
+import { findScope, SCOPE_NAMES } from '../scopes/catalogue.ts';
 import { ANSWER_TIMEOUT_SECONDS } from './answer-bound.ts';
 import { MEMBER_TOOL_NAMES } from './tools/member.ts';
 import { PUBLIC_TOOL_NAMES } from './tools/public.ts';
@@ -195,7 +195,7 @@ function checkTool(tool: unknown, index: number, seen: Set<string>): AnyMcpTool 
     if (scopes.length === 0) fail(`${where}.scopes must name at least one scope: it is what the 403 insufficient_scope step-up asks the client for`);
     for (const scope of scopes) {
       const definition = findScope(scope);
-      if (!definition) fail(`${where}.scopes: ${scope} is not a scope of this server (see SCOPES)`);
+      if (!definition) fail(`${where}.scopes: ${scope} is not a scope of this server (see SCOPES)${didYouMean(scope, SCOPE_NAMES)}`);
       if (!definition.audiences.includes(audience)) {
         fail(`${where}.scopes: ${scope} cannot be held by ${audience} clients, so no caller could ever use the tool; use a ${audience} scope`);
       }

@@ -89,3 +89,37 @@ describe('properties the provider would ignore fail at start-up', () => {
     expect(await rejection({ client_id: 'b', token_endpoint_auth_method: 'none', redirect_uris: ['https://b.example/cb'], [key]: value })).toMatch(message);
   });
 });
+
+describe('an unknown property is named even when oidc-provider refuses the client too', () => {
+  const ignored = (key: string) => `options.clients[1].${key} is not client metadata that oidc-provider (as configured here) or this library reads, so it would be ignored`;
+  it.each([
+    [
+      'redirect_uri for redirect_uris (the provider: redirect_uris is mandatory)',
+      { client_id: 'b', token_endpoint_auth_method: 'none', redirect_uri: 'https://b.example/cb' },
+      `${ignored('redirect_uri')}, and oidc-provider refuses the client as it stands (redirect_uris is mandatory property); did you mean "redirect_uris"?`,
+    ],
+    [
+      'the likely misspelling before another unknown property',
+      { client_id: 'b', token_endpoint_auth_method: 'none', colour: 'blue', redirect_uri: ['https://b.example/cb'] },
+      `${ignored('redirect_uri')}, and oidc-provider refuses the client as it stands (redirect_uris is mandatory property); did you mean "redirect_uris"?`,
+    ],
+    [
+      'a misspelt token_endpoint_auth_method (the provider: a secret is missing)',
+      { client_id: 'b', token_endpoint_auth_methd: 'none', redirect_uris: ['https://b.example/cb'] },
+      `${ignored('token_endpoint_auth_methd')}, and oidc-provider refuses the client as it stands (client_secret is mandatory property); did you mean "token_endpoint_auth_method"?`,
+    ],
+    [
+      'a property like no other',
+      { client_id: 'b', token_endpoint_auth_method: 'none', colour: 'blue', redirect_uris: 'https://b.example/cb' },
+      `${ignored('colour')}, and oidc-provider refuses the client as it stands (redirect_uris must be an array); remove it (RFC 7591 §2 and OpenID Connect Dynamic Client Registration §2 define the client metadata)`,
+    ],
+  ])('%s', async (_name, client, message) => {
+    expect(await rejection(client)).toBe(message);
+  });
+
+  it('not a property the provider reads that has no default', async () => {
+    // client_name and logo_uri are read (without a default): the refusal is the provider's alone
+    expect(await rejection({ client_id: 'b', token_endpoint_auth_method: 'none', client_name: 'B', logo_uri: 'https://b.example/logo.png' }))
+      .toMatch(/^options\.clients\[1\]\.redirect_uris is refused by oidc-provider: redirect_uris is mandatory property\./);
+  });
+});

@@ -146,7 +146,12 @@ describe('other options', () => {
     expect(await rejection({ clients: [{ client_id: 'o', scope: 'openid account:read', redirect_uris: ['https://a.example/cb'] }] }))
       .toMatch(/"account:read", which operator clients may not hold/);
     expect(await rejection({ clients: [{ client_id: 'o', scope: 'openid teleport', redirect_uris: ['https://a.example/cb'] }] }))
-      .toMatch(/not in the scope catalogue/);
+      .toMatch(/not in the scope catalogue$/);
+  });
+
+  it('names the scope a misspelt one of a client was likely meant to be', async () => {
+    expect(await rejection({ clients: [{ client_id: 'o', scope: 'openid course:read', redirect_uris: ['https://a.example/cb'] }] }))
+      .toBe('options.clients[0].scope contains "course:read", which is not in the scope catalogue; did you mean "courses:read"?');
   });
 
   it('refuses unknown or non-positive lifetimes', async () => {

@@ -48,6 +48,12 @@ describe('resolveMcpOptions', () => {
     ['a public tool with scopes', { tools: [tool({ audience: 'public' })] }, /public tool .* cannot require scopes/],
     ['an operator tool without scopes', { tools: [tool({ scopes: [] })] }, /at least one scope/],
     ['an unknown scope', { tools: [tool({ scopes: ['courses:delete'] })] }, /courses:delete is not a scope/],
+    [
+      'a misspelt scope, with the one it was likely meant to be',
+      { tools: [tool({ scopes: ['course:read'] })] },
+      /^options\.mcp\.tools\[0\] \(list_site_courses\)\.scopes: course:read is not a scope of this server \(see SCOPES\); did you mean "courses:read"\?$/,
+    ],
+    ['an unknown scope like no other, without a guess', { tools: [tool({ scopes: ['teleport'] })] }, /teleport is not a scope of this server \(see SCOPES\)$/],
     ['a member scope on an operator tool', { tools: [tool({ scopes: ['account:read'] })] }, /account:read cannot be held by operator clients/],
     ['an operator scope on a member tool', { tools: [tool({ audience: 'member', scopes: ['courses:read'] })] }, /courses:read cannot be held by member clients/],
     ['a JSON Schema instead of zod', { tools: [tool({ inputSchema: { type: 'object' } })] }, /inputSchema must be a zod object/],
