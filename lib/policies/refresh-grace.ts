@@ -189,8 +189,18 @@ class GraceRefreshTokens extends DelegatingAdapter {
       const payload = (found ?? undefined) as RefreshPayload | undefined;
       if (!payload) return undefined;
       this.#remember(id, payload);
-      return payload.rotatedAt === undefined ? payload : this.#findRotated(id, payload);
+      if (payload.rotatedAt !== undefined) return this.#findRotated(id, payload);
+      // consumed by the storage itself (rotated where the grace was 0: an instance of a rolling
+      // deploy, or before the grace was turned on): reuse, kept for its grant's revocation too
+      if (payload.consumed) this.#noteReused(id);
+      return payload;
     });
+  }
+
+  /** The token this request found reused: its destroy() is left to the grant's revocation. */
+  #noteReused(id: string): void {
+    const request = this.#request();
+    if (request !== undefined) this.#reused.set(request, id);
   }
 
   /** A rotated token: usable again only for a retry or a racing refresh (the rare path). */
@@ -200,8 +210,7 @@ class GraceRefreshTokens extends DelegatingAdapter {
     // another chain's progress is not this token's successor being used
     const successorUsed = !expired && payload.grantId !== undefined && await this.#uses.find(nameOf(id)) !== undefined;
     if (expired || successorUsed) {
-      const request = this.#request();
-      if (request !== undefined) this.#reused.set(request, id);
+      this.#noteReused(id);
       return { ...payload, consumed: payload.rotatedAt };
     }
     const { rotatedAt: _rotatedAt, ...usable } = payload;

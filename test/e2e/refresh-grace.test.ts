@@ -444,6 +444,32 @@ describe.each<Store>(['memory', 'redis'])('on %s', (kind) => {
       }
     });
 
+    it('a token consumed here is reuse at an instance with the grace, and its failed revocation is retried there too', async () => {
+      const faults = revocationFaults(await storage(kind));
+      const strict = await startApp({ auth: { adapter: faults, refreshTokenGrace: 0 } });
+      const lenient = await startApp({ auth: { adapter: faults } });
+      try {
+        const tokens = await signIn(strict);
+        // a thief rotates the stolen token where the grace is 0: the storage consumes it
+        const thief = await (await refresh(strict, tokens.refresh_token)).json() as TokenSet;
+        faults.failRevocations(true);
+        // the member presents it at an instance with the grace (a rolling deploy): reuse, whose revocation meets a fault
+        const replay = await refresh(lenient, tokens.refresh_token);
+        expect(replay.status).toBe(503);
+        faults.failRevocations(false);
+        // the retry finds the reused token again, not "not found": the grant is revoked
+        const retried = await refresh(lenient, tokens.refresh_token);
+        expect(retried.status).toBe(400);
+        expect((await retried.json()).error).toBe('invalid_grant');
+        // the thief's tokens, at the instance that issued them (each instance its own issuer)
+        expect(await userinfoStatus(strict, thief.access_token)).toBe(401);
+        expect((await refresh(strict, thief.refresh_token)).status).toBe(400);
+      } finally {
+        await lenient.stop();
+        await strict.stop();
+      }
+    });
+
     it('of two concurrent refreshes exactly one succeeds', async () => {
       const tokens = await signIn(app);
       const responses = await Promise.all([refresh(app, tokens.refresh_token), refresh(app, tokens.refresh_token)]);
