@@ -63,6 +63,7 @@ import type { RequireBearerOptions } from './resource/require-bearer.ts';
 import { readUserinfoForm, userinfoHandler } from './resource/userinfo.ts';
 import { GrantIndex, withGrantIndex } from './storage/grant-index.ts';
 import { providerStorageOutageGuard, storageOutageGuard } from './storage/outage.ts';
+import type { ProviderEvents } from './storage/outage.ts';
 
 export interface PlatformAuth {
   /** the configured oidc-provider instance */
@@ -188,7 +189,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     revokeMissedReuse(current, options.adapter, diagnostics.missedRefreshReuse),
     codeExchanges.afterAnswer,
     discovery.keep,
-  ])));
+  ]), provider as unknown as ProviderEvents));
   if (answeredBy('registration', options) === 'provider') {
     // Variant B: body size and per-address rate, before the provider reads the body
     provider.use(openRegistrationLimits({

@@ -10,6 +10,7 @@ import { AuthenticationRequiredError, isBearerRefusal } from '../errors.ts';
 import type { PlatformAuthError } from '../errors.ts';
 import { reportAccessRefused } from '../events/refusals.ts';
 import { formatChallenge, writeError } from '../http/error-response.ts';
+import { noteOutageReason } from '../storage/outage.ts';
 
 /**
  * `error`, `error_description`, `scope` when the error names one, and `resource_metadata`;
@@ -29,6 +30,8 @@ export function buildChallenge(error: PlatformAuthError, resourceMetadata: strin
 
 /** Writes an error answer of a protected endpoint: RFC 6750's refusals with their challenge, reported (`access.refused`). */
 export function writeBearerError(ctx: Context, error: PlatformAuthError, resourceMetadata: string): void {
+  // a storage failure's reason, for the outage guard that counts this 503 (lib/storage/outage.ts)
+  if (error.status === 503) noteOutageReason(ctx, error);
   const challenge = isBearerRefusal(error) ? buildChallenge(error, resourceMetadata) : undefined;
   writeError(ctx, error, challenge === undefined ? {} : { challenge });
   if (challenge !== undefined) reportAccessRefused(ctx, error);

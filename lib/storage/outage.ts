@@ -57,6 +57,19 @@ function reasonOf(error: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * The reason of a storage failure answered 503 by whoever caught it (oidc-provider's error
+ * handler, the bearer check of a protected endpoint), by request: the guards see only the
+ * answer. Noted by {@link noteOutageReason}, read when the 503 is counted.
+ */
+const answeredReasons = new WeakMap<object, string>();
+
+/** Notes the reason (the adapter's words, `redis: OOM`) of the storage failure `error` that `ctx` is answered 503 for. */
+export function noteOutageReason(ctx: object | undefined, error: unknown): void {
+  const reason = reasonOf(error);
+  if (reason !== undefined && ctx) answeredReasons.set(ctx, reason);
+}
+
 /** A 503 someone further down already wrote (UserInfo's bearer check, a host route). */
 function isOutageAnswer(ctx: Context): boolean {
   if (ctx.status !== 503) return false;
@@ -139,7 +152,7 @@ export function storageOutageGuard(logger: Logger): Middleware {
   // provider's paths skip this guard, and the provider's own guard counts its 503s
   const answered = (ctx: Context) => {
     if (ctx.respond !== false && isOutageAnswer(ctx)) {
-      refused(ctx, log, undefined);
+      refused(ctx, log, answeredReasons.get(ctx));
       setRetryHeaders(ctx);
     }
   };
@@ -149,19 +162,40 @@ export function storageOutageGuard(logger: Logger): Middleware {
 }
 
 /**
+ * oidc-provider's error events, one per endpoint (its lib/helpers/initialize_app.js and the
+ * authorization endpoints' `authorization.error`): each carries the error its handler answered.
+ */
+const PROVIDER_ERROR_EVENTS = [
+  'authorization.error', 'backchannel_authentication.error', 'challenge.error', 'code_verification.error',
+  'credential.error', 'device_authorization.error', 'device_resume.error', 'discovery.error',
+  'end_session.error', 'end_session_confirm.error', 'end_session_success.error', 'grant.error',
+  'introspection.error', 'jwks.error', 'openid_credential_issuer.error', 'pushed_authorization_request.error',
+  'registration_create.error', 'registration_delete.error', 'registration_read.error',
+  'registration_update.error', 'revocation.error', 'userinfo.error',
+] as const;
+
+/** What {@link providerStorageOutageGuard} listens to: the provider's events. */
+export interface ProviderEvents {
+  on(event: string, listener: (ctx: Context, error: unknown) => void): unknown;
+}
+
+/**
  * Installed with `provider.use()`, before everything else: the same for the provider's own
- * endpoints. `onAnswer` is the policies' work on the provider's answer (lib/provider/after-answer.ts),
+ * endpoints. oidc-provider's error handler catches a storage failure and answers it itself,
+ * so this guard sees only the status: the failure's reason (the adapter's words, `redis:
+ * OOM`) is taken from the endpoint's error event, for the log and `storage.unavailable`. `onAnswer` is the policies' work on the provider's answer (lib/provider/after-answer.ts),
  * run inside this guard, so that a storage failure in it is a 503 too, and before the guard
  * looks at the status; one middleware for both, since each provider middleware is a frame and
  * a promise on every request the provider answers.
  */
-export function providerStorageOutageGuard(logger: Logger, onAnswer: (ctx: Context) => Promise<void> | undefined): Middleware {
+export function providerStorageOutageGuard(logger: Logger, onAnswer: (ctx: Context) => Promise<void> | undefined, events?: ProviderEvents): Middleware {
   const log = outageLog(logger);
+  for (const event of PROVIDER_ERROR_EVENTS) events?.on(event, noteOutageReason);
   // oidc-provider answers no 503 of its own: these are StorageUnavailableError, rendered
   // by its error handlers as JSON or through renderError as a "this link does not work" page
   const outageAnswered = (ctx: Context) => {
     if (ctx.status !== 503) return;
-    refused(ctx, log, undefined);
+    refused(ctx, log, answeredReasons.get(ctx));
     if (ctx.response.is('html')) writeOutagePage(ctx);
     setRetryHeaders(ctx);
   };

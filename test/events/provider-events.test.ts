@@ -152,6 +152,10 @@ it('reports each request answered 503 while storage is down', async () => {
     ids.push(res.headers.get('x-request-id'), refused.headers.get('x-request-id'));
   }).finally(() => { storageDown = false; });
   expect(named(seen, 'storage.unavailable').map((e) => e.requestId)).toEqual(ids);
+  // with the adapter's reason, also where oidc-provider answered the failure itself (the refresh)
+  expect(named(seen, 'storage.unavailable').map((e) => (e as { reason?: string }).reason)).toEqual(['test: ECONNREFUSED', 'test: ECONNREFUSED']);
+  // and the log says why (this file's first outage)
+  expect(app.warnings.filter((w) => w.includes('storage is unavailable'))).toEqual([expect.stringContaining('storage is unavailable (test: ECONNREFUSED)')]);
   // an outage is no refusal of the token, and no failure of the client
   expect(named(seen, 'access.refused')).toEqual([]);
   expect(named(seen, 'token.failed')).toEqual([]);
