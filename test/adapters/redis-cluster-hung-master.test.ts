@@ -61,7 +61,10 @@ test('calls for a hung master\'s slots are served again once its replica took ov
         outcomes.push('503');
       }
     }
-    expect({ outcomes: outcomes.length <= 3 ? 'served within 3 tries' : outcomes.join(','), found }).toEqual({ outcomes: 'served within 3 tries', found: { uid: 'u' } });
+    // without the refresh every call would time out until the window ends; with it, a few
+    // timed-out calls at most (three on a quiet machine; a CI run loaded with other suites
+    // took four): the refresh is asked at most once a second
+    expect({ outcomes: outcomes.length <= 6 ? 'served within 6 tries' : outcomes.join(','), found }).toEqual({ outcomes: 'served within 6 tries', found: { uid: 'u' } });
   } finally {
     cluster.resumeNode(victim!);
     await factory.close();

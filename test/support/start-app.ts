@@ -17,7 +17,10 @@ export interface RunningApp extends DemoApp {
 }
 
 export async function startApp(options: DemoOptions = {}): Promise<RunningApp> {
+  // idle connections are closed by the client first (undici after 4 s): a server closing one
+  // as a loaded client reuses it is a read ECONNRESET in an unrelated test
   const server = createServer();
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const warnings: string[] = [];
