@@ -27,6 +27,7 @@ import { answeredBy, isServed, ownPathMatcher, ROUTER_MATCHING, servedEndpoints 
 import { checkingMethods, methodsByPath } from './http/allowed-methods.ts';
 import { createMountOrderGuard, createRouterMountCheck, withRouterMountChecks } from './http/mount-order.ts';
 import { mountedAlone } from './http/mounted-alone.ts';
+import { createClientAddresses } from './http/client-address.ts';
 import { createSignInThrottle } from './http/sign-in-throttle.ts';
 import type { SignInThrottle } from './http/sign-in-throttle.ts';
 import { GrantContextStore } from './grant-context.ts';
@@ -158,8 +159,11 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   const codeExchanges = new CodeExchanges();
   // the pages' client lookups, made in the host app, charged to their callers by the fetch guard
   const pageRequests = createPageRequests();
+  // the client's address for the limits counted by it, one warning per instance when proxy
+  // headers arrive without options.proxy (lib/http/client-address.ts)
+  const addresses = createClientAddresses({ proxy: options.proxy, proxyHops: options.proxyHops, logger: options.logger });
   const provider = new Provider(options.issuer, buildConfiguration(providerOptions, {
-    grantContexts, findClient, provider: current, ownPageSignIns, knownDocuments, codeExchanges, pageRequests,
+    grantContexts, findClient, provider: current, ownPageSignIns, knownDocuments, codeExchanges, pageRequests, addresses,
   }));
   built.provider = provider;
   // static clients built now, not at their first sign-in: metadata the provider refuses fails start-up
@@ -192,9 +196,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   ]), provider as unknown as ProviderEvents));
   if (answeredBy('registration', options) === 'provider') {
     // Variant B: body size and per-address rate, before the provider reads the body
-    provider.use(openRegistrationLimits({
-      adapter: options.adapter, rateLimit: options.registration.rateLimit, proxy: options.proxy, proxyHops: options.proxyHops,
-    }));
+    provider.use(openRegistrationLimits({ adapter: options.adapter, rateLimit: options.registration.rateLimit, addresses }));
   }
 
   const metadataUrl = resourceMetadataUrl(options.baseUrl);
@@ -231,7 +233,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   });
   const connectedApps = createConnectedApps({ provider, index: grantIndex, grantContexts, sites: options.sites });
   const signInThrottle = createSignInThrottle({
-    adapter: options.adapter, settings: options.signInThrottle, proxy: options.proxy, proxyHops: options.proxyHops,
+    adapter: options.adapter, settings: options.signInThrottle, addresses,
   });
   const pages = createPageRenderer(options.pages, options.logger);
   const trust = {

@@ -34,8 +34,8 @@
  */
 import { errors } from 'oidc-provider';
 
-import { peerAddress } from '../http/peer-address.ts';
-import { clientAddress, addressKeyOf } from '../policies/sign-in-throttle.ts';
+import type { ClientAddresses } from '../http/client-address.ts';
+import { addressKeyOf } from '../policies/sign-in-throttle.ts';
 import { specialUseHostOf } from '../policies/special-use-addresses.ts';
 import { FetchBudget } from './budget.ts';
 import type { FetchBudgetSettings } from './budget.ts';
@@ -55,9 +55,8 @@ export interface FetchGuardOptions {
   readonly documents: Pick<DocumentFetch, 'cached' | 'refusedHost' | 'checkHost' | 'failed'>;
   /** the document URLs of clients holding tokens: their fetches spend no host budget */
   readonly known?: Pick<KnownDocuments, 'known'> | undefined;
-  /** `options.proxy` and `options.proxyHops`: how the client's address is read */
-  readonly proxy: boolean;
-  readonly proxyHops: number;
+  /** the instance's client addresses for limits (`options.proxy`, `options.proxyHops`; lib/http/client-address.ts) */
+  readonly addresses: ClientAddresses;
   /** the instance's pages looking clients up in the host app (./page-requests.ts) */
   readonly pageRequests?: Pick<PageRequests, 'pageRequest'> | undefined;
   readonly now?: () => number;
@@ -108,7 +107,7 @@ export function isOverFetchBudget(error: unknown): boolean {
 
 export function createFetchGuard(options: FetchGuardOptions): FetchGuard {
   const budget = options.budget === false ? undefined : new FetchBudget(options.adapter, options.budget, options.now);
-  const { documents, known, proxy, proxyHops, pageRequests } = options;
+  const { documents, known, addresses, pageRequests } = options;
 
   return async function guardDocumentFetch(providerCtx, clientId) {
     // oidc-provider's request, or a page's lookup made in the host app (./page-requests.ts)
@@ -128,9 +127,7 @@ export function createFetchGuard(options: FetchGuardOptions): FetchGuard {
     // the host for it would let anyone who spends a host's budget (with junk client_ids on
     // it) refuse the tokens of that host's clients
     if (budget && ctx) {
-      const address = clientAddress({
-        socketAddress: peerAddress(ctx.req), forwardedFor: ctx.get('x-forwarded-for'), proxy, hops: proxyHops,
-      });
+      const address = addresses.of(ctx, 'the metadata-document fetch budget');
       const host = (await known?.known(clientId)) ? undefined : hostname.toLowerCase().replace(/\.+$/, '');
       // a request whose address is unknown (its client reset the connection before it entered
       // the library; a Unix socket without \`proxy\`) is charged to one caller for all of them,

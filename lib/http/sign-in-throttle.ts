@@ -15,10 +15,10 @@ import type { Context } from 'koa';
 
 import type { AdapterFactory } from '../../adapters/types.ts';
 import type { SignInContext } from '../contracts.ts';
-import { peerAddress } from './peer-address.ts';
+import type { ClientAddresses } from './client-address.ts';
 import { writeNoticePage } from '../pages/notice.ts';
 import type { NoticeView } from '../pages/notice.ts';
-import { SignInThrottler, clientAddress } from '../policies/sign-in-throttle.ts';
+import { SignInThrottler } from '../policies/sign-in-throttle.ts';
 import type { SignInAttempt, SignInThrottleSettings } from '../policies/sign-in-throttle.ts';
 
 export type { SignInAttempt };
@@ -57,8 +57,8 @@ export interface SignInThrottle {
 export interface SignInThrottleDeps {
   readonly adapter: AdapterFactory;
   readonly settings: SignInThrottleSettings | false;
-  readonly proxy: boolean;
-  readonly proxyHops: number;
+  /** the instance's client addresses for limits (`options.proxy`, `options.proxyHops`; ./client-address.ts), shared with its other limits */
+  readonly addresses: ClientAddresses;
 }
 
 /** The wait in words, coarse on purpose: the page says the same for every email at a given moment. */
@@ -66,7 +66,7 @@ function waitInWords(seconds: number): string {
   return seconds <= 60 ? 'up to a minute' : `about ${Math.ceil(seconds / 60)} minutes`;
 }
 
-export function createSignInThrottle({ adapter, settings, proxy, proxyHops }: SignInThrottleDeps): SignInThrottle {
+export function createSignInThrottle({ adapter, settings, addresses }: SignInThrottleDeps): SignInThrottle {
   const throttler = new SignInThrottler(adapter, settings);
   const notice = (retryAfter: number): NoticeView => ({
     title: 'Too many sign-in attempts',
@@ -76,7 +76,9 @@ export function createSignInThrottle({ adapter, settings, proxy, proxyHops }: Si
     enabled: throttler.enabled,
     context(ctx: Context): SignInContext {
       return {
-        ip: clientAddress({ socketAddress: peerAddress(ctx.req), forwardedFor: ctx.get('x-forwarded-for'), proxy, hops: proxyHops }),
+        // read for the throttle (which warns once about proxy headers without options.proxy)
+        // only while there is one: with it off, the address is only the context authenticate gets
+        ip: throttler.enabled ? addresses.of(ctx, 'the sign-in throttle') : addresses.read(ctx),
         userAgent: ctx.get('user-agent'),
       };
     },

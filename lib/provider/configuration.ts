@@ -19,6 +19,7 @@ import { SCOPE_CLAIMS } from '../claims.ts';
 import type { ResolvedOptions } from '../config/options.ts';
 import { ENDPOINTS, providerRoutes } from '../endpoints.ts';
 import type { GrantContextStore } from '../grant-context.ts';
+import type { ClientAddresses } from '../http/client-address.ts';
 import { createProviderErrorRenderer } from '../pages/error-page.ts';
 import { codeFlowSettings, featuresOff } from '../policies/code-flow.ts';
 import { withCodeReplay } from '../policies/code-replay.ts';
@@ -61,6 +62,8 @@ export interface ConfigurationDeps {
   readonly codeExchanges?: CodeExchanges;
   /** the pages' client lookups made in the host app, charged to their callers (lib/cimd/page-requests.ts) */
   readonly pageRequests: PageRequests;
+  /** the client's address for the fetch budget, shared with the instance's other limits (lib/http/client-address.ts) */
+  readonly addresses: ClientAddresses;
 }
 
 export function buildConfiguration(options: ResolvedOptions, deps: ConfigurationDeps): Configuration {
@@ -87,7 +90,7 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
   const resourceServer = { baseUrl, accessTokenTTL: ttl.accessToken, allowance: (client: Client) => scopeAllowance(client, cimd) };
   const checkTargetBeforeRotation = refreshTargetCheck(resourceServer);
   const guardFetch = createFetchGuard({
-    adapter: options.adapter, budget: cimd.fetchBudget, documents, known: deps.knownDocuments, proxy: options.proxy, proxyHops: options.proxyHops,
+    adapter: options.adapter, budget: cimd.fetchBudget, documents, known: deps.knownDocuments, addresses: deps.addresses,
     pageRequests: deps.pageRequests,
   });
 

@@ -28,17 +28,16 @@ import { InvalidClientMetadataError, InvalidRequestError, PlatformAuthError } fr
 import { diagnosticsOf } from '../events/diagnostics.ts';
 import { isUtf8Charset, UTF8_JSON_ONLY } from '../http/charset.ts';
 import { writeError } from '../http/error-response.ts';
-import { peerAddress } from '../http/peer-address.ts';
+import type { ClientAddresses } from '../http/client-address.ts';
 import { REGISTRATION_LIMITS, RegistrationRateLimiter } from '../policies/registration-limits.ts';
 import type { RegistrationRateSettings } from '../policies/registration-limits.ts';
-import { clientAddress } from '../policies/sign-in-throttle.ts';
 
 export interface OpenRegistrationDeps {
   readonly adapter: AdapterFactory;
   /** `options.registration.rateLimit`; `false`: no rate limit */
   readonly rateLimit: RegistrationRateSettings | false;
-  readonly proxy: boolean;
-  readonly proxyHops: number;
+  /** the instance's client addresses for limits (`options.proxy`, `options.proxyHops`; lib/http/client-address.ts) */
+  readonly addresses: ClientAddresses;
 }
 
 /**
@@ -58,7 +57,7 @@ function refused(ctx: Context, error: string, description: string): void {
   if (diagnostics?.wants('registration.refused')) diagnostics.emit({ name: 'registration.refused', error, description }, ctx);
 }
 
-export function openRegistrationLimits({ adapter, rateLimit, proxy, proxyHops }: OpenRegistrationDeps): Middleware {
+export function openRegistrationLimits({ adapter, rateLimit, addresses }: OpenRegistrationDeps): Middleware {
   const path = ENDPOINTS.registration.path;
   const limiter = new RegistrationRateLimiter(adapter, rateLimit);
 
@@ -77,8 +76,9 @@ export function openRegistrationLimits({ adapter, rateLimit, proxy, proxyHops }:
       writeError(ctx, new InvalidClientMetadataError(UTF8_JSON_ONLY));
       return;
     }
-    const address = clientAddress({ socketAddress: peerAddress(ctx.req), forwardedFor: ctx.get('x-forwarded-for'), proxy, hops: proxyHops });
-    const admission = await limiter.attempt(address);
+    // no rate limit: no address to read (nor a proxy-header warning for a limit that is not there)
+    if (!limiter.enabled) return next();
+    const admission = await limiter.attempt(addresses.of(ctx, 'the open-registration rate limit'));
     if (!admission.allowed) {
       const tooMany = tooManyRegistrations(admission.retryAfter);
       refused(ctx, tooMany.code, tooMany.description);

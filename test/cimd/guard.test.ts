@@ -15,6 +15,7 @@ import type { FetchRequestContext } from '../../lib/cimd/guard.ts';
 import { SpecialUseAddressError } from '../../lib/cimd/pinned-request.ts';
 import type { ResolvedAddress, Resolver } from '../../lib/cimd/pinned-request.ts';
 import type { MetadataDocumentFetch } from '../../lib/config/options.ts';
+import { createClientAddresses } from '../../lib/http/client-address.ts';
 
 interface FakeContext extends FetchRequestContext {
   readonly headers: Record<string, string>;
@@ -38,6 +39,9 @@ function resolverOf(answer: readonly ResolvedAddress[]): Resolver & { calls: str
   }, { calls });
 }
 
+/** The client's address as the library reads it, one proxy in front with `proxy`. */
+const addressesFor = (proxy: boolean) => createClientAddresses({ proxy, proxyHops: 1, logger: { warn() {} } });
+
 const BUDGET: FetchBudgetSettings = { perHost: 3, perCaller: 2, windowSeconds: 60 };
 const BODY_LIMIT = 5 * 1024;
 const CACHE = { min: 30, max: 86400 };
@@ -53,7 +57,7 @@ function setup({ budget = BUDGET, proxy = false, fetch, resolve }: {
 } = {}): Setup {
   const adapter = createMemoryAdapter();
   const documents = createDocumentFetch({ adapter, fetch, resolve, bodyLimit: BODY_LIMIT, cacheDuration: CACHE });
-  return { documents, guard: createFetchGuard({ adapter, budget, documents, proxy, proxyHops: 1 }) };
+  return { documents, guard: createFetchGuard({ adapter, budget, documents, addresses: addressesFor(proxy) }) };
 }
 
 const serveAny: MetadataDocumentFetch = async (url) => new Response(JSON.stringify({ client_id: url }), { status: 200 });
@@ -182,7 +186,7 @@ describe('budgets', () => {
     const adapter = createMemoryAdapter();
     const documents = createDocumentFetch({ adapter, fetch: serveAny, bodyLimit: BODY_LIMIT, cacheDuration: CACHE });
     const known = createKnownDocuments(adapter, 1234);
-    const guard = createFetchGuard({ adapter, budget: { perHost: 1, perCaller: 3, windowSeconds: 60 }, documents, known, proxy: false, proxyHops: 1 });
+    const guard = createFetchGuard({ adapter, budget: { perHost: 1, perCaller: 3, windowSeconds: 60 }, documents, known, addresses: addressesFor(false) });
     const client = 'https://tools.example/client.json';
     await guard(requestFrom('198.51.100.1'), client);
     await documents(client, { method: 'GET' });
