@@ -34,6 +34,13 @@ const WHERE: Readonly<Record<ResourceEndpoint, string>> = {
 
 const SIGN_IN_AGAIN = 'The person signs in through the app again to get new tokens.';
 
+/**
+ * The other cause of an expired code: each instance checks a code's timestamps against its own
+ * clock (no tolerance), so with about 60 s of skew a code issued on one instance is expired on
+ * another however fast the app redeems it (README "Clocks, and a restart without persistence").
+ */
+const CLOCKS_DISAGREE = 'this server\'s instances disagree on the time';
+
 /** Known `error_detail`s of oidc-provider's `invalid_grant` (fixed strings) in plain words. */
 export const GRANT_DETAILS: Readonly<Record<string, Explanation>> = {
   'authorization code redirect_uri mismatch': {
@@ -53,8 +60,8 @@ export const GRANT_DETAILS: Readonly<Record<string, Explanation>> = {
   },
   'authorization code is expired': {
     outcome: 'refused',
-    summary: 'The authorization code had expired before it was redeemed.',
-    action: 'Redeem the code at the token endpoint as soon as the browser comes back with it.',
+    summary: `The authorization code had expired before it was redeemed, or ${CLOCKS_DISAGREE}.`,
+    action: `Redeem the code at the token endpoint as soon as the browser comes back with it; if the app already does, ${CLOCKS_DISAGREE} (keep their clocks in sync with NTP).`,
   },
   'authorization code not found': {
     outcome: 'refused',

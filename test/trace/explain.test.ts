@@ -103,6 +103,13 @@ it('names what revokes a refresh token here, and not signing out (a session neve
   expect(summary).toMatch(/expired or was revoked \(a revocation request, reuse of a refresh token or code, the member disconnecting the app, the app being deleted\)/);
 });
 
+it('an expired code names the server\'s clocks too: skew between instances expires a code redeemed at once', () => {
+  const { summary, action } = explain({ name: 'token.failed', at: 1, error: 'invalid_grant', description: 'grant request is invalid', detail: 'authorization code is expired' });
+  expect(summary).toBe('The authorization code had expired before it was redeemed, or this server\'s instances disagree on the time.');
+  expect(action).toBe('Redeem the code at the token endpoint as soon as the browser comes back with it; '
+    + 'if the app already does, this server\'s instances disagree on the time (keep their clocks in sync with NTP).');
+});
+
 it('has words for each fixed reason oidc-provider gives for invalid_grant', () => {
   for (const detail of Object.keys(GRANT_DETAILS)) {
     const { summary, action } = explain({ name: 'token.failed', at: 1, error: 'invalid_grant', description: 'grant request is invalid', detail });
