@@ -18,13 +18,20 @@
  * left (a resharding moves keys to masters walked already), then drops from the grant indexes
  * the raw keys of 0.1.0 records that were gone before they could be moved.
  *
+ * It waits for a client that is still connecting (a `new Cluster(…)` knows its masters only
+ * once ready: walked before, it walks none), refuses a `url` that points at a Cluster node
+ * (its commands would be answered MOVED half-way), logs how many keys it scanned and matched
+ * (an empty report is then told apart from a wrong `keyPrefix`), and fails with where and why
+ * only: an ioredis error carries the command, whose arguments are the password for AUTH and
+ * raw tokens in keys for the others.
+ *
  * @module
  */
 import { Redis } from 'ioredis';
 import type { Cluster } from 'ioredis';
 
 import { CREDENTIAL_MODELS, grantIndexKeyOf, keyIdOf, recordKeyOf } from './redis-keys.ts';
-import { checkUrlOrClient } from './redis-url.ts';
+import { checkUrlOrClient, connectionFailure, redisAddress } from './redis-url.ts';
 import { GRANTABLE_MODELS } from './types.ts';
 
 export interface MigrateRedisKeysOptions {
@@ -34,6 +41,13 @@ export interface MigrateRedisKeysOptions {
   readonly client?: { readonly isCluster: boolean } | undefined;
   /** The adapter's `keyPrefix`; default `platform-auth:`, as the adapter's. */
   readonly keyPrefix?: string | undefined;
+  /**
+   * Where the keys scanned and matched are reported, one line at the end (default `console`):
+   * `{}` alone does not tell "nothing left to move" from "nothing matched this keyPrefix".
+   */
+  readonly logger?: { info(message: string): void } | undefined;
+  /** How long a client that is still connecting (a Cluster learning its masters) is waited for; default 10 000 ms. */
+  readonly readyTimeoutMs?: number | undefined;
 }
 
 /** How many records were moved, by model. */
@@ -74,27 +88,135 @@ return 1
 /** A glob that matches `text` literally (SCAN MATCH). */
 const literal = (text: string) => text.replace(/[*?[\]\\]/g, '\\$&');
 
+/** How long a client that is still connecting is waited for, by default. */
+const READY_TIMEOUT_MS = 10_000;
+
+/** Where the client connects, for an error: `host:port`, or a Cluster's startup nodes. */
+function whereOf(client: Redis | Cluster): string {
+  if (!client.isCluster) return `Redis at ${redisAddress(client as Redis)}`;
+  const nodes = ((client as unknown as { startupNodes?: unknown[] }).startupNodes ?? []).map((node) => {
+    if (typeof node === 'number') return `127.0.0.1:${node}`;
+    if (typeof node === 'string') return /^(?:rediss?:\/\/)?(?:[^@/]*@)?([^/?#]*)/.exec(node)?.[1] ?? '?';
+    const { host, port } = node as { host?: string; port?: number };
+    return `${host ?? '127.0.0.1'}:${port ?? 6379}`;
+  });
+  return `the Redis Cluster at ${nodes.join(', ') || '(no startup nodes)'}`;
+}
+
+/** An error to throw: where and why, never the command or its arguments (nor a `cause` holding them). */
+function cleanError(client: Redis | Cluster, error: unknown): Error {
+  if (error instanceof Error && error.message.startsWith('migrateRedisKeys: ') && !('command' in error)) return error;
+  const { message, code, name } = (error ?? {}) as { message?: unknown; code?: unknown; name?: unknown };
+  const text = typeof message === 'string' ? message.split('\n', 1)[0]!.slice(0, 200) : '';
+  if (typeof message === 'string' && /^(WRONGPASS|NOAUTH|ERR invalid password)\b/.test(message)) {
+    return new Error(`migrateRedisKeys: ${whereOf(client)} ${connectionFailure(error).text}`);
+  }
+  const kind = typeof code === 'string' ? code : typeof name === 'string' && name !== 'Error' ? name : '';
+  return new Error(`migrateRedisKeys: failed on ${whereOf(client)}: ${kind && kind !== text ? `${kind}: ` : ''}${text}; it can be run again`);
+}
+
+/**
+ * Waits until the client is ready: a Cluster lists its masters only then. Bounded; a client
+ * created from `url` (no reconnection) fails at its first connection error.
+ */
+async function ready(client: Redis | Cluster, timeoutMs: number): Promise<void> {
+  if (client.status === 'ready') return;
+  if (client.status === 'end' || client.status === 'close') throw new Error(`migrateRedisKeys: the client for ${whereOf(client)} is closed; pass a connected one`);
+  await new Promise<void>((resolve, reject) => {
+    let last: unknown;
+    const done = (error?: unknown) => {
+      clearTimeout(timer);
+      client.off('ready', onReady);
+      client.off('error', onError);
+      client.off('end', onEnd);
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+    const onReady = () => done();
+    const onError = (error: unknown) => {
+      last = error;
+      // retrying does not fix refused credentials
+      if (connectionFailure(error).refused) done(new Error(`migrateRedisKeys: ${whereOf(client)} ${connectionFailure(error).text}`));
+    };
+    const onEnd = () => done(new Error(`migrateRedisKeys: ${whereOf(client)} ${connectionFailure(last ?? { name: 'connection closed' }).text}`));
+    const timer = setTimeout(() => {
+      const why = last === undefined ? '' : `: it ${connectionFailure(last).text}`;
+      done(new Error(`migrateRedisKeys: ${whereOf(client)} was not ready within ${timeoutMs} ms${why}; nothing was moved`));
+    }, timeoutMs);
+    client.once('ready', onReady);
+    client.on('error', onError);
+    client.once('end', onEnd);
+    // lazyConnect: connect now (its errors come as 'error' events)
+    if (client.status === 'wait') client.connect().catch(() => {});
+  });
+}
+
+/** A single Redis that is a Cluster node: its commands on other slots would be answered MOVED. */
+async function refuseClusterNode(client: Redis): Promise<void> {
+  let info: string;
+  try {
+    info = await client.info('cluster');
+  } catch (error) {
+    // INFO renamed away (some managed Redis): such services are not Cluster nodes reached by url
+    if (error instanceof Error && error.name === 'ReplyError' && /^ERR unknown command/i.test(error.message)) return;
+    throw error;
+  }
+  if (/^cluster_enabled:1\s*$/m.test(info)) {
+    throw new Error(`migrateRedisKeys: ${whereOf(client)} is a Redis Cluster node: one connection (a \`url\`, or a \`Redis\` client) reaches one node only; pass \`client: new Cluster([{ host, port }, …])\` (import { Cluster } from 'ioredis') instead. Nothing was moved`);
+  }
+}
+
 /** Moves every record of 0.1.0's raw-id layout; resolves with the count moved, by model. */
 export async function migrateRedisKeys(options: MigrateRedisKeysOptions): Promise<MigrateRedisKeysReport> {
   checkUrlOrClient('migrateRedisKeys', options);
   const prefix = options.keyPrefix ?? 'platform-auth:';
-  const client = (options.client ?? new Redis(options.url!, { lazyConnect: false, maxRetriesPerRequest: 3 })) as Redis | Cluster;
+  const logger = options.logger ?? console;
+  const owned = !options.client;
+  const client = (options.client ?? new Redis(options.url!, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 5_000,
+    // fail fast: a run cut off can be run again
+    retryStrategy: () => null,
+  })) as Redis | Cluster;
+  // ioredis logs an error event without a listener ("Unhandled error event"), with details
+  const quiet = () => {};
+  client.on('error', quiet);
   const report: MigrateRedisKeysReport = {};
+  // counted once, on the first walk: keys under raw ids, keys already hashed (by an earlier run
+  // or by this version serving), and the masters walked
+  const scanned = { matched: 0, raw: 0, hashed: 0, nodes: 0 };
+  const written = new Set<string>();
   try {
+    await ready(client, options.readyTimeoutMs ?? READY_TIMEOUT_MS);
+    if (!client.isCluster) await refuseClusterNode(client as Redis);
     // passes until one finds nothing left: a Cluster resharding under a pass moves keys to a
     // master walked already (the list of masters is taken again each pass)
     for (let pass = 0; ; pass += 1) {
       let seen = 0;
       const nodes = client.isCluster ? (client as Cluster).nodes('master') : [client as Redis];
+      if (nodes.length === 0) throw new Error(`migrateRedisKeys: ${whereOf(client)} lists no master to walk; nothing was moved`);
+      if (pass === 0) scanned.nodes = nodes.length;
       for (const model of CREDENTIAL_MODELS) {
         const start = `${prefix}${model}:{`;
         for (const node of nodes) {
           for await (const keys of node.scanStream({ match: `${literal(start)}*`, count: 500 }) as AsyncIterable<string[]>) {
             for (const key of keys) {
               const id = key.slice(start.length, -1);
-              if (!key.endsWith('}') || id.startsWith('sha256:')) continue;
+              // a key this run wrote, met again by the walk (SCAN may return keys added under it)
+              if (written.has(key)) continue;
+              if (pass === 0) scanned.matched += 1;
+              if (!key.endsWith('}')) continue;
+              if (id.startsWith('sha256:')) {
+                if (pass === 0) scanned.hashed += 1;
+                continue;
+              }
+              if (pass === 0) scanned.raw += 1;
               seen += 1;
-              if (await move(client, prefix, model, key, id)) report[model] = (report[model] ?? 0) + 1;
+              if (await move(client, prefix, model, key, id)) {
+                report[model] = (report[model] ?? 0) + 1;
+                written.add(recordKeyOf(prefix, model, keyIdOf(model, id)));
+              }
             }
           }
         }
@@ -114,9 +236,20 @@ export async function migrateRedisKeys(options: MigrateRedisKeysOptions): Promis
         }
       }
     }
+  } catch (error) {
+    throw cleanError(client, error);
   } finally {
-    if (!options.client) await client.quit().catch(() => client.disconnect());
+    // a connection already ended is left alone: QUIT or disconnect() on it would keep the
+    // process up 2 s more (ioredis waits for a close that came already)
+    if (owned && client.status === 'ready') await client.quit().catch(() => client.disconnect());
+    else if (owned && client.status !== 'end') client.disconnect();
+    client.off('error', quiet);
   }
+  const moved = Object.values(report).reduce((sum, count) => sum + count, 0);
+  const where = `${scanned.nodes} ${client.isCluster ? 'master' : 'node'}${scanned.nodes === 1 ? '' : 's'}`;
+  logger.info(scanned.matched === 0
+    ? `migrateRedisKeys: 0 scanned keys matched ${JSON.stringify(`${prefix}<Model>:{…}`)} on ${where}: nothing to move under this keyPrefix (is it the adapter's?)`
+    : `migrateRedisKeys: ${scanned.matched} scanned keys matched ${JSON.stringify(`${prefix}<Model>:{…}`)} on ${where}: ${scanned.raw} under 0.1.0's raw ids, ${scanned.hashed} already hashed; moved ${moved}`);
   return report;
 }
 

@@ -44,3 +44,22 @@ export function checkUrlOrClient(caller: string, options: { readonly url?: unkno
   }
   if (options.url !== undefined) checkRedisUrl(caller, options.url);
 }
+
+/** Where a single-Redis client connects (`host:port`, or its socket path): never the password. */
+export function redisAddress(client: { readonly options: { readonly host?: string | undefined; readonly port?: number | undefined; readonly path?: string | undefined } }): string {
+  const { host, port, path } = client.options;
+  return path ? path : `${host ?? '127.0.0.1'}:${port ?? 6379}`;
+}
+
+/**
+ * Why a connection failed, as `Redis at <where> …`'s end: Redis refusing the credentials
+ * (`WRONGPASS`, `NOAUTH`, `ERR invalid password` before Redis 6), said so since retrying does
+ * not fix it, or the error's code or name. Never the error's `command`, whose arguments are
+ * the password for AUTH and a token-bearing key for most others.
+ */
+export function connectionFailure(error: unknown): { readonly refused: boolean; readonly text: string } {
+  const { message, code, name } = (error ?? {}) as { message?: unknown; code?: unknown; name?: unknown };
+  const refused = typeof message === 'string' ? /^(WRONGPASS|NOAUTH|ERR invalid password)\b/.exec(message)?.[1] : undefined;
+  if (refused) return { refused: true, text: `refused the credentials (${refused}): check the user name and password in the url` };
+  return { refused: false, text: `is unreachable (${typeof code === 'string' ? code : typeof name === 'string' ? name : 'Error'})` };
+}

@@ -78,7 +78,7 @@ import type { Cluster } from 'ioredis';
 import { errors } from 'oidc-provider';
 
 import { grantIndexKeyOf, isCredentialModel, keyIdOf, recordKeyOf, storedJson, withId } from './redis-keys.ts';
-import { checkUrlOrClient } from './redis-url.ts';
+import { checkUrlOrClient, connectionFailure, redisAddress } from './redis-url.ts';
 import { GRANT_CONTEXT_MODEL, GRANTABLE_MODELS, StorageUnavailableError } from './types.ts';
 import type {
   Adapter, AdapterPayload, CappedList, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep, LatestByMember, LatestEntry, PutRecords,
@@ -1403,7 +1403,7 @@ export function warnIfEvicting(client: Redis | Cluster, logger: ConnectionLogger
  * its caller, so the listener only reports.
  */
 function reportConnection(client: Redis, logger: ConnectionLogger, closing: () => boolean): void {
-  const where = `${client.options.host ?? '127.0.0.1'}:${client.options.port ?? 6379}`;
+  const where = redisAddress(client);
   let lostAt: number | undefined;
   const lost = (what: string, until = 'it is back. Reconnecting.') => {
     if (lostAt !== undefined) return;
@@ -1413,10 +1413,9 @@ function reportConnection(client: Redis, logger: ConnectionLogger, closing: () =
   client.on('error', (error: NodeJS.ErrnoException) => {
     if (closing()) return;
     // Redis answers but refuses the credentials: say so, since retrying will not fix that
-    // (`ERR invalid password`: Redis before 6)
-    const refused = typeof error.message === 'string' ? /^(WRONGPASS|NOAUTH|ERR invalid password)\b/.exec(error.message)?.[1] : undefined;
-    if (refused) lost(`refused the credentials (${refused}): check the user name and password in the url`, 'it accepts them. Retrying.');
-    else lost(`is unreachable (${error.code ?? error.name})`);
+    const failure = connectionFailure(error);
+    if (failure.refused) lost(failure.text, 'it accepts them. Retrying.');
+    else lost(failure.text);
   });
   // a Redis that shuts down cleanly closes the connection without an error
   client.on('close', () => {

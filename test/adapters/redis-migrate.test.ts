@@ -6,14 +6,17 @@
  * the move (and not before it: this version never looks under a raw key).
  */
 import { randomUUID } from 'node:crypto';
+import { inspect } from 'node:util';
 
-import { Redis } from 'ioredis';
-import type { Cluster } from 'ioredis';
+import { jest } from '@jest/globals';
+
+import { Cluster, Redis } from 'ioredis';
 
 import { createRedisAdapter, migrateRedisKeys } from '../../adapters/redis.ts';
 import { keyIdOf } from '../../adapters/redis-keys.ts';
+import { freePort } from '../support/free-port.ts';
 import { MEMBER, STUDENT, exchangeCode, obtainCode, obtainTokens, postForm } from '../support/flows.ts';
-import { connectCluster, startRedisCluster } from '../support/redis-cluster.ts';
+import { CLUSTER_CLIENT_OPTIONS, connectCluster, startRedisCluster } from '../support/redis-cluster.ts';
 import type { ClusterHandle } from '../support/redis-cluster.ts';
 import { startRedis } from '../support/redis-server.ts';
 import type { RedisHandle } from '../support/redis-server.ts';
@@ -325,4 +328,92 @@ describe('migrateRedisKeys while a Cluster reshards', () => {
     const left = (await keysOf(clusterClient, prefix)).filter((key) => key.includes('{at-'));
     expect({ report, left }).toEqual({ report: { AccessToken: 60 }, left: [] });
   }, 120_000);
+});
+
+describe('migrateRedisKeys tells what it walked, and fails without secrets', () => {
+  /** A logger that keeps its lines. */
+  const lines = () => {
+    const logged: string[] = [];
+    return { logged, logger: { info: (message: string) => logged.push(message) } };
+  };
+
+  /** `count` AccessTokens written as 0.1.0 did, on the Cluster (spread over its masters). */
+  async function rawOnCluster(prefix: string, count: number): Promise<string[]> {
+    const tokens = Array.from({ length: count }, () => `at-${randomUUID()}`);
+    for (const token of tokens) await clusterClient.set(`${prefix}AccessToken:{${token}}`, JSON.stringify({ jti: token, kind: 'AccessToken' }), 'EX', 600);
+    return tokens;
+  }
+
+  test.each([
+    ['plain', {}],
+    ["with the README's fail-fast options", CLUSTER_CLIENT_OPTIONS],
+  ])('a Cluster client passed before it is ready (%s) is waited for: every key is moved', async (_, clusterOptions) => {
+    const prefix = freshPrefix();
+    const tokens = await rawOnCluster(prefix, 30);
+    const client = new Cluster(cluster.startupNodes, clusterOptions);
+    const { logged, logger } = lines();
+    try {
+      const report = await migrateRedisKeys({ client, keyPrefix: prefix, logger });
+      const left = (await keysOf(clusterClient, prefix)).filter((key) => key.includes('{at-'));
+      expect({ report, left }).toEqual({ report: { AccessToken: tokens.length }, left: [] });
+      expect(logged).toEqual([`migrateRedisKeys: 30 scanned keys matched "${prefix}<Model>:{…}" on 3 masters: 30 under 0.1.0's raw ids, 0 already hashed; moved 30`]);
+    } finally {
+      await client.quit().catch(() => client.disconnect());
+    }
+  }, 60_000);
+
+  test('a url to a Cluster node is refused, naming `client: new Cluster([...])`, before anything is written', async () => {
+    const prefix = freshPrefix();
+    const tokens = await rawOnCluster(prefix, 30);
+    const before = (await keysOf(clusterClient, prefix)).sort();
+    const refused = await migrateRedisKeys({ url: `redis://127.0.0.1:${cluster.startupNodes[0]!.port}`, keyPrefix: prefix, logger: lines().logger })
+      .then(() => undefined, (error: unknown) => error as Error);
+    expect(refused?.message).toBe(`migrateRedisKeys: Redis at 127.0.0.1:${cluster.startupNodes[0]!.port} is a Redis Cluster node: one connection (a \`url\`, or a \`Redis\` client) reaches one node only; pass \`client: new Cluster([{ host, port }, …])\` (import { Cluster } from 'ioredis') instead. Nothing was moved`);
+    expect((await keysOf(clusterClient, prefix)).sort()).toEqual(before);
+    expect(before).toHaveLength(tokens.length);
+  });
+
+  test('a wrong user with a real password: the error names host, port and WRONGPASS, never the password or the command', async () => {
+    const password = `real-${randomUUID()}`;
+    const { port } = new URL(redis.url);
+    const error = await migrateRedisKeys({ url: `redis://ops:${password}@127.0.0.1:${port}`, logger: lines().logger })
+      .then(() => undefined, (e: unknown) => e as Error);
+    expect(error?.message).toBe(`migrateRedisKeys: Redis at 127.0.0.1:${port} refused the credentials (WRONGPASS): check the user name and password in the url`);
+    const printed = inspect(error, { depth: 10 });
+    expect(printed).not.toContain(password);
+    expect(printed).not.toContain('args');
+    expect(printed).not.toContain('auth');
+  });
+
+  test('an unreachable Redis: one clean error naming host, port and the code, no ioredis "Unhandled error event" lines', async () => {
+    const port = await freePort();
+    const printed = jest.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const error = await migrateRedisKeys({ url: `redis://ops:s3cret-pass@127.0.0.1:${port}`, logger: lines().logger })
+        .then(() => undefined, (e: unknown) => e as Error);
+      expect(error?.message).toBe(`migrateRedisKeys: Redis at 127.0.0.1:${port} is unreachable (ECONNREFUSED)`);
+      expect(inspect(error, { depth: 10 })).not.toContain('s3cret-pass');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(printed.mock.calls.map((call) => String(call[0]))).toEqual([]);
+    } finally {
+      printed.mockRestore();
+    }
+  });
+
+  test('the keys scanned are logged: a wrong keyPrefix is "0 scanned keys matched", a second run counts the hashed ones', async () => {
+    const prefix = freshPrefix();
+    const token = `rt-${randomUUID()}`;
+    await single.set(`${prefix}RefreshToken:{${token}}`, JSON.stringify({ jti: token, kind: 'RefreshToken' }), 'EX', 600);
+    const wrong = lines();
+    expect(await migrateRedisKeys({ client: single, keyPrefix: 'learn-prod:', logger: wrong.logger })).toEqual({});
+    expect(wrong.logged).toEqual(['migrateRedisKeys: 0 scanned keys matched "learn-prod:<Model>:{…}" on 1 node: nothing to move under this keyPrefix (is it the adapter\'s?)']);
+    const right = lines();
+    expect(await migrateRedisKeys({ client: single, keyPrefix: prefix, logger: right.logger })).toEqual({ RefreshToken: 1 });
+    const again = lines();
+    expect(await migrateRedisKeys({ client: single, keyPrefix: prefix, logger: again.logger })).toEqual({});
+    expect([...right.logged, ...again.logged]).toEqual([
+      `migrateRedisKeys: 1 scanned keys matched "${prefix}<Model>:{…}" on 1 node: 1 under 0.1.0's raw ids, 0 already hashed; moved 1`,
+      `migrateRedisKeys: 1 scanned keys matched "${prefix}<Model>:{…}" on 1 node: 0 under 0.1.0's raw ids, 1 already hashed; moved 0`,
+    ]);
+  });
 });
