@@ -24,7 +24,7 @@ import { isOverFetchBudget } from '../lib/cimd/guard.ts';
 import type { PageRequests } from '../lib/cimd/page-requests.ts';
 import type { ResolvedOptions } from '../lib/config/options.ts';
 import type { HostSignIn, SignInRequest } from '../lib/contracts.ts';
-import { ENDPOINTS } from '../lib/endpoints.ts';
+import { interactionPath } from '../lib/endpoints.ts';
 import { InvalidRequestError } from '../lib/errors.ts';
 import { diagnosticsOf } from '../lib/events/diagnostics.ts';
 import type { ExpectedSignIn, InteractionsApi } from '../lib/pages/sign-in.ts';
@@ -90,7 +90,7 @@ const ANOTHER_WAITING = 'the sign-in waiting in this browser is not the one the 
 const UNKNOWN_AUTH_TIME = 0;
 
 export function interactionUrl(baseUrl: string, uid: string): string {
-  return `${baseUrl}${ENDPOINTS.interaction.path.replace(':uid', uid)}`;
+  return `${baseUrl}${interactionPath(uid)}`;
 }
 
 function maxAgeOf(interaction: Interaction): number | undefined {

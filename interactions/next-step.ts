@@ -22,7 +22,7 @@ import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 
-import { ENDPOINTS } from '../lib/endpoints.ts';
+import { interactionPath } from '../lib/endpoints.ts';
 import { UidCookie } from './uid-cookie.ts';
 
 const COOKIE = 'platform_auth_next';
@@ -36,8 +36,6 @@ export interface NextStep {
   find(ctx: Context, endedUid: string): Promise<string | undefined>;
 }
 
-const pagePath = (uid: string) => ENDPOINTS.interaction.path.replace(':uid', uid);
-
 export function createNextStep(provider: Provider, cookieKeys: readonly string[], secure: boolean): NextStep {
   const cookie = new UidCookie(COOKIE, LABEL, cookieKeys, secure);
   const emitter = provider as unknown as { on(name: 'interaction.started', listener: (ctx: KoaContextWithOIDC) => void): void };
@@ -47,7 +45,7 @@ export function createNextStep(provider: Provider, cookieKeys: readonly string[]
       const ended = (ctx.params as Record<string, string> | undefined)?.uid;
       const next = ctx.oidc.entities.Interaction;
       if (!ended || !next || next.uid === ended) return;
-      cookie.setAll(ctx, [ended, next.uid], next.exp - Math.floor(Date.now() / 1000), pagePath(ended));
+      cookie.setAll(ctx, [ended, next.uid], next.exp - Math.floor(Date.now() / 1000), interactionPath(ended));
     } catch {
       // a convenience for Back: never a reason for the authorization to fail
     }

@@ -53,6 +53,11 @@ export const ENDPOINTS = Object.freeze({
 
 export type EndpointId = keyof typeof ENDPOINTS;
 
+/** The path of interaction `uid`'s page (the sign-in or consent step): where the provider sends the browser. */
+export function interactionPath(uid: string): string {
+  return ENDPOINTS.interaction.path.replace(':uid', uid);
+}
+
 /** oidc-provider `routes` configuration derived from the table. */
 export function providerRoutes(): Record<string, string> {
   const routes: Record<string, string> = {};

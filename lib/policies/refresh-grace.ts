@@ -141,7 +141,41 @@ function nameOf(id: string): string {
 }
 
 /** The `RefreshToken` adapter with the grace rule; every other call goes to `inner`. */
-class GraceRefreshTokens extends DelegatingAdapter {
+/**
+ * The rule both storages of refresh tokens share: oidc-provider answers reuse by destroying
+ * the token and revoking its grant at once (`Promise.all`). Were the destroy written and the
+ * revocation lost to a storage fault (a dropped connection, another Cluster node), the
+ * client's retry of the 503 would find no token, get `invalid_grant`, and revoke nothing:
+ * reuse detection failing open, the other chain alive. So a token a request found reused is
+ * kept by that request's destroy(). The grant's revocation removes it with every other token
+ * of the grant, and until then every presentation of it is reuse again, which retries the
+ * revocation. It expires when the token would have.
+ */
+abstract class KeepsReusedTokens extends DelegatingAdapter {
+  /** the token each request found reused, kept by destroy() */
+  readonly #reused = new WeakMap<object, string>();
+  /** the request being answered (oidc-provider's `Provider.ctx`), if any */
+  protected readonly request: () => object | undefined;
+
+  constructor(inner: Adapter, request: () => object | undefined) {
+    super(inner);
+    this.request = request;
+  }
+
+  /** The token this request found reused: its destroy() is left to the grant's revocation. */
+  protected noteReused(id: string): void {
+    const request = this.request();
+    if (request !== undefined) this.#reused.set(request, id);
+  }
+
+  override destroy(id: string): Promise<void> {
+    const request = this.request();
+    if (request !== undefined && this.#reused.get(request) === id) return Promise.resolve();
+    return this.inner.destroy(id);
+  }
+}
+
+class GraceRefreshTokens extends KeepsReusedTokens {
   readonly #uses: Adapter;
   readonly #grace: number;
   readonly #now: () => number;
@@ -154,14 +188,11 @@ class GraceRefreshTokens extends DelegatingAdapter {
    * consume() reads again)
    */
   readonly #read = new WeakMap<object, { readonly id: string; readonly payload: RefreshPayload }>();
-  /** the token each request found reused (rotated, not to be served again): kept by destroy() */
-  readonly #reused = new WeakMap<object, string>();
   /** rotations waiting for their successor's write, by request */
   readonly #rotations = new Map<object, PendingRotation>();
   /** the parent each request's successor is to carry, by request (its successor's grant and generation) */
   readonly #parents = new WeakMap<object, { readonly grantId: string; readonly next: number; readonly parent: string }>();
   #leftovers: NodeJS.Immediate | undefined;
-  readonly #request: () => object | undefined;
   /** the storage's writes take effect when asked for: nothing is held (see the module comment) */
   readonly #atOnce: boolean;
 
@@ -172,7 +203,7 @@ class GraceRefreshTokens extends DelegatingAdapter {
     inner: Adapter, uses: Adapter, successors: SuccessorWrites, options: RefreshGraceOptions,
     storage: { readonly putRecords?: PutRecords['putRecords']; readonly atOnce: boolean },
   ) {
-    super(inner);
+    super(inner, options.request ?? currentRequest);
     this.#uses = uses;
     this.#successors = successors;
     this.#putRecords = storage.putRecords;
@@ -180,7 +211,6 @@ class GraceRefreshTokens extends DelegatingAdapter {
     this.#grace = options.graceSeconds;
     this.#now = options.now ?? epoch;
     this.#onGraceUsed = options.onGraceUsed;
-    this.#request = options.request ?? currentRequest;
   }
 
   override find(id: string): Promise<AdapterPayload | undefined> {
@@ -192,15 +222,9 @@ class GraceRefreshTokens extends DelegatingAdapter {
       if (payload.rotatedAt !== undefined) return this.#findRotated(id, payload);
       // consumed by the storage itself (rotated where the grace was 0: an instance of a rolling
       // deploy, or before the grace was turned on): reuse, kept for its grant's revocation too
-      if (payload.consumed) this.#noteReused(id);
+      if (payload.consumed) this.noteReused(id);
       return payload;
     });
-  }
-
-  /** The token this request found reused: its destroy() is left to the grant's revocation. */
-  #noteReused(id: string): void {
-    const request = this.#request();
-    if (request !== undefined) this.#reused.set(request, id);
   }
 
   /** A rotated token: usable again only for a retry or a racing refresh (the rare path). */
@@ -210,7 +234,7 @@ class GraceRefreshTokens extends DelegatingAdapter {
     // another chain's progress is not this token's successor being used
     const successorUsed = !expired && payload.grantId !== undefined && await this.#uses.find(nameOf(id)) !== undefined;
     if (expired || successorUsed) {
-      this.#noteReused(id);
+      this.noteReused(id);
       return { ...payload, consumed: payload.rotatedAt };
     }
     const { rotatedAt: _rotatedAt, ...usable } = payload;
@@ -222,7 +246,7 @@ class GraceRefreshTokens extends DelegatingAdapter {
     const payload = this.#recall(id) ?? (await this.inner.find(id) ?? undefined) as RefreshPayload | undefined;
     if (!payload) return;
     const writes = this.#rotationWrites(id, payload);
-    const request = this.#request();
+    const request = this.request();
     // the successor this request stores carries this token's name, however its write goes out
     if (request !== undefined && payload.grantId !== undefined) {
       this.#parents.set(request, { grantId: payload.grantId, next: generationOf(payload) + 1, parent: nameOf(id) });
@@ -237,23 +261,8 @@ class GraceRefreshTokens extends DelegatingAdapter {
     this.#leftovers ??= setImmediate(() => this.#writeLeftovers());
   }
 
-  /**
-   * oidc-provider answers reuse by destroying the token and revoking its grant at once
-   * (`Promise.all`). Were the destroy written and the revocation lost to a storage fault (a
-   * dropped connection, another Cluster node), the client's retry of the 503 would find no
-   * token, get `invalid_grant`, and revoke nothing: reuse detection failing open, the other
-   * chain alive. So a token this request found reused is kept. The grant's revocation removes
-   * it with every other token of the grant, and until then every presentation of it is reuse
-   * again, which retries the revocation. It expires when the token would have.
-   */
-  override destroy(id: string): Promise<void> {
-    const request = this.#request();
-    if (request !== undefined && this.#reused.get(request) === id) return Promise.resolve();
-    return this.inner.destroy(id);
-  }
-
   override upsert(id: string, stored: AdapterPayload, expiresIn?: number): Promise<void> {
-    const request = this.#request();
+    const request = this.request();
     const { grantId, rotations } = stored as RefreshPayload;
     const parent = request === undefined ? undefined : this.#parents.get(request);
     let payload = stored;
@@ -322,13 +331,13 @@ class GraceRefreshTokens extends DelegatingAdapter {
   }
 
   #remember(id: string, payload: RefreshPayload): void {
-    const request = this.#request();
+    const request = this.request();
     if (request !== undefined) this.#read.set(request, { id, payload });
   }
 
   /** What this request's find() read for `id`, forgotten here. */
   #recall(id: string): RefreshPayload | undefined {
-    const request = this.#request();
+    const request = this.request();
     const read = request === undefined ? undefined : this.#read.get(request);
     if (read?.id !== id) return undefined;
     this.#read.delete(request!);
@@ -345,36 +354,16 @@ class GraceRefreshTokens extends DelegatingAdapter {
  * reuse revokes the grant as strict single use should. One property read per token read.
  *
  * A consumed token found by a request is kept by that request's destroy(), as the grace keeps
- * a reused one ({@link GraceRefreshTokens.destroy}): oidc-provider answers reuse with the
- * token's destroy and the grant's revocation at once, and were the destroy written and the
- * revocation lost to a fault, the client's retry of the 503 would find no token, be answered
- * `invalid_grant`, and revoke nothing, the thief's chain alive. Kept, the token is removed by
- * the grant's revocation, and until then every presentation of it is reuse again.
+ * a reused one ({@link KeepsReusedTokens}).
  */
-class RotatedIsConsumed extends DelegatingAdapter {
-  /** the consumed token each request found, kept by destroy() */
-  readonly #reused = new WeakMap<object, string>();
-  readonly #request: () => object | undefined;
-
-  constructor(inner: Adapter, request: () => object | undefined) {
-    super(inner);
-    this.#request = request;
-  }
-
+class RotatedIsConsumed extends KeepsReusedTokens {
   override find(id: string): Promise<AdapterPayload | undefined> {
     return this.inner.find(id).then((found) => {
       const payload = (found ?? undefined) as RefreshPayload | undefined;
       if (payload === undefined || (payload.rotatedAt === undefined && !payload.consumed)) return payload;
-      const request = this.#request();
-      if (request !== undefined) this.#reused.set(request, id);
+      this.noteReused(id);
       return payload.rotatedAt === undefined ? payload : { ...payload, consumed: payload.consumed ?? payload.rotatedAt };
     });
-  }
-
-  override destroy(id: string): Promise<void> {
-    const request = this.#request();
-    if (request !== undefined && this.#reused.get(request) === id) return Promise.resolve();
-    return this.inner.destroy(id);
   }
 }
 

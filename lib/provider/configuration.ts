@@ -17,7 +17,7 @@ import type { PageRequests } from '../cimd/page-requests.ts';
 import { DOCUMENT_REFUSED, findTokenClient } from '../cimd/token-client.ts';
 import { SCOPE_CLAIMS } from '../claims.ts';
 import type { ResolvedOptions } from '../config/options.ts';
-import { ENDPOINTS, providerRoutes } from '../endpoints.ts';
+import { interactionPath, providerRoutes } from '../endpoints.ts';
 import type { GrantContextStore } from '../grant-context.ts';
 import type { ClientAddresses } from '../http/client-address.ts';
 import { createProviderErrorRenderer } from '../pages/error-page.ts';
@@ -138,7 +138,7 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
     ttl: providerTtl(ttl),
     interactions: {
       policy: interactionRules(options, deps.ownPageSignIns),
-      url: (_ctx, interaction) => ENDPOINTS.interaction.path.replace(':uid', interaction.uid),
+      url: (_ctx, interaction) => interactionPath(interaction.uid),
     },
     // subjects are public only: a sector identifier is refused in dynamic clients' metadata
     // (lib/policies/client-metadata.ts) and never fetched, whatever a stored client holds
