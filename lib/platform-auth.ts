@@ -33,6 +33,7 @@ import type { SignInThrottle } from './http/sign-in-throttle.ts';
 import { GrantContextStore } from './grant-context.ts';
 import { createMemberClientManager } from './member-clients/manager.ts';
 import type { MemberClientManager } from './member-clients/manager.ts';
+import { limitAuthorizationRequests } from './provider/authorization-rate.ts';
 import { buildConfiguration } from './provider/configuration.ts';
 import { dispatchToProvider } from './provider/dispatch.ts';
 import { dropUngrantableIdentityScopes } from './provider/identity-scopes.ts';
@@ -193,7 +194,9 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     revokeMissedReuse(current, options.adapter, diagnostics.missedRefreshReuse),
     codeExchanges.afterAnswer,
     discovery.keep,
-  ]), provider as unknown as ProviderEvents));
+  ]), provider as unknown as ProviderEvents,
+  // before the provider reads an authorization request: what one address can make it store
+  options.authorizationRateLimit ? limitAuthorizationRequests({ adapter: options.adapter, settings: options.authorizationRateLimit, addresses }) : undefined));
   if (answeredBy('registration', options) === 'provider') {
     // Variant B: body size and per-address rate, before the provider reads the body
     provider.use(openRegistrationLimits({ adapter: options.adapter, rateLimit: options.registration.rateLimit, addresses }));

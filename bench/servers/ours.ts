@@ -25,6 +25,14 @@ export const ours: ServerTarget = {
 const quiet: Logger = { info() {}, warn() {}, error: (m) => console.error(m) };
 
 /**
+ * Every flow of a run comes from one address (the load generator's), far faster than people
+ * behind one address sign in: the authorization-request rate is raised out of reach, not
+ * turned off, so each authorization request still pays for its count (what it costs is
+ * bench/scenarios/login-authorization-rate.ts).
+ */
+const BENCH_AUTHORIZATION_RATE = Object.freeze({ perIp: 1_000_000, windowSeconds: 1 });
+
+/**
  * The demo host with some options of createPlatformAuth changed, for a scenario that
  * measures ours against ours (e.g. `refreshTokenGrace: 0`, bench/scenarios/refresh-grace.ts).
  */
@@ -38,6 +46,7 @@ export function buildOursWith(auth: Partial<PlatformAuthOptions>): BuildServer {
         jwks: env.jwks,
         cookieKeys: env.cookieKeys,
         logger: quiet,
+        authorizationRateLimit: BENCH_AUTHORIZATION_RATE,
         ...auth,
       },
     });
@@ -84,6 +93,16 @@ export const oursNoThrottle: ServerTarget = {
 };
 
 export const buildOursNoThrottle: BuildServer = buildOursWith({ signInThrottle: false });
+
+/** Ours without the authorization-request rate (`authorizationRateLimit: false`), for what counting costs a login. */
+export const oursNoAuthorizationRate: ServerTarget = {
+  id: 'ours-no-authorization-rate',
+  label: 'platform-auth, authorizationRateLimit: false',
+  module: import.meta.url,
+  export: 'buildOursNoAuthorizationRate',
+};
+
+export const buildOursNoAuthorizationRate: BuildServer = buildOursWith({ authorizationRateLimit: false });
 
 /**
  * Ours with diagnostics off (`events: false`: no event is built, so nothing is traced,

@@ -24,6 +24,7 @@ import type { DocsOptions, ResolvedDocsOptions } from '../docs/options.ts';
 import type { MetricsOptions, ResolvedMetricsOptions, ResolvedTraceOptions, TraceOptions } from '../events/options.ts';
 import type { McpOptions, ResolvedMcpOptions } from '../mcp/options.ts';
 import type { PagesOptions, ResolvedPagesOptions, ResolvedSignInOptions, SignInOptions } from '../pages/options.ts';
+import type { AddressRateSettings } from '../policies/address-rate.ts';
 import type { RegistrationRateSettings } from '../policies/registration-limits.ts';
 import type { SignInThrottleSettings } from '../policies/sign-in-throttle.ts';
 import type { Audience } from '../scopes/catalogue.ts';
@@ -65,6 +66,13 @@ export const OPTION_DEFAULTS = Object.freeze({
     ipFailures: Object.freeze({ min: 1, max: 100_000, default: 50 }),
     windowSeconds: Object.freeze({ min: 1, max: 86_400, default: 900, unit: 'seconds' }),
     maxDelaySeconds: Object.freeze({ min: 1, max: 86_400, default: 900, unit: 'seconds' }),
+  }),
+  // a burst of 600 authorization requests per address (a school signing in at once behind
+  // one NAT), then two a second; a request over 2 KiB counts once per started 2 KiB, so what
+  // one address keeps stored as Interaction records stays in the tens of megabytes
+  authorizationRateLimit: Object.freeze({
+    perIp: Object.freeze({ min: 1, max: 1_000_000, default: 600 }),
+    windowSeconds: Object.freeze({ min: 1, max: 86_400, default: 300, unit: 'seconds' }),
   }),
   // covers a Retry-After of 5 s and a Redis Cluster failover (node timeout + election)
   refreshTokenGrace: Object.freeze({ min: 0, max: 300, default: 30, unit: 'seconds' }),
@@ -265,6 +273,26 @@ export interface MemberClientOptions {
 }
 
 /**
+ * The authorization-request rate of one client address (lib/policies/authorization-rate.ts):
+ * a bucket of `perIp` units, refilled at `perIp` per `windowSeconds`. A request to the
+ * authorization endpoint costs one unit per started 2 KiB of its URL (a real one costs one);
+ * the resumption of a started flow costs nothing.
+ */
+export interface AuthorizationRateLimitOptions {
+  /**
+   * Units one address may spend at once (the size of its bucket): about that many
+   * authorization requests in a burst.
+   * @default {@link OPTION_DEFAULTS}.authorizationRateLimit.perIp.default
+   */
+  perIp?: number;
+  /**
+   * Seconds in which an address's used-up bucket fills again.
+   * @default {@link OPTION_DEFAULTS}.authorizationRateLimit.windowSeconds.default
+   */
+  windowSeconds?: number;
+}
+
+/**
  * Sign-in throttling (lib/policies/sign-in-throttle.ts): after a few failed sign-ins per
  * account (email) or per client address, each further attempt must wait 1 s, 2 s, 4 s, … after
  * the last one, up to `maxDelaySeconds`; earlier attempts get a 429 page with `Retry-After`
@@ -449,6 +477,14 @@ export interface PlatformAuthOptions {
    */
   signInThrottle?: SignInThrottleOptions | false;
   /**
+   * Authorization requests per client address (IPv6: per /64, found as `proxy` and
+   * `proxyHops` say), shared by every instance through the adapter: each one an anonymous
+   * browser starts is stored (an `Interaction`) for `ttl.interaction`, so this bounds what one
+   * address can make the server store. The excess gets a 429 page with `Retry-After`.
+   * `false` turns it off (put a limit in front instead).
+   */
+  authorizationRateLimit?: AuthorizationRateLimitOptions | false;
+  /**
    * Production mode refuses generated keys and cookie secrets, the default in-memory store,
    * weak static client secrets, an `http` `baseUrl`, GraphiQL and the test-only
    * metadata-document `fetch`.
@@ -547,6 +583,8 @@ export interface ResolvedOptions {
   readonly proxyHops: number;
   /** `false`: off */
   readonly signInThrottle: SignInThrottleSettings | false;
+  /** `false`: off */
+  readonly authorizationRateLimit: AddressRateSettings | false;
   readonly production: boolean;
   readonly logger: Logger;
   readonly memberData: MemberDataSource | undefined;

@@ -22,6 +22,7 @@ import {
 import type { SigningJwk } from '../keys/secrets.ts';
 import { IDENTITY_SCOPES, isKnownScope, SCOPE_NAMES, scopesForAudience } from '../scopes/catalogue.ts';
 import type { Logger, MemberDataSource, PublicCatalogueSource } from '../contracts.ts';
+import type { AddressRateSettings } from '../policies/address-rate.ts';
 import type { RegistrationRateSettings } from '../policies/registration-limits.ts';
 import type { SignInThrottleSettings } from '../policies/sign-in-throttle.ts';
 import { specialUseHostOf } from '../policies/special-use-addresses.ts';
@@ -32,7 +33,7 @@ import {
 } from './check.ts';
 import { OPTION_DEFAULTS } from './options.ts';
 import type {
-  ClientIdMetadataDocumentOptions, LifetimeName, MemberClientOptions, MetadataDocumentFetch, MetadataDocumentFetchBudget, PlatformAuthOptions, RegistrationOptions,
+  AuthorizationRateLimitOptions, ClientIdMetadataDocumentOptions, LifetimeName, MemberClientOptions, MetadataDocumentFetch, MetadataDocumentFetchBudget, PlatformAuthOptions, RegistrationOptions,
   RegistrationRateLimitOptions, ResolvedClientIdMetadataDocuments, ResolvedOptions, ResolvedRegistration, SignInThrottleOptions, StaticClient, TokenLifetimes,
   VendorIntegration,
 } from './options.ts';
@@ -299,10 +300,15 @@ function checkRegistration(value: PlatformAuthOptions['registration'], clients: 
 }
 
 function checkRegistrationRateLimit(value: unknown): RegistrationRateSettings | false {
-  const name = 'options.registration.rateLimit';
+  return checkAddressRate('options.registration.rateLimit', value, OPTION_DEFAULTS.registration.rateLimit);
+}
+
+/** A rate per client address, `{ perIp, windowSeconds }` or `false` (lib/policies/address-rate.ts). */
+function checkAddressRate(
+  name: string, value: unknown, ranges: typeof OPTION_DEFAULTS.registration.rateLimit | typeof OPTION_DEFAULTS.authorizationRateLimit,
+): AddressRateSettings | false {
   if (value === false) return false;
-  const given = checkObject<RegistrationRateLimitOptions>(name, value, 'false or an object like { perIp, windowSeconds }') ?? {};
-  const ranges = OPTION_DEFAULTS.registration.rateLimit;
+  const given = checkObject<RegistrationRateLimitOptions & AuthorizationRateLimitOptions>(name, value, 'false or an object like { perIp, windowSeconds }') ?? {};
   checkKnownKeys(name, given, Object.keys(ranges));
   return Object.freeze({
     perIp: checkInteger(`${name}.perIp`, given.perIp, ranges.perIp),
@@ -445,7 +451,7 @@ function checkBeta(value: unknown): (siteId: string) => Promise<boolean> {
 /** Every top-level option; the type check below fails when `PlatformAuthOptions` gains one that is not listed. */
 const OPTION_NAMES = [
   'baseUrl', 'accounts', 'sites', 'clients', 'adapter', 'jwks', 'cookieKeys', 'idTokens', 'operatorRoles', 'ttl',
-  'refreshTokenGrace', 'introspectionClients', 'proxy', 'proxyHops', 'signInThrottle', 'production', 'logger', 'memberData', 'accountApi', 'registration',
+  'refreshTokenGrace', 'introspectionClients', 'proxy', 'proxyHops', 'signInThrottle', 'authorizationRateLimit', 'production', 'logger', 'memberData', 'accountApi', 'registration',
   'clientIdMetadataDocuments', 'memberClients', 'mcp', 'docs', 'events', 'trace', 'metrics', 'signIn', 'pages',
 ] as const satisfies readonly (keyof PlatformAuthOptions)[];
 const everyOptionListed: Exclude<keyof PlatformAuthOptions, (typeof OPTION_NAMES)[number]> extends never ? true : never = true;
@@ -519,6 +525,7 @@ export async function validateOptions(input: PlatformAuthOptions): Promise<Resol
     proxy,
     proxyHops: checkInteger('options.proxyHops', input.proxyHops, OPTION_DEFAULTS.proxyHops),
     signInThrottle: checkSignInThrottle(input.signInThrottle),
+    authorizationRateLimit: checkAddressRate('options.authorizationRateLimit', input.authorizationRateLimit, OPTION_DEFAULTS.authorizationRateLimit),
     production,
     logger,
     memberData: checkMemberData(input.memberData),

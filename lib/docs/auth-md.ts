@@ -16,7 +16,7 @@ import { endpointsSection } from './auth-md-endpoints.ts';
 import { summariseSchema } from './graphql-fields.ts';
 import { andList, bullets, bytes, code, codeList, duration, durationWithSeconds, numbered, perPeriod, table } from './markdown.ts';
 import type { ResolvedAuthMdOptions } from './options.ts';
-import { claimsByScope, documentFetchBudget, oauthErrors, scopeRefusalRule } from './protocol.ts';
+import { authorizationRateRule, claimsByScope, documentFetchBudget, oauthErrors, scopeRefusalRule } from './protocol.ts';
 import { endpointUrl } from './surface.ts';
 import { anonymousToolsSummary } from './tool-access.ts';
 import { isServed } from '../served-endpoints.ts';
@@ -239,6 +239,10 @@ function limitsSection(options: ResolvedOptions, md: ResolvedAuthMdOptions): str
     ['Sign-in and consent page', `${durationWithSeconds(ttl.interaction)} to complete`],
     ...(options.clientIdMetadataDocuments.enabled ? [['Unreviewed Client ID Metadata Document clients', 'read and identity scopes only']] : []),
   ];
+  const authorizationRate = authorizationRateRule(options);
+  if (authorizationRate) {
+    rows.push(['Authorization requests', `${authorizationRate}; beyond, \`429\` with \`Retry-After\` (an error page, never a redirect)`]);
+  }
   const fetchBudget = documentFetchBudget(options);
   if (fetchBudget) {
     rows.push(['Client ID Metadata Document fetches', `at most ${fetchBudget.perHost} per host and ${fetchBudget.perCaller} per client address per ${perPeriod(fetchBudget.windowSeconds)} (a cached document costs nothing); `
@@ -261,6 +265,7 @@ function limitsSection(options: ResolvedOptions, md: ResolvedAuthMdOptions): str
       + `\`429\` with \`Retry-After\`. Forgotten ${duration(throttle.windowSeconds)} after the wait that the last failure earned has ended`]);
   }
   const limited = [
+    ...(authorizationRate ? ['authorization requests'] : []),
     ...(throttle ? ['sign-in attempts'] : []),
     ...(options.registration.rateLimit ? ['registrations (see Endpoints, Registration)'] : []),
     ...(fetchBudget ? ['Client ID Metadata Document fetches'] : []),

@@ -13,9 +13,10 @@ import {
 } from '../constants.ts';
 import type { GrantType } from '../constants.ts';
 import { ENDPOINTS } from '../endpoints.ts';
+import { AUTHORIZATION_REQUEST_UNIT_BYTES } from '../policies/authorization-rate.ts';
 import { IDENTITY_SCOPES } from '../scopes/catalogue.ts';
 import { isServed } from '../served-endpoints.ts';
-import { andList, code, codeList, orList } from './markdown.ts';
+import { andList, code, codeList, orList, perPeriod } from './markdown.ts';
 import type { JsonSchema } from './openapi/types.ts';
 
 /** A request parameter or form field. */
@@ -199,9 +200,21 @@ export function documentFetchBudget(options: ResolvedOptions): FetchBudgetSettin
   return cimd.enabled && cimd.fetchBudget ? cimd.fetchBudget : undefined;
 }
 
+/**
+ * The authorization-request rate per client address (lib/policies/authorization-rate.ts) in
+ * words, for every document that states it; `undefined` when `authorizationRateLimit` is off.
+ */
+export function authorizationRateRule(options: ResolvedOptions): string | undefined {
+  const limit = options.authorizationRateLimit;
+  if (!limit) return undefined;
+  return `${limit.perIp} authorization requests per client address at once, refilled at ${limit.perIp} per ${perPeriod(limit.windowSeconds)} `
+    + `(a request over ${AUTHORIZATION_REQUEST_UNIT_BYTES} bytes counts once per started ${AUTHORIZATION_REQUEST_UNIT_BYTES} bytes of its URL)`;
+}
+
 /** What is answered 429 `temporarily_unavailable` with `Retry-After` in this deployment: rate limits, not outages. */
 function rateLimited(options: ResolvedOptions): string[] {
   return [
+    ...(options.authorizationRateLimit ? ['too many authorization requests from one client address (an error page, not a redirect)'] : []),
     ...(options.registration.variant === 'open' && options.registration.rateLimit ? ['too many registrations from one client address'] : []),
     ...(documentFetchBudget(options) ? ['too many Client ID Metadata Document fetches from one host or for one client address (at the authorization endpoint an error page, not a redirect)'] : []),
   ];

@@ -1,8 +1,9 @@
 /**
  * The client's address as the limits counted by it read it: the sign-in throttle
- * (./sign-in-throttle.ts), the open-registration rate limit (lib/registration/open.ts) and
- * the metadata-document fetch budget (lib/cimd/guard.ts). One per library instance, made by
- * the composition root and shared by the three.
+ * (./sign-in-throttle.ts), the authorization rate limit (lib/provider/authorization-rate.ts),
+ * the open-registration rate limit (lib/registration/open.ts) and the metadata-document fetch
+ * budget (lib/cimd/guard.ts). One per library instance, made by the composition root and
+ * shared by the four.
  *
  * The address follows `options.proxy` and `options.proxyHops` (the rule is
  * lib/policies/sign-in-throttle.ts `clientAddress`, which stays pure). Without `proxy`, a
@@ -29,7 +30,7 @@ export interface AddressedRequest {
 }
 
 /** The limits counted by client address, as the warning names them. */
-export type AddressLimit = 'the sign-in throttle' | 'the open-registration rate limit' | 'the metadata-document fetch budget';
+export type AddressLimit = 'the sign-in throttle' | 'the authorization rate limit' | 'the open-registration rate limit' | 'the metadata-document fetch budget';
 
 export interface ClientAddresses {
   /**
@@ -63,7 +64,7 @@ export function proxyHeadersHint(limit: AddressLimit, address: string, header: '
     : '';
   return `platform-auth: a request with ${header} ${shown} reached ${limit}, but options.proxy is off, so it was counted as its TCP peer `
     + `(${address || 'unknown'}), not the address in the header. Behind a proxy or load balancer without options.proxy, every client behind the proxy counts as one address: `
-    + 'the sign-in throttle, the open-registration rate limit and the metadata-document fetch budget then throttle all of them together. '
+    + 'the sign-in throttle, the authorization rate limit, the open-registration rate limit and the metadata-document fetch budget then throttle all of them together. '
     + 'If this server is behind a proxy, set options.proxy: true and options.proxyHops to the number of proxies that append to X-Forwarded-For (default 1); '
     + `if it is not, a client wrote the header and nothing needs to change.${forwardedOnly} Logged once per instance; later requests are not logged.`;
 }

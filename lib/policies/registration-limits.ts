@@ -24,16 +24,14 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
-
 import { errors } from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 
-import type { Adapter, AdapterFactory, AdapterPayload, CompareAndSet } from '../../adapters/types.ts';
+import type { AdapterFactory } from '../../adapters/types.ts';
 import { scopesForAudience } from '../scopes/catalogue.ts';
-import { RecordUpdater } from '../storage/record-update.ts';
+import { AddressRateLimiter } from './address-rate.ts';
+import type { AddressRateSettings, RateAdmission } from './address-rate.ts';
 import { EXTRA_CLIENT_METADATA } from './client-metadata.ts';
-import { addressKeyOf } from './sign-in-throttle.ts';
 
 /**
  * What a registration may store. Real registrations are far below each (an MCP client
@@ -152,72 +150,15 @@ export function checkRegistrationLimits(ctx: KoaContextWithOIDC | undefined, key
 /** The storage model of the per-address rate state. */
 export const REGISTRATION_RATE_MODEL = 'RegistrationRate';
 
-/** The resolved settings (`options.registration.rateLimit`). */
-export interface RegistrationRateSettings {
-  /** registrations one address may make at once; the bucket's size */
-  readonly perIp: number;
-  /** seconds in which a drained bucket is full again */
-  readonly windowSeconds: number;
-}
-
-/**
- * One address's state: the "theoretical arrival time" of GCRA, epoch milliseconds. The
- * bucket is full when it is in the past; each registration moves it `window / perIp` later.
- */
-export interface RateRecord {
-  readonly tat: number;
-}
-
-export type Admission =
-  | { readonly allowed: true; readonly next: RateRecord; /** seconds to keep `next` */ readonly keepFor: number }
-  | { readonly allowed: false; /** whole seconds until a registration is served again */ readonly retryAfter: number };
-
-/** One more registration from an address in state `record` at `now` (epoch ms): served, or how long to wait. */
-export function admit(record: RateRecord | undefined, settings: RegistrationRateSettings, now: number): Admission {
-  // whole milliseconds, so that a burst is exactly `perIp` (fractions would drift as they add up)
-  const interval = Math.max(1, Math.floor((settings.windowSeconds * 1000) / settings.perIp));
-  const tolerance = (settings.perIp - 1) * interval;
-  const tat = Math.max(record?.tat ?? now, now);
-  if (tat - now > tolerance) return { allowed: false, retryAfter: Math.max(1, Math.ceil((tat - tolerance - now) / 1000)) };
-  const next = tat + interval;
-  return { allowed: true, next: { tat: next }, keepFor: Math.max(1, Math.ceil((next - now) / 1000)) };
-}
-
-const hashed = (address: string) => `ip:${createHash('sha256').update(addressKeyOf(address)).digest('base64url')}`;
-
-function asRecord(payload: AdapterPayload | undefined): RateRecord | undefined {
-  return typeof payload?.tat === 'number' ? { tat: payload.tat } : undefined;
-}
+/** The resolved settings (`options.registration.rateLimit`): `perIp` registrations per `windowSeconds`. */
+export type RegistrationRateSettings = AddressRateSettings;
 
 /** What a registration attempt may do. */
-export type RegistrationAdmission = { readonly allowed: true } | { readonly allowed: false; readonly retryAfter: number };
+export type RegistrationAdmission = RateAdmission;
 
-const ALLOWED: RegistrationAdmission = Object.freeze({ allowed: true });
-
-/** The per-address rate limit over the storage adapter; one per `createPlatformAuth`. */
-export class RegistrationRateLimiter {
-  readonly enabled: boolean;
-  readonly #records: RecordUpdater | undefined;
-  readonly #settings: RegistrationRateSettings;
-  readonly #now: () => number;
-
+/** The per-address registration rate over the storage adapter (./address-rate.ts); one per `createPlatformAuth`. */
+export class RegistrationRateLimiter extends AddressRateLimiter {
   constructor(adapter: AdapterFactory, settings: RegistrationRateSettings | false, now: () => number = Date.now) {
-    this.enabled = settings !== false;
-    this.#records = settings === false ? undefined : new RecordUpdater(adapter(REGISTRATION_RATE_MODEL) as Adapter & Partial<CompareAndSet>);
-    this.#settings = settings || { perIp: 1, windowSeconds: 1 };
-    this.#now = now;
-  }
-
-  /** Counts a registration attempt from `address` (the client's IP), or refuses it. */
-  async attempt(address: string): Promise<RegistrationAdmission> {
-    if (!this.#records) return ALLOWED;
-    let outcome: Admission | undefined;
-    const applied = await this.#records.update(hashed(address), (stored) => {
-      outcome = admit(asRecord(stored), this.#settings, this.#now());
-      return outcome.allowed ? { payload: { tat: outcome.next.tat }, expiresIn: outcome.keepFor } : undefined;
-    });
-    // a key that kept changing under us is being hammered: refusing is the safe side
-    if (!applied || !outcome) return { allowed: false, retryAfter: 1 };
-    return outcome.allowed ? ALLOWED : { allowed: false, retryAfter: outcome.retryAfter };
+    super(adapter, REGISTRATION_RATE_MODEL, settings, now);
   }
 }

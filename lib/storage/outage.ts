@@ -24,6 +24,7 @@ import { StorageUnavailableError } from '../../adapters/types.ts';
 import { writeNoticePage } from '../pages/notice.ts';
 import type { Logger } from '../contracts.ts';
 import { TemporarilyUnavailableError } from '../errors.ts';
+import { ENDPOINTS } from '../endpoints.ts';
 import { diagnosticsOf } from '../events/diagnostics.ts';
 import { writeError } from '../http/error-response.ts';
 import { keepRequestIdOn, REQUEST_ID_HEADER } from '../http/request-id.ts';
@@ -89,8 +90,12 @@ function writeOutagePage(ctx: Context): void {
   });
 }
 
-/** Answers 503 `temporarily_unavailable`: JSON, or the page when the client prefers HTML. */
-export function answerStorageUnavailable(ctx: Context): void {
+/**
+ * Answers 503 `temporarily_unavailable`: JSON, or the page when the client prefers HTML or
+ * `page` says the endpoint is a browser's (the authorization endpoint answers pages whatever
+ * `Accept` says, as oidc-provider's own error handler there does).
+ */
+export function answerStorageUnavailable(ctx: Context, page = false): void {
   // drop whatever a handler set before storage failed under it (a redirect, a cookie), as
   // Koa's own error handling does; but keep the CORS answer, so a browser client can read the
   // 503, and the request id
@@ -98,7 +103,7 @@ export function answerStorageUnavailable(ctx: Context): void {
     .filter((name) => !name.startsWith('access-control-') && name !== 'vary' && name !== REQUEST_ID_HEADER)
     .forEach((name) => ctx.remove(name));
   // the same test as oidc-provider's error handler: JSON unless HTML is preferred
-  if (ctx.accepts('json', 'html') === 'html') writeOutagePage(ctx);
+  if (page || ctx.accepts('json', 'html') === 'html') writeOutagePage(ctx);
   else writeError(ctx, new TemporarilyUnavailableError());
   setRetryHeaders(ctx);
 }
@@ -117,7 +122,9 @@ function refused(ctx: Context, log: OutageLog, reason: string | undefined): void
  * AsyncLocalStorage each async frame and await adds promises that the runtime's promise hooks
  * then pay for. `answered` returns a promise only when it has storage work to wait for.
  */
-function guard(ctx: Context, next: () => Promise<unknown>, log: OutageLog, answered: (ctx: Context) => Promise<void> | void): Promise<void> {
+function guard(
+  ctx: Context, next: () => Promise<unknown>, log: OutageLog, answered: (ctx: Context) => Promise<void> | void, page?: (ctx: Context) => boolean,
+): Promise<void> {
   let running: Promise<unknown>;
   try {
     running = next();
@@ -131,7 +138,7 @@ function guard(ctx: Context, next: () => Promise<unknown>, log: OutageLog, answe
       throw error;
     }
     refused(ctx, log, reasonOf(error));
-    answerStorageUnavailable(ctx);
+    answerStorageUnavailable(ctx, page?.(ctx));
   };
   return running.then(() => {
     let pending: Promise<void> | void;
@@ -186,9 +193,13 @@ export interface ProviderEvents {
  * OOM`) is taken from the endpoint's error event, for the log and `storage.unavailable`. `onAnswer` is the policies' work on the provider's answer (lib/provider/after-answer.ts),
  * run inside this guard, so that a storage failure in it is a 503 too, and before the guard
  * looks at the status; one middleware for both, since each provider middleware is a frame and
- * a promise on every request the provider answers.
+ * a promise on every request the provider answers. `before` is a step in front of the
+ * provider (the authorization-request rate, lib/provider/authorization-rate.ts), run inside
+ * the guard for the same reasons: it calls `next` to let the provider answer.
  */
-export function providerStorageOutageGuard(logger: Logger, onAnswer: (ctx: Context) => Promise<void> | undefined, events?: ProviderEvents): Middleware {
+export function providerStorageOutageGuard(
+  logger: Logger, onAnswer: (ctx: Context) => Promise<void> | undefined, events?: ProviderEvents, before?: Middleware,
+): Middleware {
   const log = outageLog(logger);
   for (const event of PROVIDER_ERROR_EVENTS) events?.on(event, noteOutageReason);
   // oidc-provider answers no 503 of its own: these are StorageUnavailableError, rendered
@@ -203,7 +214,14 @@ export function providerStorageOutageGuard(logger: Logger, onAnswer: (ctx: Conte
     const pending = onAnswer(ctx);
     return pending ? pending.then(() => outageAnswered(ctx)) : outageAnswered(ctx);
   };
+  if (!before) {
+    return function providerStorageOutage(ctx, next) {
+      return guard(ctx, next, log, answered);
+    };
+  }
+  // what fails here before the provider answers is `before`'s: at the authorization endpoint, a page
+  const authorization = (ctx: Context) => ctx.path === ENDPOINTS.authorization.path;
   return function providerStorageOutage(ctx, next) {
-    return guard(ctx, next, log, answered);
+    return guard(ctx, () => before(ctx, next), log, answered, authorization);
   };
 }

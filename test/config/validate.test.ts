@@ -247,6 +247,21 @@ describe('signInThrottle and proxyHops', () => {
   });
 });
 
+describe('authorizationRateLimit', () => {
+  it('defaults to OPTION_DEFAULTS, takes false and settings one by one', async () => {
+    const { perIp, windowSeconds } = OPTION_DEFAULTS.authorizationRateLimit;
+    expect((await validateOptions(base)).authorizationRateLimit).toEqual({ perIp: perIp.default, windowSeconds: windowSeconds.default });
+    expect((await validateOptions({ ...base, authorizationRateLimit: false })).authorizationRateLimit).toBe(false);
+    expect((await validateOptions({ ...base, authorizationRateLimit: { perIp: 5000 } })).authorizationRateLimit).toEqual({ perIp: 5000, windowSeconds: windowSeconds.default });
+  });
+
+  it('refuses what cannot work, naming the option and the fix', async () => {
+    expect(await rejection({ authorizationRateLimit: true as never })).toMatch(/^options\.authorizationRateLimit must be false or an object like \{ perIp, windowSeconds \}/);
+    expect(await rejection({ authorizationRateLimit: { perIp: 0 } })).toMatch(/^options\.authorizationRateLimit\.perIp must be a whole number from 1 to 1000000; got 0\. Leave it out for the default, 600/);
+    expect(await rejection({ authorizationRateLimit: { windowSecond: 60 } as never })).toMatch(/^options\.authorizationRateLimit\.windowSecond is not a known option; .*did you mean "windowSeconds"\?/);
+  });
+});
+
 describe('misspelt keys in nested options', () => {
   const vendor = { client_id: 'v', client_name: 'Vendor', client_secret: 's'.repeat(32), redirect_uris: ['https://v.example/cb'] };
 

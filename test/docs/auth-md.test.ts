@@ -87,7 +87,7 @@ it('gives the limits the spec leaves out, from the configuration', () => {
     'Account API page size (`first`)': expect.stringContaining(`maximum ${MAX_PAGE_SIZE}`),
     'Account API query depth': '10 levels of fields; fragments nested in one another at most 100 levels',
     'Sign-in attempts': expect.stringMatching(/^after 5 failed sign-ins per account or 50 per client address, .* up to 15 minutes; .*`429` with `Retry-After`\. Forgotten 15 minutes after the wait that the last failure earned has ended$/),
-    'Rate limits': 'none applied by this server beyond sign-in attempts',
+    'Rate limits': 'none applied by this server beyond authorization requests and sign-in attempts',
   });
 });
 

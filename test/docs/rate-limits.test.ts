@@ -63,6 +63,7 @@ describe('what the documents say is what the endpoints answer (Variant B, tight 
     app = await startApp({
       auth: {
         registration: { variant: 'open', rateLimit: { perIp: 1, windowSeconds: 3600 } },
+        authorizationRateLimit: { perIp: 3, windowSeconds: 60 },
         // every document fetch fails, without a network: each new URL still spends the budget
         clientIdMetadataDocuments: { fetch: async () => new Response('gone', { status: 404 }), fetchBudget: { perHost: 100, perCaller: 1, windowSeconds: 60 } },
       },
@@ -127,6 +128,26 @@ describe('what the documents say is what the endpoints answer (Variant B, tight 
     const examples = (docs.openapi.components.schemas.OAuthError as { properties: { error: { examples: string[] } } }).properties.error.examples;
     expect(examples.filter((code) => code === 'temporarily_unavailable')).toHaveLength(1);
   });
+
+  it('authorization: a request over the address\'s rate is a 429 page with Retry-After, as both documents say', async () => {
+    const described = responses(docs.openapi, ENDPOINTS.authorization.path, 'get')['429']!;
+    expect(described).toMatchObject({ headers: RETRY_AFTER, content: { 'text/html': {} } });
+    expect(described.description).toContain('the client address has spent its budget of 3 authorization requests per client address at once, refilled at 3 per minute');
+    expect(limitRows(docs.authMd)['Authorization requests']).toMatch(/^3 authorization requests per client address at once, refilled at 3 per minute /);
+    expect(errorRows(docs.authMd).find(([code, status]) => code === 'temporarily_unavailable' && status === '429')![2])
+      .toContain('too many authorization requests from one client address (an error page, not a redirect)');
+    const url = `${app.baseUrl}${ENDPOINTS.authorization.path}?response_type=code&client_id=demo-member-app&scope=openid`;
+    const statuses: number[] = [];
+    let refused: Response | undefined;
+    for (let i = 0; i < 5 && !refused; i += 1) {
+      const answer = await fetch(url, { redirect: 'manual' });
+      statuses.push(answer.status);
+      if (answer.status === 429) refused = answer;
+    }
+    expect(statuses.filter((status) => status !== 429).length).toBeLessThanOrEqual(3);
+    expect(refused!.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(Number(refused!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  });
 });
 
 describe('the numbers follow the options', () => {
@@ -140,7 +161,13 @@ describe('the numbers follow the options', () => {
     expect(authMd).toContain(`remembered for ${d.failureCacheSeconds.default} seconds`);
     expect(authMd).toContain('is refused with `invalid_client` and nothing is sent to it');
     expect(limitRows(authMd)['Client ID Metadata Document fetches']).toBe(`at most ${perHost} per host and ${perCaller} per client address per ${window} (a cached document costs nothing); beyond, \`429\` \`temporarily_unavailable\` with \`Retry-After\``);
-    expect(limitRows(authMd)['Rate limits']).toBe('none applied by this server beyond sign-in attempts, registrations (see Endpoints, Registration) and Client ID Metadata Document fetches');
+    expect(limitRows(authMd)['Rate limits']).toBe('none applied by this server beyond authorization requests, sign-in attempts, registrations (see Endpoints, Registration) and Client ID Metadata Document fetches');
+    const authorization = OPTION_DEFAULTS.authorizationRateLimit;
+    const authorizationRule = `${authorization.perIp.default} authorization requests per client address at once, refilled at ${authorization.perIp.default} per ${perPeriod(authorization.windowSeconds.default)}`;
+    expect(limitRows(authMd)['Authorization requests']).toMatch(new RegExp(`^${authorizationRule} \\(a request over 2048 bytes counts once per started 2048 bytes of its URL\\); beyond, \`429\` with \`Retry-After\` \\(an error page, never a redirect\\)$`));
+    const authorize429 = responses(openapi, ENDPOINTS.authorization.path, 'get')['429']!.description;
+    expect(authorize429).toContain(`the client address has spent its budget of ${authorizationRule}`);
+    expect(authorize429).toContain(`(${perHost} fetches per host, ${perCaller} per client address, per ${window})`);
     expect(responses(openapi, ENDPOINTS.token.path, 'post')['429']!.description).toContain(`(${perHost} fetches per host, ${perCaller} per client address, per ${window})`);
     const rate = OPTION_DEFAULTS.registration.rateLimit;
     expect(responses(openapi, ENDPOINTS.registration.path, 'post')['429']!.description)
@@ -165,7 +192,9 @@ describe('the numbers follow the options', () => {
 
 describe('no 429 where nothing is limited', () => {
   it('fetchBudget: false: no fetch 429, the refusal of special-use hosts still stated', async () => {
-    const { openapi, authMd } = await render({ registration: { variant: 'open', rateLimit: false }, clientIdMetadataDocuments: { fetchBudget: false } });
+    const { openapi, authMd } = await render({
+      registration: { variant: 'open', rateLimit: false }, clientIdMetadataDocuments: { fetchBudget: false }, authorizationRateLimit: false,
+    });
     for (const [path, method] of NAMING_A_CLIENT) expect([path, responses(openapi, path, method)]).toEqual([path, expect.not.objectContaining({ 429: expect.anything() })]);
     expect(responses(openapi, ENDPOINTS.registration.path, 'post')).not.toHaveProperty('429');
     expect(responses(openapi, ENDPOINTS.registration.path, 'post')).toHaveProperty('413');
@@ -177,7 +206,12 @@ describe('no 429 where nothing is limited', () => {
 
   it('metadata documents off (the default): nothing about fetching them', async () => {
     const { openapi, authMd } = await render({});
-    for (const [path, method] of NAMING_A_CLIENT) expect(responses(openapi, path, method)).not.toHaveProperty('429');
+    for (const [path, method] of NAMING_A_CLIENT) {
+      const described = responses(openapi, path, method);
+      // the authorization endpoint's 429 is its own rate, on by default
+      if (path === ENDPOINTS.authorization.path) expect(described['429']!.description).not.toContain('Metadata Document');
+      else expect(described).not.toHaveProperty('429');
+    }
     expect(authMd).not.toContain('fetches the document');
     expect(limitRows(authMd)).not.toHaveProperty('Client ID Metadata Document fetches');
     expect(responses(openapi, ENDPOINTS.token.path, 'post')['400']).toEqual({ $ref: '#/components/responses/OAuthError' });

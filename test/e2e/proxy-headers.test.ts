@@ -139,6 +139,7 @@ describe('proxy headers without options.proxy', () => {
     });
     await withApp({
       signInThrottle: false, registration: { variant: 'open', rateLimit: false }, clientIdMetadataDocuments: { fetch: docs.fetch, fetchBudget: false },
+      authorizationRateLimit: false,
     }, async (app) => {
       expect(await failSignIns(app, 2, () => ({ 'x-forwarded-for': '1.1.1.1' }))).toEqual([401, 401]);
       expect(await register(app, { 'x-forwarded-for': '4.4.4.4' })).toBe(201);

@@ -6,10 +6,12 @@
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import type { AdapterFactory } from '../../adapters/types.ts';
 import {
-  HTTPS_ONLY_METADATA, REGISTRATION_LIMITS, REGISTRATION_RATE_MODEL, RegistrationRateLimiter, admit, checkRegistrationLimits,
+  HTTPS_ONLY_METADATA, REGISTRATION_LIMITS, REGISTRATION_RATE_MODEL, RegistrationRateLimiter, checkRegistrationLimits,
   checkRegistrationMetadata,
 } from '../../lib/policies/registration-limits.ts';
-import type { RateRecord, RegistrationRateSettings } from '../../lib/policies/registration-limits.ts';
+import type { RegistrationRateSettings } from '../../lib/policies/registration-limits.ts';
+import { admit } from '../../lib/policies/address-rate.ts';
+import type { RateRecord } from '../../lib/policies/address-rate.ts';
 
 const BASE = { client_name: 'Desk Agent', redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'none' };
 

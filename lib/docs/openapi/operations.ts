@@ -16,7 +16,7 @@ import { USERINFO_FORM_LIMIT } from '../../resource/userinfo.ts';
 import type { EndpointId, HttpMethod } from '../../endpoints.ts';
 import { bearerOperation, sentTwiceResponse } from '../bearer-route.ts';
 import { duration, orList, perPeriod } from '../markdown.ts';
-import { authorizeParameters, DOCUMENT_NOT_FETCHED, DOCUMENT_REFUSED, documentFetchBudget, INSUFFICIENT_SCOPE_RULE } from '../protocol.ts';
+import { authorizationRateRule, authorizeParameters, DOCUMENT_NOT_FETCHED, DOCUMENT_REFUSED, documentFetchBudget, INSUFFICIENT_SCOPE_RULE } from '../protocol.ts';
 import { endpointUrl, templatePath } from '../surface.ts';
 import { toolListRule } from '../tool-access.ts';
 import { jsonContent, ref } from './helpers.ts';
@@ -85,10 +85,29 @@ function clientRequestError(options: ResolvedOptions): Record<string, unknown> {
  * fetched over the fetch budget (lib/cimd/guard.ts); none when documents are off or unbudgeted.
  */
 function documentFetchLimit(options: ResolvedOptions, page = false): Record<string, unknown> {
+  const why = documentFetchOverBudget(options);
+  if (!why) return {};
+  return { 429: page ? tooManyPage([why]) : tooMany(why) };
+}
+
+function documentFetchOverBudget(options: ResolvedOptions): string | undefined {
   const budget = documentFetchBudget(options);
-  if (!budget) return {};
-  const why = `the \`client_id\` is a Client ID Metadata Document that is not cached, and fetching it is over the budget (${budget.perHost} fetches per host, ${budget.perCaller} per client address, per ${perPeriod(budget.windowSeconds)})`;
-  return { 429: page ? tooMany(`${why}; an error page, never a redirect`, { 'text/html': { schema: { type: 'string' } } }) : tooMany(why) };
+  return budget && `the \`client_id\` is a Client ID Metadata Document that is not cached, and fetching it is over the budget (${budget.perHost} fetches per host, ${budget.perCaller} per client address, per ${perPeriod(budget.windowSeconds)})`;
+}
+
+/** The 429 error page of a browser endpoint, for each of `causes`. */
+function tooManyPage(causes: string[]): Record<string, unknown> {
+  return tooMany(`${causes.join('; or ')}; an error page, never a redirect`, { 'text/html': { schema: { type: 'string' } } });
+}
+
+/** The 429 of the authorization endpoint: its rate per client address, and the document fetch budget. */
+function authorizationLimits(options: ResolvedOptions): Record<string, unknown> {
+  const rate = authorizationRateRule(options);
+  const causes = [
+    ...(rate ? [`the client address has spent its budget of ${rate}`] : []),
+    ...[documentFetchOverBudget(options)].filter((why): why is string => why !== undefined),
+  ];
+  return causes.length ? { 429: tooManyPage(causes) } : {};
 }
 
 /**
@@ -162,7 +181,7 @@ const DESCRIBE: Record<EndpointId, Describe> = {
         400: htmlPage(`an error page, when the client or \`redirect_uri\` cannot be trusted with a redirect${options.clientIdMetadataDocuments.enabled
           ? ` (also \`invalid_client\` for ${DOCUMENT_NOT_FETCHED}, \`invalid_client_metadata\` for ${DOCUMENT_REFUSED})`
           : ''}; or, ${FORM_POST_ERROR}, for an error the client is told of (\`prompt=none\` that needs a page, for example)`),
-        ...documentFetchLimit(options, true),
+        ...authorizationLimits(options),
         503: unavailablePage,
       },
     },
