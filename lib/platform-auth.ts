@@ -183,6 +183,8 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   markKnownOnIssuance(provider, knownDocuments);
   diagnostics.attach(provider);
   const discovery = createDiscoveryCache(options.baseUrl);
+  // the library's pages: language, brand, templates (the authorization rate's 429 page, the interactions)
+  const pages = createPageRenderer(options.pages, options.logger);
   // outermost: a storage failure anywhere below, the steps on the answer included, is a 503;
   // the policies' work on each answer, in this order, run by it (lib/provider/after-answer.ts)
   provider.use(providerStorageOutageGuard(options.logger, afterProviderAnswer([
@@ -196,7 +198,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     discovery.keep,
   ]), provider as unknown as ProviderEvents,
   // before the provider reads an authorization request: what one address can make it store
-  options.authorizationRateLimit ? limitAuthorizationRequests({ adapter: options.adapter, settings: options.authorizationRateLimit, addresses }) : undefined));
+  options.authorizationRateLimit ? limitAuthorizationRequests({ adapter: options.adapter, settings: options.authorizationRateLimit, addresses, pages }) : undefined));
   if (answeredBy('registration', options) === 'provider') {
     // Variant B: body size and per-address rate, before the provider reads the body
     provider.use(openRegistrationLimits({ adapter: options.adapter, rateLimit: options.registration.rateLimit, addresses }));
@@ -238,7 +240,6 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
   const signInThrottle = createSignInThrottle({
     adapter: options.adapter, settings: options.signInThrottle, addresses,
   });
-  const pages = createPageRenderer(options.pages, options.logger);
   const trust = {
     staticClients: new Set(options.clients.map((c) => c.client_id)),
     vendors: new Set(options.registration.vendors.values()),

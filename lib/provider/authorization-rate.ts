@@ -4,7 +4,8 @@
  * (lib/storage/outage.ts; a storage failure while counting is a 503): before oidc-provider
  * reads the request, so a refused request stores nothing.
  *
- * The refusal is **429** with `Retry-After` and a short page under the pages' CSP, not a
+ * The refusal is **429** with `Retry-After` and a short page (the notice template, in the
+ * request's language, under the pages' CSP), not a
  * redirect to the client: the request has not been checked yet (its client and redirect URI
  * are unknown), and RFC 6749 §4.1.2.1 allows an error redirect only to a verified redirect
  * URI. It is an `authorization.failed` event (`temporarily_unavailable`), without a client: the
@@ -22,8 +23,7 @@ import type { AdapterFactory } from '../../adapters/types.ts';
 import { ENDPOINTS } from '../endpoints.ts';
 import { emitFor } from '../events/diagnostics.ts';
 import type { ClientAddresses } from '../http/client-address.ts';
-import { writeNoticePage } from '../pages/notice.ts';
-import type { NoticeView } from '../pages/notice.ts';
+import type { PageRenderer } from '../pages/renderer.ts';
 import { AddressRateLimiter } from '../policies/address-rate.ts';
 import type { AddressRateSettings } from '../policies/address-rate.ts';
 import { AUTHORIZATION_RATE_MODEL, authorizationRequestCost } from '../policies/authorization-rate.ts';
@@ -34,18 +34,11 @@ export interface AuthorizationRateDeps {
   readonly settings: AddressRateSettings;
   /** the instance's client addresses for limits (lib/http/client-address.ts) */
   readonly addresses: ClientAddresses;
+  /** the pages' renderer (language, brand, templates), for the 429 page */
+  readonly pages: PageRenderer;
 }
 
-/** The page's words: the same for every caller, coarse on purpose. */
-export function tooManyAuthorizationRequests(retryAfter: number): NoticeView {
-  const wait = retryAfter <= 60 ? 'up to a minute' : `about ${Math.ceil(retryAfter / 60)} minutes`;
-  return {
-    title: 'Too many sign-in requests',
-    message: `Too many sign-in requests came from your network in a short time. Wait ${wait}, then go back to the application and try again.`,
-  };
-}
-
-export function limitAuthorizationRequests({ adapter, settings, addresses }: AuthorizationRateDeps): Middleware {
+export function limitAuthorizationRequests({ adapter, settings, addresses, pages }: AuthorizationRateDeps): Middleware {
   const path = ENDPOINTS.authorization.path;
   const limiter = new AddressRateLimiter(adapter, AUTHORIZATION_RATE_MODEL, settings);
 
@@ -53,10 +46,15 @@ export function limitAuthorizationRequests({ adapter, settings, addresses }: Aut
     const cost = authorizationRequestCost(ctx.originalUrl.length);
     const admission = await limiter.attempt(addresses.of(ctx, 'the authorization rate limit'), cost);
     if (admission.allowed) return next();
-    const view = tooManyAuthorizationRequests(admission.retryAfter);
     emitFor(ctx, { name: 'authorization.failed', error: 'temporarily_unavailable', description: 'too many authorization requests from this address' });
-    writeNoticePage(ctx, 429, view);
-    ctx.set('Retry-After', String(admission.retryAfter));
+    // in the request's language (`ui_locales`, then Accept-Language) with the configured look, as
+    // the provider's error pages; the wait coarse on purpose, the same for every caller
+    const page = pages.for(ctx, { uiLocales: ctx.query.ui_locales });
+    const { text } = page.translator;
+    const { retryAfter } = admission;
+    const wait = retryAfter <= 60 ? text('notice.throttled.minute') : text('notice.throttled.minutes', { minutes: Math.ceil(retryAfter / 60) });
+    page.notice(429, { title: text('notice.authorizationRate.title'), message: text('notice.authorizationRate.message', { wait }) });
+    ctx.set('Retry-After', String(retryAfter));
     return undefined;
   };
   // no async frame for the provider's other requests: this runs in front of every one of them

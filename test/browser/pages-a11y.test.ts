@@ -1,7 +1,7 @@
 /**
  * Every page of the library (sign-in, its error, consent for a school's app and for an
  * unverified self-registered one, an operator's consent, the refusal, the expired page, the
- * error page) in real Chromium, in English and German (the browser's own Accept-Language),
+ * error page, the authorization-request rate's 429 page) in real Chromium, in English and German (the browser's own Accept-Language),
  * branded per site (a school's logo and accent, the service's look elsewhere): no axe-core
  * violation (WCAG 2 A/AA, contrast included) at 1280×800 and 390×844, no sideways scrolling
  * at either size, `<html lang>` the page's language, and nothing the CSP refuses.
@@ -32,6 +32,8 @@ const SITES: Record<string, Site> = {
 const sites: SiteStore = { findById: async (id) => SITES[id] };
 
 let app: RunningApp;
+/** an app whose authorization-request budget is one, for its 429 page */
+let limited: RunningApp;
 let browser: Browser;
 let unverifiedClient: string;
 let longClient: string;
@@ -39,6 +41,7 @@ let longClient: string;
 beforeAll(async () => {
   if (!existsSync(executablePath)) throw new Error(`Chromium not found at ${executablePath}: apt-get install chromium, or set CHROMIUM_PATH`);
   app = await startApp({ auth: { sites, registration: { variant: 'open' } } });
+  limited = await startApp({ auth: { authorizationRateLimit: { perIp: 1, windowSeconds: 3600 } } });
   browser = await chromium.launch({ executablePath, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
   const registered = await fetch(`${app.baseUrl}/api/oauth/register`, {
     method: 'POST', headers: { 'content-type': 'application/json' },
@@ -53,6 +56,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await app?.stop();
+  await limited?.stop();
 });
 
 interface Finding { page: string; problem: string }
@@ -149,6 +153,12 @@ describe.each(LANGUAGES)('the library\'s pages in $lang', ({ locale, lang }) => 
       await page.goto(authorize({ clientId: MEMBER.clientId, redirectUri: 'https://evil.example/cb' }, 'openid'));
       expect(await page.locator('.support code').textContent()).toMatch(/^invalid_redirect_uri: /);
       findings.push(...await check(page, 'error page', lang));
+
+      // over the address's authorization-request budget (one): the 429 page
+      const overBudget = buildAuthorizeUrl(limited.baseUrl, MEMBER, { scope: 'openid', challenge: pkcePair().challenge, state: 's' });
+      await page.goto(overBudget);
+      expect((await page.goto(overBudget))?.status()).toBe(429);
+      findings.push(...await check(page, 'too many sign-in requests', lang));
       findings.push(...csp.map((problem) => ({ page: 'pages', problem })));
     } finally {
       await context.close();

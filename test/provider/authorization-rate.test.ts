@@ -107,6 +107,11 @@ describe('the authorization-request rate per client address', () => {
       expect((await authorize(authorizeUrl(app.baseUrl))).status).toBe(303); // 5
       // one unit every 12 s: the next request waits that long
       await expectLimited(await authorize(authorizeUrl(app.baseUrl)), 12);
+      // in the browser's language, as every page of the library
+      const german = await authorize(authorizeUrl(app.baseUrl), { 'accept-language': 'de-DE,de;q=0.9' });
+      expect(german.status).toBe(429);
+      expect(german.headers.get('content-language')).toBe('de');
+      expect(await german.text()).toContain('Zu viele Anmeldeanfragen');
       // a large request is refused while a small one would still wait less: it needs 3 units
       await expectLimited(await authorize(large), 36);
     });

@@ -93,6 +93,8 @@ export const de: MessageCatalogue = {
   'notice.throttled.message': 'Nach mehreren erfolglosen Versuchen ist die Anmeldung eine Weile gesperrt. Warten Sie {wait} und versuchen Sie es dann noch einmal.',
   'notice.throttled.minute': 'bis zu einer Minute',
   'notice.throttled.minutes': 'etwa {minutes} Minuten',
+  'notice.authorizationRate.title': 'Zu viele Anmeldeanfragen',
+  'notice.authorizationRate.message': 'Aus Ihrem Netzwerk kamen in kurzer Zeit zu viele Anmeldeanfragen. Warten Sie {wait}, kehren Sie dann zur Anwendung zurück und versuchen Sie es noch einmal.',
   'notice.supportCode': 'Für den Support: {code}',
 
   'error.title': 'Dieser Anmeldelink funktioniert nicht',

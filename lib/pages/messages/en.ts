@@ -64,6 +64,8 @@ export const en = {
   'notice.throttled.message': 'Signing in is paused for a while after several unsuccessful attempts. Wait {wait}, then go back and try again.',
   'notice.throttled.minute': 'up to a minute',
   'notice.throttled.minutes': 'about {minutes} minutes',
+  'notice.authorizationRate.title': 'Too many sign-in requests',
+  'notice.authorizationRate.message': 'Too many sign-in requests came from your network in a short time. Wait {wait}, then go back to the application and try again.',
   'notice.supportCode': 'For support: {code}',
 
   'error.title': 'This sign-in link does not work',
