@@ -423,8 +423,9 @@ export interface PlatformAuthOptions {
   /**
    * Issue ID tokens. When `false`, discovery lists neither
    * `id_token_signing_alg_values_supported` nor `jwks_uri` (nor `auth_time`, `amr`, `acr` and
-   * `iss` in `claims_supported`), the JWKS endpoint is not served, no `id_token` is ever
-   * returned, and clients use UserInfo.
+   * `iss` in `claims_supported`), the JWKS endpoint is not served, a Variant B registration
+   * answer carries neither `id_token_signed_response_alg` nor `require_auth_time`, no
+   * `id_token` is ever returned, and clients use UserInfo.
    * @default {@link OPTION_DEFAULTS}.idTokens
    */
   idTokens?: boolean;

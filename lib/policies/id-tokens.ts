@@ -3,8 +3,10 @@
  * (lib/constants.ts holds the algorithm and lifetime). A deployment may turn them off
  * (`options.idTokens: false`); discovery then lists neither `jwks_uri` nor
  * `id_token_signing_alg_values_supported`, nor the claims only an ID token carries among its
- * `claims_supported`, so clients use UserInfo, and no answer carries an `id_token`. The provider has no such switch, so it is an answer rule (and the provider is
- * kept from making the tokens: {@link withholdsIdToken}).
+ * `claims_supported`, so clients use UserInfo, no answer carries an `id_token`, and a
+ * registration answer carries no ID-token metadata ({@link ID_TOKEN_CLIENT_METADATA}). The
+ * provider has no such switch, so it is an answer rule (and the provider is kept from making
+ * the tokens: {@link withholdsIdToken}).
  *
  * @module
  */
@@ -19,6 +21,14 @@ import { refreshWithholdsIdToken } from './refresh.ts';
  */
 export const ID_TOKEN_ONLY_CLAIMS: ReadonlySet<string> = new Set(['auth_time', 'iss', 'amr', 'acr']);
 
+/**
+ * Client metadata (RFC 7591, OpenID Connect Dynamic Client Registration §2) that is about ID
+ * tokens only: how they are signed, and whether they carry `auth_time`. oidc-provider fills
+ * them into every registration answer; without ID tokens they describe nothing, so the
+ * answer and `/openapi.json`'s `ClientRegistrationResponse` leave them out.
+ */
+export const ID_TOKEN_CLIENT_METADATA = ['id_token_signed_response_alg', 'require_auth_time'] as const;
+
 function withoutIdTokens(answer: ProviderAnswer): void {
   if (answer.route === 'discovery') {
     leaveOut(answer.body, 'jwks_uri');
@@ -27,6 +37,8 @@ function withoutIdTokens(answer: ProviderAnswer): void {
     if (Array.isArray(claims)) answer.body.claims_supported = claims.filter((claim) => typeof claim !== 'string' || !ID_TOKEN_ONLY_CLAIMS.has(claim));
   } else if (answer.route === 'token') {
     leaveOut(answer.body, 'id_token');
+  } else if (answer.route === 'registration') {
+    for (const name of ID_TOKEN_CLIENT_METADATA) leaveOut(answer.body, name);
   }
 }
 

@@ -356,8 +356,11 @@ it('lists the status Variant A answers a registration body over the limit with',
   expect(Object.keys(operation('/api/oauth/register', 'post').responses)).toContain('413');
 });
 
-it('lists every field a Variant B registration answers', async () => {
-  const open = await startApp({ auth: { registration: { variant: 'open' } } });
+/** client metadata about ID tokens only, which oidc-provider fills into a registration answer */
+const ID_TOKEN_METADATA = ['id_token_signed_response_alg', 'require_auth_time'];
+
+it.each([true, false])('lists every field a Variant B registration answers, and with idTokens %s, the ID-token metadata only when both carry it', async (idTokens) => {
+  const open = await startApp({ auth: { registration: { variant: 'open' }, idTokens } });
   try {
     const openDoc = await (await fetch(`${open.baseUrl}/openapi.json`)).json() as OpenApiDocument;
     const res = await fetch(`${open.baseUrl}/api/oauth/register`, {
@@ -365,7 +368,12 @@ it('lists every field a Variant B registration answers', async () => {
       body: JSON.stringify({ client_name: 'Desk Agent', redirect_uris: ['http://127.0.0.1/cb'], token_endpoint_auth_method: 'client_secret_post' }),
     });
     expect(res.status).toBe(201);
-    expect(undocumented(openDoc, 'ClientRegistrationResponse', await res.json() as Record<string, unknown>)).toEqual([]);
+    const answer = await res.json() as Record<string, unknown>;
+    expect(undocumented(openDoc, 'ClientRegistrationResponse', answer)).toEqual([]);
+    const described = (openDoc.components.schemas.ClientRegistrationResponse as { properties: object }).properties;
+    const expected = idTokens ? ID_TOKEN_METADATA : [];
+    expect(ID_TOKEN_METADATA.filter((name) => name in answer)).toEqual(expected);
+    expect(ID_TOKEN_METADATA.filter((name) => name in described)).toEqual(expected);
   } finally {
     await open.stop();
   }

@@ -7,6 +7,7 @@
 import { UNAVAILABLE_CODE } from '../../account-api/errors.ts';
 import { AUTHORIZATION_CODE_GRANT, CONFIDENTIAL_CLIENT_AUTH_METHOD, PROTOCOL } from '../../constants.ts';
 import type { ResolvedOptions } from '../../config/options.ts';
+import { ID_TOKEN_CLIENT_METADATA } from '../../policies/id-tokens.ts';
 import { SCOPES } from '../../scopes/catalogue.ts';
 import { claimsByScope, errorCodes, introspectionAudience, tokenGrants } from '../protocol.ts';
 import { isServed } from '../../served-endpoints.ts';
@@ -53,6 +54,15 @@ function userinfoSchema(): JsonSchema {
   };
   const byScope = claimsByScope().map(({ scope, claims }) => `\`${scope}\`: ${claims.join(', ')}`).join('; ');
   return { type: 'object', description: `Claims released by scope: ${byScope}.`, required: ['sub'], properties };
+}
+
+/** The ID-token metadata of a registration answer, present only while ID tokens are issued. */
+function idTokenClientMetadata(): Record<string, JsonSchema> {
+  const schemas: Record<(typeof ID_TOKEN_CLIENT_METADATA)[number], JsonSchema> = {
+    id_token_signed_response_alg: { type: 'string', enum: [PROTOCOL.idTokenSigningAlg] },
+    require_auth_time: { type: 'boolean' },
+  };
+  return Object.fromEntries(ID_TOKEN_CLIENT_METADATA.map((name) => [name, schemas[name]]));
 }
 
 function registrationSchemas(options: ResolvedOptions): Record<string, JsonSchema> {
@@ -107,8 +117,7 @@ function registrationSchemas(options: ResolvedOptions): Record<string, JsonSchem
         client_secret_expires_at: { type: 'integer', description: '0: does not expire' },
         audience: { type: 'string', enum: ['operator'], description: 'registered clients act for site operators' },
         subject_type: { type: 'string', enum: ['public'] },
-        require_auth_time: { type: 'boolean' },
-        id_token_signed_response_alg: { type: 'string', enum: [PROTOCOL.idTokenSigningAlg] },
+        ...(options.idTokens ? idTokenClientMetadata() : {}),
       },
     },
   };
