@@ -5,6 +5,8 @@
  * at every endpoint that names a client, the refusal of special-use hosts. The numbers come
  * from the resolved options, and what the documents say is what the endpoints answer.
  */
+import { readFileSync } from 'node:fs';
+
 import { validateOptions } from '../../lib/config/validate.ts';
 import { OPTION_DEFAULTS } from '../../lib/config/options.ts';
 import { buildOpenApiDocument, renderAuthMd } from '../../lib/docs/index.ts';
@@ -15,7 +17,7 @@ import type { PlatformAuthOptions } from '../../lib/index.ts';
 import { REGISTRATION_LIMITS } from '../../lib/policies/registration-limits.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
-import { codeSpans, fetchDocuments, openApiErrors, tableUnder } from './support.ts';
+import { codeSpans, fetchDocuments, markdownTables, openApiErrors, tableUnder } from './support.ts';
 import type { Documents } from './support.ts';
 
 interface DescribedResponse {
@@ -216,5 +218,30 @@ describe('no 429 where nothing is limited', () => {
     expect(limitRows(authMd)).not.toHaveProperty('Client ID Metadata Document fetches');
     expect(responses(openapi, ENDPOINTS.token.path, 'post')['400']).toEqual({ $ref: '#/components/responses/OAuthError' });
     expect(errorRows(authMd).filter(([code]) => code === 'invalid_client').map(([, status]) => status)).toEqual(['401']);
+  });
+});
+
+describe('what the README says /auth.md names without docs.authMd.rateLimits', () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const optionsRow = markdownTables(readme).flatMap((t) => t.rows).find((r) => r[0] === '`docs.authMd.rateLimits`')!;
+  const sentence = readme.slice(readme.indexOf('Without `rateLimits`')).split('\n\n')[0]!.replaceAll('\n', ' ');
+
+  /** the limits the Rate limits row names, each without its parenthesis */
+  function namedLimits(row: string): string[] {
+    const listed = row.replace(/^none applied by this server( beyond )?/, '').replace(/ \([^)]*\)/g, '');
+    return listed ? listed.split(/, | and /) : [];
+  }
+
+  it.each([
+    ['Variant A', {}],
+    ['Variant B', { registration: { variant: 'open' as const } }],
+  ])('%s with default limits: the options table\'s default and the Docs section name each limit the page names', async (_, extra) => {
+    const { authMd } = await render(extra);
+    const limits = namedLimits(limitRows(authMd)['Rate limits']!);
+    expect(limits.length).toBeGreaterThan(0);
+    for (const text of [optionsRow[2]!, sentence]) {
+      expect([text, limits.filter((limit) => !text.includes(limit))]).toEqual([text, []]);
+      expect(text).not.toMatch(/no rate limits/);
+    }
   });
 });
