@@ -3,7 +3,8 @@
  * raw id are moved to its SHA-256 key with `"jti":true`, keeping their TTL, their payload
  * byte for byte (a consume mark included) and their place in the grant's index, on a single
  * Redis and on a real Cluster; a refresh token issued before the upgrade refreshes after
- * the move (and not before it: this version never looks under a raw key).
+ * the move (and not before it: this version never looks under a raw key), and one 0.1.0
+ * rotated (consumed: 0.1.0 had no grace) is reuse after it, as it was there.
  */
 import { randomUUID } from 'node:crypto';
 import { inspect } from 'node:util';
@@ -146,6 +147,36 @@ describe('a refresh token issued before the upgrade', () => {
       const after = await refresh();
       expect(after.status).toBe(200);
       expect(await after.json()).toMatchObject({ access_token: expect.any(String), refresh_token: expect.any(String) });
+    } finally {
+      await app.stop();
+      await adapter.close();
+    }
+  });
+  test('one 0.1.0 rotated (consumed, no grace there) is reuse after the move, within the grace too: its grant ends', async () => {
+    const prefix = freshPrefix();
+    const adapter = createRedisAdapter({ url: redis.url, keyPrefix: prefix });
+    const app = await startApp({ auth: { adapter } });
+    try {
+      const tokens = await obtainTokens(app.baseUrl, MEMBER, { scope: 'openid account:read', resource: app.baseUrl }, STUDENT);
+      const refresh = (token: string) => postForm(`${app.baseUrl}/api/oauth/token`, { grant_type: 'refresh_token', refresh_token: token, client_id: MEMBER.clientId });
+      const successor = await (await refresh(tokens.refresh_token!)).json() as { access_token: string; refresh_token: string };
+      // the rotated token as 0.1.0 left it: consumed by the storage (no grace, so no rotation
+      // mark), under its raw id
+      const hashed = `${prefix}RefreshToken:{${keyIdOf('RefreshToken', tokens.refresh_token!)}}`;
+      const { rotatedAt: _rotatedAt, ...payload } = JSON.parse((await single.get(hashed))!) as { grantId: string; rotatedAt?: number };
+      const ttl = await single.ttl(hashed);
+      await single.del(hashed);
+      await single.srem(`${prefix}index:grant:{${payload.grantId}}`, hashed);
+      await writeAsBefore(single, prefix, 'RefreshToken', tokens.refresh_token!, { ...payload, jti: tokens.refresh_token, consumed: Math.floor(Date.now() / 1000) }, ttl);
+
+      expect(await migrateRedisKeys({ url: redis.url, keyPrefix: prefix })).toMatchObject({ RefreshToken: 1 });
+      // seconds later, well within the default grace: reuse, not a retry
+      const replay = await refresh(tokens.refresh_token!);
+      expect(replay.status).toBe(400);
+      expect(await replay.json()).toMatchObject({ error: 'invalid_grant' });
+      // the whole grant ended: the successor's tokens too
+      expect((await fetch(`${app.baseUrl}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${successor.access_token}` } })).status).toBe(401);
+      expect((await refresh(successor.refresh_token)).status).toBe(400);
     } finally {
       await app.stop();
       await adapter.close();
