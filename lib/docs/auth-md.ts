@@ -197,7 +197,7 @@ function authenticationSection(options: ResolvedOptions): string {
   return `## 5. Authentication
 
 ${numbered([
-    `Discover: fetch \`${endpointUrl(options, 'protectedResourceMetadata')}\` and \`${endpointUrl(options, 'authorizationServerMetadata')}\` (or \`${endpointUrl(options, 'openidConfiguration')}\`). A challenge cannot be relied upon to discover; a protected endpoint answers an invalid token or a token lacking scope with a \`WWW-Authenticate\` header pointing at the protected-resource metadata (\`resource_metadata\`).`,
+    `Discover: fetch \`${endpointUrl(options, 'protectedResourceMetadata')}\` and \`${endpointUrl(options, 'authorizationServerMetadata')}\` (or \`${endpointUrl(options, 'openidConfiguration')}\`). A challenge cannot be relied upon to discover; a protected endpoint answers an invalid token or a token lacking scope with a \`WWW-Authenticate\` header pointing at the protected-resource metadata (\`resource_metadata\`). ${challengeResource(options)}`,
     `Choose a client type: public (${code(PUBLIC_CLIENT_AUTH_METHOD)}) or confidential (${code(CONFIDENTIAL_CLIENT_AUTH_METHOD)}); PKCE with ${codeList(PROTOCOL.codeChallengeMethods)} is used either way.`,
     obtain,
     `Generate a PKCE \`code_verifier\` and its ${pkceMethods} \`code_challenge\`; send the user to \`${endpointUrl(options, 'authorization')}\` with the parameters of section 4, including \`resource=${options.baseUrl}\`.`,
@@ -210,6 +210,17 @@ ${numbered([
 Rules:
 
 ${bullets(rules)}`;
+}
+
+/**
+ * What the document a challenge links to names: the origin every token is bound to, never the
+ * URL that was requested, which RFC 9728 §3.3 would have it repeat; so a client must accept a
+ * same-origin prefix (as the MCP SDKs' resource check does) rather than discard it.
+ */
+function challengeResource(options: ResolvedOptions): string {
+  const { resource } = protectedResourceMetadata(options.baseUrl);
+  const protectedPaths = (['mcp', 'accountApi', 'userinfo'] as const).filter((id) => isServed(id, options)).map((id) => code(ENDPOINTS[id].path));
+  return `That document names \`resource\` = \`${resource}\`, the origin every token is bound to, whichever URL was requested (${protectedPaths.join(', ')} or another path): RFC 9728 §3.3 asks for the two to be identical, and a client checking that strictly discards the document. Accept it when the requested URL has the same origin and its path starts with the \`resource\`'s path (a prefix match), and send \`resource=${resource}\`.`;
 }
 
 function errorsSection(options: ResolvedOptions): string {

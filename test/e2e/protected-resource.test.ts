@@ -2,7 +2,8 @@
  * Protected-resource metadata (RFC 9728) is served only where RFC 9728 §3.3 lets it name the
  * origin as its `resource`: at the root `/.well-known/oauth-protected-resource`. Every token is
  * bound to the origin, so there is no path-aware document (for `/mcp` or any other path); a
- * strict client that fetched one would have to discard it. README, MCP → Discovery.
+ * strict client that fetched one would have to discard it. (A challenge's link to the root
+ * document is §3.3's second paragraph: test/mcp/discovery.test.ts.) README, MCP → Discovery.
  */
 import { ENDPOINTS } from '../../lib/index.ts';
 import type { DemoOptions } from '../../examples/host/app.ts';
@@ -36,7 +37,7 @@ describe.each(deployments)('%s', (_name, options) => {
   beforeAll(async () => { app = await startApp(options); });
   afterAll(() => app.stop());
 
-  it('every metadata URL answering 200 names the resource its URL stands for (RFC 9728 §3.3)', async () => {
+  it('every metadata URL answering 200 names the resource its URL stands for (RFC 9728 §3.3, first paragraph)', async () => {
     const answered: string[] = [];
     for (const url of candidateUrls(app.baseUrl)) {
       const res = await fetch(url);

@@ -4,11 +4,18 @@
  * protected-resource metadata for `/mcp` (RFC 9728 §3.3 would make its `resource` `/mcp`,
  * while every token is bound to the origin), so the SDK falls back to the root document, whose
  * `resource` is the origin, a prefix of the `/mcp` URL that its resource check accepts; and
- * authorization-server metadata with what MCP clients look for.
+ * authorization-server metadata with what MCP clients look for. A challenge's
+ * `resource_metadata` links to that root document too, whose `resource` is then not the URL
+ * requested (RFC 9728 §3.3 ¶2 asks for identity): the SDK's same-origin prefix check accepts it,
+ * and `/auth.md` tells other clients to do the same (README, MCP → Discovery).
  */
+import { readFileSync } from 'node:fs';
+
 import {
-  checkResourceAllowed, discoverOAuthProtectedResourceMetadata, discoverOAuthServerInfo, resourceUrlFromServerUrl,
+  checkResourceAllowed, discoverOAuthProtectedResourceMetadata, discoverOAuthServerInfo, extractWWWAuthenticateParams,
+  resourceUrlFromServerUrl, selectResourceURL,
 } from '@modelcontextprotocol/client';
+import type { OAuthClientProvider } from '@modelcontextprotocol/client';
 
 import { startDocumentServer } from '../support/metadata-documents.ts';
 import type { DocumentServer } from '../support/metadata-documents.ts';
@@ -74,6 +81,50 @@ describe('protected-resource metadata', () => {
     expect(info.resourceMetadata).toEqual(expect.objectContaining({ resource: app().baseUrl, authorization_servers: [app().baseUrl] }));
     expect(String(info.authorizationServerUrl).replace(/\/$/, '')).toBe(app().baseUrl);
     expect(info.authorizationServerMetadata?.issuer).toBe(app().baseUrl);
+  });
+});
+
+describe('the document a challenge links to (resource_metadata)', () => {
+  /** A protected endpoint's 401, for a request without a usable token. */
+  const challenges: [path: string, init: RequestInit][] = [
+    ['/mcp', { method: 'POST', headers: { authorization: 'Bearer not-a-token', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' }],
+    ['/account/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ viewer { id } }"}' }],
+    ['/api/oauth/userinfo', { headers: { authorization: 'Bearer not-a-token' } }],
+  ];
+
+  it.each(challenges)('%s: names the origin, not the URL requested, and the SDK\'s resource check accepts it', async (path, init) => {
+    const requested = new URL(path, restricted.baseUrl);
+    const res = await fetch(requested, init);
+    expect(res.status).toBe(401);
+    await res.body?.cancel();
+    const { resourceMetadataUrl } = extractWWWAuthenticateParams(res);
+    expect(resourceMetadataUrl?.href).toBe(`${restricted.baseUrl}/.well-known/oauth-protected-resource`);
+    const prm = await discoverOAuthProtectedResourceMetadata(requested, { resourceMetadataUrl });
+    // RFC 9728 §3.3 ¶2 would have it be the URL requested: every token is bound to the origin instead
+    expect(prm.resource).toBe(restricted.baseUrl);
+    expect(new URL(prm.resource).href).not.toBe(requested.href);
+    // the MCP SDK's own choice of the resource indicator: a same-origin prefix is accepted
+    const provider = {} as OAuthClientProvider;
+    expect((await selectResourceURL(requested, provider, prm))?.href).toBe(new URL(restricted.baseUrl).href);
+  });
+
+  it('/auth.md says so where it tells clients to discover: the resource named, the endpoints, the prefix match', async () => {
+    const md = await (await fetch(new URL('/auth.md', restricted.baseUrl))).text();
+    const discover = md.split('\n').find((line) => line.startsWith('1. Discover:'))!;
+    const prm = await (await fetch(new URL('/.well-known/oauth-protected-resource', restricted.baseUrl))).json() as { resource: string };
+    expect(discover).toContain(`That document names \`resource\` = \`${prm.resource}\``);
+    for (const [path] of challenges) expect(discover).toContain(`\`${path}\``);
+    expect(discover).toContain('same origin and its path starts with the `resource`\'s path');
+  });
+
+  it('the README says so in MCP → Discovery, for each endpoint whose challenge links there', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const start = readme.indexOf('- **Challenges link to the root document too**');
+    expect(start).toBeGreaterThan(0);
+    const bullet = readme.slice(start, readme.indexOf('\n- ', start + 1)).replaceAll(/\s+/g, ' ');
+    for (const [path] of challenges) expect(bullet).toContain(`\`${path}\``);
+    expect(bullet).toContain('names the origin, not the URL it requested');
+    expect(bullet).toContain('same-origin prefix');
   });
 });
 
