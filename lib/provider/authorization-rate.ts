@@ -59,9 +59,10 @@ export function limitAuthorizationRequests({ adapter, settings, addresses, pages
   };
   // no async frame for the provider's other requests: this runs in front of every one of them
   return function authorizationRate(ctx: Context, next: Next) {
-    // the resumption at /oauth/authorize/:uid is another path: it stores nothing new. Only GET
-    // is served (any other method was answered 405 before the provider: lib/provider/dispatch.ts)
-    if (ctx.path !== path || ctx.method !== 'GET') return next();
+    // the resumption at /oauth/authorize/:uid is another path: it stores nothing new. GET is
+    // served, and HEAD as Koa routers answer it (an Interaction stored all the same); any other
+    // method was answered 405 before the provider (lib/provider/dispatch.ts)
+    if (ctx.path !== path || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
     return limit(ctx, next);
   };
 }

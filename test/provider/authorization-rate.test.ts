@@ -117,7 +117,17 @@ describe('the authorization-request rate per client address', () => {
     });
   });
 
-  it('counts GET only: another method is refused 405 before it is counted', async () => {
+  it('counts HEAD as GET: oidc-provider stores an Interaction for it too', async () => {
+    await withApp({ authorizationRateLimit: { perIp: 2, windowSeconds: 600 } }, async (app) => {
+      const head = () => fetch(authorizeUrl(app.baseUrl), { method: 'HEAD', redirect: 'manual' });
+      expect((await head()).status).toBe(303);
+      expect((await head()).status).toBe(303);
+      expect((await head()).status).toBe(429);
+      await expectLimited(await authorize(authorizeUrl(app.baseUrl)), 600);
+    });
+  });
+
+  it('counts GET and HEAD only: another method is refused 405 before it is counted', async () => {
     await withApp({ authorizationRateLimit: { perIp: 1, windowSeconds: 600 } }, async (app) => {
       const params = new URL(authorizeUrl(app.baseUrl)).searchParams;
       for (let i = 0; i < 3; i += 1) {
