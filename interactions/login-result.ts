@@ -27,6 +27,10 @@ interface StoredSession {
 }
 
 async function signOutOtherAccount(provider: Provider, ctx: Context, interaction: Interaction, accountId: string): Promise<void> {
+  // a browser without a session cookie has no session to sign anyone out of: what
+  // `Session.get` would find is a new, empty session (a browser's first sign-in, the usual
+  // case), so the provider's context, its cookie read and the new session are not made
+  if (ctx.cookies.get(provider.cookieName('session'), { signed: false }) === undefined) return;
   // the browser's session as it is now (its cookie, checked against the cookie keys), not as
   // the interaction saw it when its authorization began: another tab of this browser may have
   // signed someone in since, into a session the interaction never knew
