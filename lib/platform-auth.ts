@@ -315,6 +315,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     ...(pieces.registration ? [pieces.registration] : []),
     pieces.provider,
   ];
+  const afterPages = chain.indexOf(pieces.interactions) + 1;
   const providerDispatch = pieces.provider;
   const ownsPath = ownPathMatcher(options);
   const checkRouterMount = createRouterMountCheck(options.logger);
@@ -334,6 +335,9 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     if (pieces.mcp && path === ENDPOINTS.mcp.path) return outage(ctx, () => pieces.mcp!(ctx, next));
     // each piece either answers or calls the next; the last hands over to the host app
     const run = (i: number): Promise<void> => (i < chain.length ? Promise.resolve(chain[i]!(ctx, () => run(i + 1))) : next());
+    // the pages' paths skip the resource router, whose paths they never are: four requests
+    // of every login flow (a page that calls next goes on to the pieces after the pages)
+    if (interactionMethods(path) !== undefined) return outage(ctx, () => pieces.interactions(ctx, () => run(afterPages)));
     return run(0);
   });
 
