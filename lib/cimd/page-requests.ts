@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { isMetadataDocumentId } from '../policies/client-metadata.ts';
 
 /** What the fetch guard (./guard.ts) reads of a request: oidc-provider's Koa context, or a page's. */
 export interface FetchRequestContext {
@@ -39,17 +40,24 @@ export function createPageRequests(): PageRequests {
   /** client id → the page requests looking it up now, oldest first */
   const lookingUp = new Map<string, FetchRequestContext[]>();
   return {
-    async lookingUpFor(request, clientId, lookup) {
-      let requests = lookingUp.get(clientId);
-      if (!requests) lookingUp.set(clientId, (requests = []));
-      requests.push(request);
-      try {
-        return await lookup();
-      } finally {
-        requests.splice(requests.indexOf(request), 1);
-        if (requests.length === 0 && lookingUp.get(clientId) === requests) lookingUp.delete(clientId);
-      }
+    lookingUpFor(request, clientId, lookup) {
+      // only a metadata document's client can be fetched, and only a fetch asks whose lookup
+      // it is: any other client (every page of a configured or registered one) is looked up
+      // as it is, without an async frame
+      return isMetadataDocumentId(clientId) ? track(request, clientId, lookup) : lookup();
     },
     pageRequest: (clientId) => lookingUp.get(clientId)?.[0],
   };
+
+  async function track<T>(request: FetchRequestContext, clientId: string, lookup: () => Promise<T>): Promise<T> {
+    let requests = lookingUp.get(clientId);
+    if (!requests) lookingUp.set(clientId, (requests = []));
+    requests.push(request);
+    try {
+      return await lookup();
+    } finally {
+      requests.splice(requests.indexOf(request), 1);
+      if (requests.length === 0 && lookingUp.get(clientId) === requests) lookingUp.delete(clientId);
+    }
+  }
 }
