@@ -161,13 +161,21 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
   // baseUrl as the provider's own requests are (lib/provider/dispatch.ts), or a cookie they
   // write (a `.sig` signed again with a new cookie key) lost Secure behind a TLS-ending proxy
   const pin = createHostPin(options);
-  router.use(async (ctx, next) => {
+  // put back when the page has answered, failed or not; no async frame (each is promises
+  // that oidc-provider's AsyncLocalStorage hooks pay for, on every page request)
+  router.use((ctx, next) => {
     const unpin = pin(ctx.req, ctx);
+    let running: Promise<unknown>;
     try {
-      await next();
-    } finally {
+      running = next();
+    } catch (error) {
       unpin();
+      throw error;
     }
+    return running.then(unpin, (error: unknown) => {
+      unpin();
+      throw error;
+    });
   });
   const nextStep = createNextStep(provider, options.cookieKeys, options.baseUrl.startsWith('https:'));
   // every cookie key: a form shown before a rotation is taken after it, as its cookies are
@@ -180,14 +188,10 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
    * parser's status (413, 415; 400 when it gives none, as zlib's errors do) on the pages'
    * headers, not Koa's plain-text answer, or a 500 without them.
    */
-  const forms: RouterMiddleware = async (ctx, next) => {
-    try {
-      await parseForm(ctx, () => Promise.resolve());
-    } catch (error) {
-      return notice(pages.for(ctx), clientErrorStatus(error), 'formExpired');
-    }
-    await next();
-  };
+  const forms: RouterMiddleware = (ctx, next) => parseForm(ctx, () => Promise.resolve()).then(
+    () => next(),
+    (error: unknown) => notice(pages.for(ctx), clientErrorStatus(error), 'formExpired'),
+  );
   const actions = (uid: string) => ({
     login: `${base}/${uid}/login`,
     confirm: `${base}/${uid}/confirm`,
@@ -253,11 +257,13 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
     await next();
   }
 
-  async function checkCsrf(ctx: RouterContext, next: Next) {
-    const { interaction, page } = ctx.state.interaction as InteractionState;
+  /** Not an async function: it only hands on or answers, and runs on every form post. */
+  function checkCsrf(ctx: RouterContext, next: Next): Promise<void> {
+    const { interaction } = ctx.state.interaction as InteractionState;
     const body = ctx.request.body as Record<string, unknown> | undefined;
-    if (!csrf.verify(interaction.uid, body?.csrf)) return notice(page, 403, 'formExpired');
-    await next();
+    if (csrf.verify(interaction.uid, body?.csrf)) return next();
+    notice((ctx.state.interaction as InteractionState).page, 403, 'formExpired');
+    return Promise.resolve();
   }
 
   /**
