@@ -330,8 +330,12 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
         abort: { action: actions(uid).abort, csrf: csrf.issue(uid), label: text('refusal.back') },
       });
     }
-    const sites = (await Promise.all(eligibility.sites.map((id) => options.sites.findById(id))))
-      .map((found, i) => found ?? { id: eligibility.sites[i]!, name: eligibility.sites[i]! });
+    // a member client's one site is the interaction's, read for this request already
+    // (loadInteraction): not asked of the host's store again
+    const sites = eligibility.sites.length === 1 && state.site !== undefined && state.site.id === eligibility.sites[0]
+      ? [state.site]
+      : (await Promise.all(eligibility.sites.map((id) => options.sites.findById(id))))
+        .map((found, i) => found ?? { id: eligibility.sites[i]!, name: eligibility.sites[i]! });
     // the site is known for a member client, and for an operator of exactly one site
     const site = state.site ?? (sites.length === 1 ? sites[0] : undefined);
     // one page per response: a page for another site than the interaction's brings its own nonce
