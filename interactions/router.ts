@@ -292,12 +292,15 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
     return finish(ctx, {});
   }
 
-  async function accountOf(interaction: Interaction): Promise<Account | undefined> {
+  // These two hand back their callee's promise rather than await it in an async function of
+  // their own: an async function returning a promise costs two more promises (a thenable job),
+  // which oidc-provider's AsyncLocalStorage hooks pay for; their callers await the result.
+  function accountOf(interaction: Interaction): Promise<Account | undefined> {
     const id = interaction.session?.accountId;
-    return id ? options.accounts.findById(id) : undefined;
+    return id ? options.accounts.findById(id) : Promise.resolve(undefined);
   }
 
-  async function viewOf(state: InteractionState, page: PageResponse, site: Site | undefined): Promise<ClientView> {
+  function viewOf(state: InteractionState, page: PageResponse, site: Site | undefined): Promise<ClientView> {
     const redirectUri = String(state.interaction.params.redirect_uri ?? '');
     return clientView(state.client, redirectUri, site && siteView(site), trust, page.translator);
   }
