@@ -58,6 +58,18 @@ export function interactionPath(uid: string): string {
   return ENDPOINTS.interaction.path.replace(':uid', uid);
 }
 
+const AUTHORIZATION_WITH_SLASH = `${ENDPOINTS.authorization.path}/`;
+
+/**
+ * Whether `path` reaches the authorization endpoint itself, as oidc-provider's router matches
+ * it: its path, or its path with one trailing slash (the router strips one before giving up;
+ * `/oauth/authorize/` is no resumption, whose uid is never empty). Every rule about "the
+ * authorization request" asks this, not `path === …`, so that the slash goes around none.
+ */
+export function isAuthorizationPath(path: string): boolean {
+  return path === ENDPOINTS.authorization.path || path === AUTHORIZATION_WITH_SLASH;
+}
+
 /** oidc-provider `routes` configuration derived from the table. */
 export function providerRoutes(): Record<string, string> {
   const routes: Record<string, string> = {};

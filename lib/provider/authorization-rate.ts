@@ -20,7 +20,7 @@
 import type { Context, Middleware, Next } from 'koa';
 
 import type { AdapterFactory } from '../../adapters/types.ts';
-import { ENDPOINTS } from '../endpoints.ts';
+import { isAuthorizationPath } from '../endpoints.ts';
 import { emitFor } from '../events/diagnostics.ts';
 import type { ClientAddresses } from '../http/client-address.ts';
 import type { PageRenderer } from '../pages/renderer.ts';
@@ -39,7 +39,6 @@ export interface AuthorizationRateDeps {
 }
 
 export function limitAuthorizationRequests({ adapter, settings, addresses, pages }: AuthorizationRateDeps): Middleware {
-  const path = ENDPOINTS.authorization.path;
   const limiter = new AddressRateLimiter(adapter, AUTHORIZATION_RATE_MODEL, settings);
 
   const limit = async (ctx: Context, next: Next) => {
@@ -62,7 +61,7 @@ export function limitAuthorizationRequests({ adapter, settings, addresses, pages
     // the resumption at /oauth/authorize/:uid is another path: it stores nothing new. GET is
     // served, and HEAD as Koa routers answer it (an Interaction stored all the same); any other
     // method was answered 405 before the provider (lib/provider/dispatch.ts)
-    if (ctx.path !== path || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
+    if (!isAuthorizationPath(ctx.path) || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
     return limit(ctx, next);
   };
 }

@@ -11,7 +11,7 @@ import type { Context, Middleware, Next } from 'koa';
 import type Provider from 'oidc-provider';
 
 import { TOKEN_RESPONSE_HEADERS } from '../constants.ts';
-import { ENDPOINTS } from '../endpoints.ts';
+import { ENDPOINTS, isAuthorizationPath } from '../endpoints.ts';
 import { allowedMethods, methodsByPath, refuseUnservedMethod } from '../http/allowed-methods.ts';
 import { PROVIDER_PAGE_HEADERS } from '../pages/headers.ts';
 import type { AuthorizationRewrite } from './identity-scopes.ts';
@@ -122,7 +122,8 @@ export function dispatchToProvider(
     }
     // a page the provider may write itself (form_post) gets the pages' CSP and framing headers
     if (path === authorization || path.startsWith(resumePrefix)) ctx.set(PROVIDER_PAGE_HEADERS);
-    const rewriting = path === authorization ? rewriteAuthorization?.(ctx.req) : undefined;
+    // the authorization request as the provider's router matches it, one trailing slash included
+    const rewriting = isAuthorizationPath(path) ? rewriteAuthorization?.(ctx.req) : undefined;
     return rewriting ? rewriting.then(() => handOver(ctx)) : handOver(ctx);
   };
 

@@ -24,7 +24,7 @@ import { StorageUnavailableError } from '../../adapters/types.ts';
 import { writeNoticePage } from '../pages/notice.ts';
 import type { Logger } from '../contracts.ts';
 import { TemporarilyUnavailableError } from '../errors.ts';
-import { ENDPOINTS } from '../endpoints.ts';
+import { isAuthorizationPath } from '../endpoints.ts';
 import { diagnosticsOf } from '../events/diagnostics.ts';
 import { writeError } from '../http/error-response.ts';
 import { keepRequestIdOn, REQUEST_ID_HEADER } from '../http/request-id.ts';
@@ -220,7 +220,7 @@ export function providerStorageOutageGuard(
     };
   }
   // what fails here before the provider answers is `before`'s: at the authorization endpoint, a page
-  const authorization = (ctx: Context) => ctx.path === ENDPOINTS.authorization.path;
+  const authorization = (ctx: Context) => isAuthorizationPath(ctx.path);
   return function providerStorageOutage(ctx, next) {
     return guard(ctx, () => before(ctx, next), log, answered, authorization);
   };

@@ -117,6 +117,19 @@ describe('the authorization-request rate per client address', () => {
     });
   });
 
+  it('counts /oauth/authorize/ (one trailing slash) as the authorization endpoint, which it is to oidc-provider', async () => {
+    const counts = new Map<string, number>();
+    await withApp({ adapter: countingUpserts(createMemoryAdapter(), counts), authorizationRateLimit: { perIp: 2, windowSeconds: 600 } }, async (app) => {
+      const slashed = () => authorizeUrl(app.baseUrl).replace('/oauth/authorize?', '/oauth/authorize/?');
+      expect((await authorize(slashed())).status).toBe(303);
+      expect((await authorize(slashed())).status).toBe(303);
+      const answers = await Promise.all(Array.from({ length: 10 }, () => authorize(slashed())));
+      expect(answers.map((r) => r.status)).toEqual(Array.from({ length: 10 }, () => 429));
+      await expectLimited(await authorize(authorizeUrl(app.baseUrl)), 600);
+      expect(counts.get('Interaction')).toBe(2);
+    });
+  });
+
   it('counts HEAD as GET: oidc-provider stores an Interaction for it too', async () => {
     await withApp({ authorizationRateLimit: { perIp: 2, windowSeconds: 600 } }, async (app) => {
       const head = () => fetch(authorizeUrl(app.baseUrl), { method: 'HEAD', redirect: 'manual' });
