@@ -39,21 +39,25 @@ function rule(methods: string[], allowHeaders: string[], exposeHeaders: string[]
 export const OPEN_CORS = Object.freeze({
   /** RFC 9728 metadata; MCP clients send `MCP-Protocol-Version` with it */
   protectedResourceMetadata: rule(['GET'], ['MCP-Protocol-Version'], []),
-  /** OpenID Connect Core §5.3: the bearer token in the header, the access-token form body; the challenge readable */
-  userinfo: rule(['GET', 'POST'], ['Authorization', 'Content-Type'], ['WWW-Authenticate']),
-  /** `POST /api/oauth/register`, both variants: a JSON body and no credentials */
-  registration: rule(['POST'], ['Content-Type'], []),
+  /**
+   * OpenID Connect Core §5.3: the bearer token in the header, the access-token form body; the
+   * challenge readable, and `Retry-After` of a 503 (storage unreachable, lib/storage/outage.ts)
+   */
+  userinfo: rule(['GET', 'POST'], ['Authorization', 'Content-Type'], ['WWW-Authenticate', 'Retry-After']),
+  /** `POST /api/oauth/register`, both variants: a JSON body and no credentials; `Retry-After` of a 429 or 503 readable */
+  registration: rule(['POST'], ['Content-Type'], ['Retry-After']),
 });
 
 /**
  * `/mcp`, for the origins `options.mcp.allowedOrigins` allows (lib/mcp/request-origin.ts
  * refuses the others first): the bearer token, the JSON body and the MCP headers of both
- * revisions in; the challenge and the MCP headers readable.
+ * revisions in; the challenge, the MCP headers and the `Retry-After` of a 503 (no answer in
+ * time, lib/mcp/answer-bound.ts; storage unreachable) readable.
  */
 export const MCP_CORS = rule(
   ['POST'],
   ['Authorization', 'Content-Type', 'Accept', 'MCP-Protocol-Version', 'Mcp-Method', 'Mcp-Name', 'Mcp-Session-Id', 'Last-Event-ID'],
-  ['WWW-Authenticate', 'Mcp-Session-Id', 'MCP-Protocol-Version'],
+  ['WWW-Authenticate', 'Mcp-Session-Id', 'MCP-Protocol-Version', 'Retry-After'],
 );
 
 /**

@@ -52,7 +52,7 @@ describe('UserInfo', () => {
     const res = await fetch(url, { method, headers: { Origin: SPA, Authorization: `Bearer ${tokens.access_token}` } });
     expect(res.status).toBe(200);
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
-    expect(list(res.headers.get('access-control-expose-headers'))).toEqual(['www-authenticate']);
+    expect(list(res.headers.get('access-control-expose-headers'))).toEqual(['retry-after', 'www-authenticate']);
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
     expect(await res.json()).toMatchObject({ sub: 'acc-student' });
   });
@@ -62,7 +62,7 @@ describe('UserInfo', () => {
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer /);
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
-    expect(list(res.headers.get('access-control-expose-headers'))).toEqual(['www-authenticate']);
+    expect(list(res.headers.get('access-control-expose-headers'))).toEqual(['retry-after', 'www-authenticate']);
   });
 
   it('403 insufficient_scope (a token without openid): the challenge is readable cross-origin', async () => {
@@ -71,7 +71,7 @@ describe('UserInfo', () => {
     expect(res.status).toBe(403);
     expect(res.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
-    expect(list(res.headers.get('access-control-expose-headers'))).toEqual(['www-authenticate']);
+    expect(list(res.headers.get('access-control-expose-headers'))).toEqual(['retry-after', 'www-authenticate']);
   });
 });
 

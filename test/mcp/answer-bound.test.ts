@@ -96,6 +96,21 @@ describe('over HTTP, with the bound shortened', () => {
     closes.mockRestore();
   });
 
+  it('a browser page reads the 503\'s Retry-After (exposed: it is not a CORS-safelisted response header)', async () => {
+    const page = 'http://localhost:5173';
+    const res = await fetch(`${baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', origin: page },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'never_returns', arguments: {} } }),
+      signal: AbortSignal.timeout(5000),
+    });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('access-control-allow-origin')).toBe(page);
+    const exposed = (res.headers.get('access-control-expose-headers') ?? '').split(',').map((name) => name.trim().toLowerCase());
+    expect(exposed).toContain('retry-after');
+    await res.body?.cancel();
+  });
+
   it('the endpoint serves on: an answer in time is untouched', async () => {
     const res = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
     expect(res.status).toBe(200);

@@ -100,12 +100,12 @@ describe('allowClientOrigin', () => {
 });
 
 describe('OPEN_CORS', () => {
-  it('UserInfo: GET and POST with Authorization and Content-Type; the challenge readable', () => {
-    expect(OPEN_CORS.userinfo).toEqual({ methods: ['GET', 'POST'], allowHeaders: ['Authorization', 'Content-Type'], exposeHeaders: ['WWW-Authenticate'] });
+  it('UserInfo: GET and POST with Authorization and Content-Type; the challenge and Retry-After readable', () => {
+    expect(OPEN_CORS.userinfo).toEqual({ methods: ['GET', 'POST'], allowHeaders: ['Authorization', 'Content-Type'], exposeHeaders: ['WWW-Authenticate', 'Retry-After'] });
   });
 
-  it('registration: POST with a JSON body, nothing else', () => {
-    expect(OPEN_CORS.registration).toEqual({ methods: ['POST'], allowHeaders: ['Content-Type'], exposeHeaders: [] });
+  it('registration: POST with a JSON body; Retry-After of a 429 readable', () => {
+    expect(OPEN_CORS.registration).toEqual({ methods: ['POST'], allowHeaders: ['Content-Type'], exposeHeaders: ['Retry-After'] });
   });
 
   it('protected-resource metadata: GET with the MCP protocol-version header', () => {
@@ -153,13 +153,13 @@ describe('openCors', () => {
     expect(ctx.status).toBe(401);
     expect(ctx.response.headers).toMatchObject({
       'access-control-allow-origin': '*',
-      'access-control-expose-headers': 'WWW-Authenticate',
+      'access-control-expose-headers': 'WWW-Authenticate, Retry-After',
     });
   });
 
   it('exposes nothing when the rule exposes nothing', async () => {
     const ctx = context('POST');
-    await openCors(OPEN_CORS.registration)(ctx, async () => {});
+    await openCors(OPEN_CORS.protectedResourceMetadata)(ctx, async () => {});
     expect(ctx.response.headers['access-control-allow-origin']).toBe('*');
     expect(ctx.response.headers).not.toHaveProperty('access-control-expose-headers');
   });

@@ -64,6 +64,8 @@ function expectThrottled(answer: Answer, maxRetryAfter: number) {
   expect(answer.headers.get('cache-control')).toBe('no-store');
   // browser clients read the refusal too (registration is open to every origin)
   expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+  // and when to retry: Retry-After is not a CORS-safelisted response header
+  expect(answer.headers.get('access-control-expose-headers')).toMatch(/(?:^|,\s*)Retry-After(?:,|$)/i);
 }
 
 describe('the registration rate per client address', () => {

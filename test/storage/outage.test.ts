@@ -90,6 +90,28 @@ describe('while storage is unavailable', () => {
     await expectOutageJson(res);
   });
 
+  it('a browser page reads Retry-After of the 503s of UserInfo and /mcp (it is not a CORS-safelisted response header)', async () => {
+    const exposed = (res: Response) => (res.headers.get('access-control-expose-headers') ?? '').split(',').map((name) => name.trim().toLowerCase());
+    const fromPage = await fetch(`${app.baseUrl}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}`, origin: 'https://spa.example' } });
+    expect(fromPage.status).toBe(503);
+    expect(fromPage.headers.get('access-control-allow-origin')).toBe('*');
+    expect(exposed(fromPage)).toContain('retry-after');
+    await fromPage.body?.cancel();
+    const page = 'http://localhost:5173';
+    const mcp = await fetch(`${app.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${tokens.access_token}`, origin: page, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(mcp.status).toBe(503);
+    expect(mcp.headers.get('retry-after')).toBe(String(RETRY_AFTER_SECONDS));
+    expect(mcp.headers.get('access-control-allow-origin')).toBe(page);
+    expect(exposed(mcp)).toContain('retry-after');
+    await mcp.body?.cancel();
+  });
+
   it('the authorization endpoint answers a short 503 page, not an error redirect to the client', async () => {
     const { challenge } = pkcePair();
     const url = buildAuthorizeUrl(app.baseUrl, MEMBER, { scope: SCOPE, challenge, state: randomState() });
