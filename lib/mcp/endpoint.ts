@@ -40,7 +40,7 @@ import { ENDPOINTS } from '../endpoints.ts';
 import type { PlatformAuthError } from '../errors.ts';
 import { printable } from '../events/printable.ts';
 import { REQUEST_ID_HEADER, requestTag } from '../http/request-id.ts';
-import { MCP_CORS, writeCors } from '../policies/cors.ts';
+import { mcpCors, writeCors } from '../policies/cors.ts';
 import { createMemberDataService } from '../member-data/service.ts';
 import type { BearerAuth, BearerVerifier } from '../resource/bearer.ts';
 import { extractBearerToken } from '../resource/bearer.ts';
@@ -103,6 +103,12 @@ export function createEndpointTools(deps: McpDeps): ToolRegistry {
   ], { advertiseMemberTools: options.advertiseMemberTools });
 }
 
+/** A request header, `undefined` when absent (an empty one is present, as the SDK reads it). */
+function headerValue(ctx: Context, name: string): string | undefined {
+  const value = ctx.req.headers[name.toLowerCase()];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
 function toAuthInfo(caller: BearerAuth, token: string): AuthInfo {
   return { token, clientId: caller.clientId, scopes: [...caller.scopes], expiresAt: caller.expiresAt, extra: { caller } };
 }
@@ -161,6 +167,8 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
   };
   // optional mode: no header is anonymous; a header of another scheme (Basic) is still refused
   // as `invalid_token` saying why, as before RFC 6750 §3.1 was applied to UserInfo and host routes
+  // the preflight lets a page send the Mcp-Param-* headers the tools declare
+  const cors = mcpCors(registry.tools.flatMap((prepared) => prepared.paramHeaders.map((declared) => declared.headerName)));
   const authenticate = createBearerAuthenticator(deps.bearer, resourceMetadata, { missingToken: 'invalid_token' });
   const path = ENDPOINTS.mcp.path;
 
@@ -187,7 +195,7 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
     if (options.cors) {
       // an origin got here only if it is allowed (checkOrigin)
       const origin = ctx.get('origin');
-      if (writeCors(ctx, MCP_CORS, policy.origins === '*' || !origin ? '*' : origin)) return false;
+      if (writeCors(ctx, cors, policy.origins === '*' || !origin ? '*' : origin)) return false;
     }
     if (ctx.method !== 'POST') {
       writeJsonRpcProblem(ctx, options.cors ? METHOD_NOT_ALLOWED : METHOD_NOT_ALLOWED_WITHOUT_CORS);
@@ -237,8 +245,8 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
     // sign-in or a step-up (./standard-headers.ts)
     const invalid = transportRejection({
       protocolVersion: ctx.get('mcp-protocol-version') || undefined, method: ctx.get('mcp-method') || undefined, name: ctx.get('mcp-name') || undefined,
-      accept: ctx.get('accept'),
-    }, messages);
+      accept: ctx.get('accept'), get: (name) => headerValue(ctx, name),
+    }, messages, (tool) => registry.get(tool)?.paramHeaders);
     const mixed = invalid ? undefined : mixedAudiences(called);
     if (invalid) writeJsonRpcProblem(ctx, invalid);
     else if (mixed) writeJsonRpcProblem(ctx, { status: 400, code: -32600, message: `Invalid Request: ${mixed}` });

@@ -24,11 +24,11 @@
 import { classifyInboundRequest, isInitializeRequest, parseJSONRPCMessage, UnsupportedProtocolVersionError } from '@modelcontextprotocol/server';
 
 import { MCP_REVISIONS } from '../constants.ts';
+import { decodeHeaderValue, headerMismatch as mismatch } from './header-values.ts';
+import { paramHeaderRejection } from './param-headers.ts';
+import type { ParamHeader } from './param-headers.ts';
 import type { JsonRpcProblem } from './http.ts';
 import { isRecord } from './http.ts';
-
-/** `HeaderMismatch`, the code of every standard-header rejection. */
-const HEADER_MISMATCH = -32020;
 
 /** The body field `Mcp-Name` mirrors, by method. */
 const NAME_SOURCE: Readonly<Record<string, string>> = Object.freeze({
@@ -40,33 +40,18 @@ const NAME_SOURCE: Readonly<Record<string, string>> = Object.freeze({
   'tasks/cancel': 'taskId',
 });
 
-const SENTINEL_PREFIX = '=?base64?';
-const SENTINEL_SUFFIX = '?=';
-const CANONICAL_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
-/** An `Mcp-Name` value as sent: plain, or UTF-8 in the Base64 sentinel; `undefined` when that does not decode. */
-function decodedName(value: string): string | undefined {
-  if (!(value.startsWith(SENTINEL_PREFIX) && value.endsWith(SENTINEL_SUFFIX))) return value;
-  const b64 = value.slice(SENTINEL_PREFIX.length, value.length - SENTINEL_SUFFIX.length);
-  if (!CANONICAL_BASE64.test(b64)) return undefined;
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(b64, 'base64'));
-  } catch {
-    return undefined;
-  }
-}
-
-function mismatch(header: string, body: string): JsonRpcProblem {
-  return { status: 400, code: HEADER_MISMATCH, message: `Bad Request: the request headers and body disagree: ${body}`, data: { mismatch: { header, body } } };
-}
-
 export interface StandardHeaders {
   readonly protocolVersion: string | undefined;
   readonly method: string | undefined;
   readonly name: string | undefined;
   /** `Accept`, read for the 2025 revisions only */
   readonly accept?: string | undefined;
+  /** reads a header by name (`Mcp-Param-<Name>`, 2026-07-28 only): `undefined` when absent */
+  readonly get?: (name: string) => string | undefined;
 }
+
+/** The `Mcp-Param-*` declarations of a tool by its name: `undefined` for a tool not served. */
+export type ParamHeadersOf = (tool: string) => readonly ParamHeader[] | undefined;
 
 /** The id the SDK echoes in a refusal: a single request's (not a notification's, not a batch's). */
 function echoableId(body: unknown): string | number | null {
@@ -108,9 +93,11 @@ function legacyRejection(headers: StandardHeaders, body: unknown, requested: str
 
 /**
  * Why the transport would refuse this POST before serving it (the SDK's classification, then
- * the rules above for its revision), or `undefined` when it would not.
+ * the rules above for its revision), or `undefined` when it would not. `paramHeadersOf` names
+ * the `Mcp-Param-*` headers of a `tools/call` (./param-headers.ts), checked after the standard
+ * headers, as `createMcpHandler` does once it knows the tool.
  */
-export function transportRejection(headers: StandardHeaders, body: unknown): JsonRpcProblem | undefined {
+export function transportRejection(headers: StandardHeaders, body: unknown, paramHeadersOf?: ParamHeadersOf): JsonRpcProblem | undefined {
   const outcome = classifyInboundRequest({
     httpMethod: 'POST',
     protocolVersionHeader: headers.protocolVersion,
@@ -128,8 +115,16 @@ export function transportRejection(headers: StandardHeaders, body: unknown): Jso
     const error = new UnsupportedProtocolVersionError({ supported: [MCP_REVISIONS.current], requested: revision ?? 'unknown' });
     return { status: 400, code: error.code, message: error.message, data: error.data, id: echoableId(body) };
   }
-  const refusal = headerMismatch(headers, outcome.message, outcome.classification.revision);
+  const refusal = headerMismatch(headers, outcome.message, outcome.classification.revision) ?? paramMismatch(headers, outcome.message, paramHeadersOf);
   return refusal && { ...refusal, id: echoableId(body) };
+}
+
+/** The `Mcp-Param-*` rule of a 2026-07-28 `tools/call` of a tool that declares such headers. */
+function paramMismatch(headers: StandardHeaders, message: { method: string; params?: unknown }, paramHeadersOf: ParamHeadersOf | undefined): JsonRpcProblem | undefined {
+  if (message.method !== 'tools/call' || !paramHeadersOf || !isRecord(message.params) || typeof message.params.name !== 'string') return undefined;
+  const declarations = paramHeadersOf(message.params.name);
+  if (!declarations?.length) return undefined;
+  return paramHeaderRejection(declarations, message.params.arguments, (name) => headers.get?.(name));
 }
 
 /** The presence and `Mcp-Name` rules of a 2026-07-28 request whose revision is served. */
@@ -149,7 +144,7 @@ function headerMismatch(headers: StandardHeaders, message: { method: string; par
     return bodyValue === undefined ? undefined : mismatch('(missing)', `the body carries params.${field}="${bodyValue}" but the required Mcp-Name header is absent`);
   }
   const sent = headers.name.replace(/^[\t ]+|[\t ]+$/g, '');
-  const decoded = decodedName(sent);
+  const decoded = decodeHeaderValue(sent);
   if (decoded === undefined) return mismatch(sent, 'the Mcp-Name header carries an invalid Base64 sentinel value');
   if (bodyValue !== undefined && decoded !== bodyValue) {
     return mismatch(sent, `the body carries params.${field}="${bodyValue}" but the Mcp-Name header names "${decoded}"`);

@@ -61,6 +61,21 @@ export const MCP_CORS = rule(
 );
 
 /**
+ * `/mcp`'s rule for a server whose tools mirror arguments in headers (`x-mcp-header`,
+ * lib/mcp/param-headers.ts): {@link MCP_CORS}, and the preflight allows each
+ * `Mcp-Param-<Name>` too, as a 2026-07-28 client sends them with every call of such a tool.
+ */
+export function mcpCors(paramHeaderNames: readonly string[]): OpenCorsRule {
+  const known = new Set(MCP_CORS.allowHeaders.map((name) => name.toLowerCase()));
+  const extra = paramHeaderNames.map((name) => `Mcp-Param-${name}`).filter((name) => {
+    const fresh = !known.has(name.toLowerCase());
+    known.add(name.toLowerCase());
+    return fresh;
+  });
+  return extra.length ? rule([...MCP_CORS.methods], [...MCP_CORS.allowHeaders, ...extra], [...MCP_CORS.exposeHeaders]) : MCP_CORS;
+}
+
+/**
  * Answers CORS for an open endpoint: `Access-Control-Allow-Origin: *` on every answer (errors
  * and challenges included), and an `OPTIONS` request (the preflight) with `204`.
  */

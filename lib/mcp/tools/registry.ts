@@ -11,6 +11,8 @@
 import type { StandardSchemaWithJSON, Tool } from '@modelcontextprotocol/server';
 
 import type { BearerAuth } from '../../resource/bearer.ts';
+import { scanParamHeaders } from '../param-headers.ts';
+import type { ParamHeader } from '../param-headers.ts';
 import { mayCall } from './access.ts';
 import { prepareInputSchema } from './schema.ts';
 import type { AnyMcpTool } from './types.ts';
@@ -21,6 +23,8 @@ export interface PreparedTool {
   readonly schema: StandardSchemaWithJSON;
   /** its `tools/list` entry */
   readonly descriptor: Tool;
+  /** the arguments a 2026-07-28 call mirrors in `Mcp-Param-*` headers (`x-mcp-header`) */
+  readonly paramHeaders: readonly ParamHeader[];
 }
 
 export interface ToolRegistry {
@@ -47,7 +51,7 @@ function prepare(tool: AnyMcpTool): PreparedTool {
     inputSchema: jsonSchema,
     ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
   };
-  return Object.freeze({ tool, schema: validator, descriptor: Object.freeze(descriptor) });
+  return Object.freeze({ tool, schema: validator, descriptor: Object.freeze(descriptor), paramHeaders: scanParamHeaders(jsonSchema) });
 }
 
 /**
