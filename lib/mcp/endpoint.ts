@@ -11,7 +11,10 @@
  *    `utf-8` (the body is read as UTF-8);
  * 5. `checkBatch`: 400 for a JSON-RPC batch the revision does not allow (2025-06-18 and
  *    later), or one that cancels its own request (it would never be answered; lib/mcp/batch.ts);
- * 6. `checkToolCalls`: a `tools/call` the caller may not make is answered before it runs:
+ * 6. `checkRoutingHeaders`: a 2025-era POST that sends `Mcp-Method` or `Mcp-Name` anyway gets
+ *    400 `-32020` when they disagree with its body, as on 2026-07-28 (the SDK reads neither
+ *    there, but a gateway may have routed by them: ./standard-headers.ts);
+ * 7. `checkToolCalls`: a `tools/call` the caller may not make is answered before it runs:
  *    401 without a token (a challenge naming the tool's scopes, with no error code: the
  *    request had no credentials, RFC 6750 §3.1), 403 `insufficient_scope` naming the tool's
  *    scopes (the MCP step-up), or naming none for a tool of the other audience, which no
@@ -19,7 +22,7 @@
  *    operator tools (no one token may), is refused 4xx first, with no challenge. The body's
  *    `params.name` is what counts, in both revisions: in 2026-07-28 the SDK refuses an
  *    `Mcp-Name` header that disagrees with it;
- * 7. `serve`: the v2 server SDK on a pooled server (lib/mcp/server.ts). MCP 2026-07-28
+ * 8. `serve`: the v2 server SDK on a pooled server (lib/mcp/server.ts). MCP 2026-07-28
  *    (stateless, `server/discover`, per-request `_meta`) through `createMcpHandler`; the 2025
  *    revisions through the SDK's Streamable HTTP transport with JSON answers, as before; both
  *    with a bound on the wait for the answer (`options.answerTimeout`, lib/mcp/answer-bound.ts).
@@ -57,7 +60,8 @@ import type { ResolvedMcpOptions } from './options.ts';
 import { refusalHint, refusedOrigin, withoutDefaultPort } from './request-origin.ts';
 import type { OriginPolicy, OriginRefusal } from './request-origin.ts';
 import { buildServer, ServerPool } from './server.ts';
-import { transportRejection } from './standard-headers.ts';
+import { legacyHeaderRejection, transportRejection } from './standard-headers.ts';
+import type { StandardHeaders } from './standard-headers.ts';
 import { combinedRefusal, mixedAudiences, refuseCall } from './tools/access.ts';
 import type { ToolAccess } from './tools/access.ts';
 import { memberTools } from './tools/member.ts';
@@ -107,6 +111,14 @@ export function createEndpointTools(deps: McpDeps): ToolRegistry {
 function headerValue(ctx: Context, name: string): string | undefined {
   const value = ctx.req.headers[name.toLowerCase()];
   return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** The MCP standard headers of a request, `undefined` when absent or empty. */
+function standardHeaders(ctx: Context): StandardHeaders {
+  return {
+    protocolVersion: ctx.get('mcp-protocol-version') || undefined, method: ctx.get('mcp-method') || undefined, name: ctx.get('mcp-name') || undefined,
+    accept: ctx.get('accept'), get: (name) => headerValue(ctx, name),
+  };
 }
 
 function toAuthInfo(caller: BearerAuth, token: string): AuthInfo {
@@ -228,6 +240,13 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
     return false;
   }
 
+  function checkRoutingHeaders(ctx: Context, messages: unknown): boolean {
+    const refusal = legacyHeaderRejection(standardHeaders(ctx), messages);
+    if (refusal === undefined) return true;
+    writeJsonRpcProblem(ctx, refusal);
+    return false;
+  }
+
   function checkToolCalls(ctx: Context, messages: unknown, caller: BearerAuth | undefined): boolean {
     const called: ToolAccess[] = [];
     const refusals: PlatformAuthError[] = [];
@@ -243,10 +262,7 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
     if (!refusal) return true;
     // the transport's verdict comes first: a request it would refuse is not sent through
     // sign-in or a step-up (./standard-headers.ts)
-    const invalid = transportRejection({
-      protocolVersion: ctx.get('mcp-protocol-version') || undefined, method: ctx.get('mcp-method') || undefined, name: ctx.get('mcp-name') || undefined,
-      accept: ctx.get('accept'), get: (name) => headerValue(ctx, name),
-    }, messages, (tool) => registry.get(tool)?.paramHeaders);
+    const invalid = transportRejection(standardHeaders(ctx), messages, (tool) => registry.get(tool)?.paramHeaders);
     const mixed = invalid ? undefined : mixedAudiences(called);
     if (invalid) writeJsonRpcProblem(ctx, invalid);
     else if (mixed) writeJsonRpcProblem(ctx, { status: 400, code: -32600, message: `Invalid Request: ${mixed}` });
@@ -324,6 +340,7 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
     const messages = await readMessages(ctx);
     if (!messages) return;
     if (!checkBatch(ctx, messages.value)) return;
+    if (!checkRoutingHeaders(ctx, messages.value)) return;
     if (!checkToolCalls(ctx, messages.value, identity.caller)) return;
     await serve(ctx, messages.value, identity.caller);
   };

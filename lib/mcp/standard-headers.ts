@@ -129,25 +129,59 @@ function paramMismatch(headers: StandardHeaders, message: { method: string; para
 
 /** The presence and `Mcp-Name` rules of a 2026-07-28 request whose revision is served. */
 function headerMismatch(headers: StandardHeaders, message: { method: string; params?: unknown }, claimed: string | undefined): JsonRpcProblem | undefined {
-  const { method, params } = message;
+  const { method } = message;
   if (headers.protocolVersion === undefined) {
     return mismatch('(missing)', claimed === undefined
       ? 'the body carries a modern per-request envelope but the required MCP-Protocol-Version header is absent'
       : `the body envelope names protocol version ${claimed} but the required MCP-Protocol-Version header is absent`);
   }
   if (headers.method === undefined) return mismatch('(missing)', `the body names method ${method} but the required Mcp-Method header is absent`);
+  return nameMismatch(headers.name, message, true);
+}
+
+/** `Mcp-Name` against what the body names; `required`: its absence is refused when the body names something. */
+function nameMismatch(name: string | undefined, message: { method: string; params?: unknown }, required: boolean): JsonRpcProblem | undefined {
+  const { method, params } = message;
   const field = Object.hasOwn(NAME_SOURCE, method) ? NAME_SOURCE[method]! : undefined;
   if (field === undefined) return undefined;
   const raw = params !== null && typeof params === 'object' && !Array.isArray(params) ? (params as Record<string, unknown>)[field] : undefined;
   const bodyValue = typeof raw === 'string' ? raw : undefined;
-  if (headers.name === undefined) {
-    return bodyValue === undefined ? undefined : mismatch('(missing)', `the body carries params.${field}="${bodyValue}" but the required Mcp-Name header is absent`);
+  if (name === undefined) {
+    return bodyValue === undefined || !required ? undefined : mismatch('(missing)', `the body carries params.${field}="${bodyValue}" but the required Mcp-Name header is absent`);
   }
-  const sent = headers.name.replace(/^[\t ]+|[\t ]+$/g, '');
+  const sent = withoutOws(name);
   const decoded = decodeHeaderValue(sent);
   if (decoded === undefined) return mismatch(sent, 'the Mcp-Name header carries an invalid Base64 sentinel value');
   if (bodyValue !== undefined && decoded !== bodyValue) {
     return mismatch(sent, `the body carries params.${field}="${bodyValue}" but the Mcp-Name header names "${decoded}"`);
+  }
+  return undefined;
+}
+
+const withoutOws = (value: string) => value.replace(/^[\t ]+|[\t ]+$/g, '');
+
+/**
+ * A POST the SDK serves as 2025-era (no `MCP-Protocol-Version`, or a 2025 one) that still sends
+ * `Mcp-Method` or `Mcp-Name`: the SDK reads neither there, but a gateway in front may route or
+ * apply its policy by them, so they must agree with the body as on 2026-07-28 (400 `-32020`),
+ * or the gateway would judge one call and another would run. In a 2025-03-26 batch, with every
+ * message that names a method. `undefined` for every other request (the SDK judges those).
+ */
+export function legacyHeaderRejection(headers: StandardHeaders, body: unknown): JsonRpcProblem | undefined {
+  // a request naming the current revision in its header is never 2025-era: spare the classification
+  if ((headers.method === undefined && headers.name === undefined) || headers.protocolVersion === MCP_REVISIONS.current) return undefined;
+  const outcome = classifyInboundRequest({
+    httpMethod: 'POST', protocolVersionHeader: headers.protocolVersion, mcpMethodHeader: headers.method, mcpNameHeader: headers.name, body,
+  });
+  if (outcome.kind !== 'legacy') return undefined;
+  const sentMethod = headers.method === undefined ? undefined : withoutOws(headers.method);
+  for (const message of Array.isArray(body) ? body : [body]) {
+    if (!isRecord(message) || typeof message.method !== 'string') continue;
+    const { method } = message;
+    const refusal = sentMethod !== undefined && sentMethod !== method
+      ? mismatch(sentMethod, `the body names method ${method} but the Mcp-Method header names ${sentMethod}`)
+      : nameMismatch(headers.name, { method, params: message.params }, false);
+    if (refusal) return { ...refusal, id: echoableId(body) };
   }
   return undefined;
 }

@@ -6,6 +6,7 @@
  */
 import { MCP_REVISIONS } from '../../lib/constants.ts';
 import { transportRejection } from '../../lib/mcp/standard-headers.ts';
+import { ADMIN, obtainTokens, operator } from '../support/flows.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
 import { mcpUrl } from './support.ts';
@@ -66,4 +67,60 @@ it.each(CASES)('%s: the same verdict as the SDK\'s', async (_label, headers, bod
     protocolVersion: headers['mcp-protocol-version'], method: headers['mcp-method'], name: headers['mcp-name'], accept: headers.accept ?? 'application/json, text/event-stream',
   }, body);
   expect(ours && { status: ours.status, code: ours.code, message: ours.message, ...(ours.data === undefined ? {} : { data: ours.data }), id: ours.id ?? null }).toEqual(sdk);
+});
+
+/**
+ * Not the SDK's rule: on the 2025 revisions it reads neither `Mcp-Method` nor `Mcp-Name`. A
+ * gateway in front may route or apply its policy by them, so /mcp asks them to agree with the
+ * body when sent (lib/mcp/standard-headers.ts, `legacyHeaderRejection`), as on 2026-07-28.
+ */
+describe('2025-era requests that send Mcp-Method or Mcp-Name anyway', () => {
+  const post = (headers: Record<string, string>, body: unknown, token?: string) => fetch(mcpUrl(app), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+    body: JSON.stringify(body),
+  });
+  const refusal = (body: string) => ({ code: -32020, message: `Bad Request: the request headers and body disagree: ${body}` });
+  let operatorToken: string;
+  beforeAll(async () => {
+    operatorToken = (await obtainTokens(app.baseUrl, operator(app.baseUrl, app.operatorSecret), { scope: 'openid courses:read students:read' }, ADMIN)).access_token;
+  });
+
+  it.each([
+    ['no MCP-Protocol-Version', {}],
+    ['MCP-Protocol-Version 2025-11-25', { 'mcp-protocol-version': '2025-11-25' }],
+  ])('%s, headers naming whoami, the body another tool: 400 -32020, the tool not run', async (_label, version) => {
+    const res = await post({ ...version, 'mcp-method': 'tools/call', 'mcp-name': 'whoami' }, legacyCall('list_site_students'), operatorToken);
+    expect(res.status).toBe(400);
+    const answer = await res.json();
+    expect(answer).toMatchObject({ id: 1, error: refusal('the body carries params.name="list_site_students" but the Mcp-Name header names "whoami"') });
+    expect(JSON.stringify(answer)).not.toContain('acc-student');
+  });
+
+  it('Mcp-Method naming another method: 400 -32020', async () => {
+    const res = await post({ 'mcp-method': 'tools/list' }, legacyCall('list_site_students'), operatorToken);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: refusal('the body names method tools/call but the Mcp-Method header names tools/list') });
+  });
+
+  it('without a token too, before the sign-in challenge', async () => {
+    const res = await post({ 'mcp-method': 'tools/call', 'mcp-name': 'whoami' }, legacyCall('list_site_students'));
+    expect(res.status).toBe(400);
+    expect(res.headers.get('www-authenticate')).toBeNull();
+    await res.body?.cancel();
+  });
+
+  it('a 2025-03-26 batch: every message is held to them', async () => {
+    const res = await post({ 'mcp-method': 'tools/call', 'mcp-name': 'whoami' }, [legacyCall('whoami'), { ...legacyCall('list_site_students'), id: 2 }], operatorToken);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ id: null, error: refusal('the body carries params.name="list_site_students" but the Mcp-Name header names "whoami"') });
+  });
+
+  it('headers that agree (plain or Base64) are served as before', async () => {
+    for (const name of ['list_site_students', b64('list_site_students')]) {
+      const res = await post({ 'mcp-protocol-version': '2025-11-25', 'mcp-method': 'tools/call', 'mcp-name': name }, legacyCall('list_site_students'), operatorToken);
+      expect(res.status).toBe(200);
+      expect((await res.json()).result.isError).toBeFalsy();
+    }
+  });
 });
