@@ -11,7 +11,8 @@ import { buildOpenApiDocument } from '../../lib/docs/index.ts';
 import { createCookieKey } from '../../lib/keys/secrets.ts';
 import type { OpenApiDocument, OpenApiOperation } from '../../lib/docs/index.ts';
 import type { PlatformAuthOptions } from '../../lib/index.ts';
-import { SCOPES } from '../../lib/index.ts';
+import { defineMcpTool, SCOPES } from '../../lib/index.ts';
+import { MCP_REVISIONS } from '../../lib/constants.ts';
 import { Browser, findForm, isPage, signIn } from '../support/browser.ts';
 import { ADMIN, buildAuthorizeUrl, MEMBER, obtainTokens, operator, postForm, STUDENT } from '../support/flows.ts';
 import { pkcePair, randomState } from '../support/pkce.ts';
@@ -427,6 +428,51 @@ describe('/mcp from a not-allowed Origin: the 403 the server gives (a JSON-RPC e
     expect(described.description).toContain('`insufficient_scope`');
     expect(described.headers!['WWW-Authenticate']).toEqual({ $ref: '#/components/headers/WWW-Authenticate' });
     expect(schemaChecker(doc)(described.content!['application/json']!.schema, { error: 'insufficient_scope', error_description: 'x' })).toEqual([]);
+  });
+});
+
+describe('/mcp: what its 400 and 503 say is what it answers', () => {
+  const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': MCP_REVISIONS.current, 'io.modelcontextprotocol/clientCapabilities': {} };
+  /** a 2026-07-28 call of `tool` whose Mcp-Name header names `named` */
+  const call = (baseUrl: string, tool: string, named: string, authorization?: string) => fetch(`${baseUrl}/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MCP_REVISIONS.current,
+      'mcp-method': 'tools/call', 'mcp-name': named, ...(authorization ? { authorization } : {}),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: {}, _meta: ENVELOPE } }),
+  });
+
+  it('400: a header that disagrees with the body is the documented code, but a token that is sent is judged first', async () => {
+    const described = describedResponse(doc, '/mcp', 'post', 400)!.description!;
+    const tokenless = await call(app.baseUrl, 'whoami', 'search_courses');
+    expect(tokenless.status).toBe(400);
+    const { error } = await tokenless.json();
+    expect(described).toContain(`(\`${error.code}\`)`);
+    const badToken = await call(app.baseUrl, 'whoami', 'search_courses', 'Bearer not-a-token');
+    expect(badToken.status).toBe(401);
+    expect((await badToken.json()).error).toBe('invalid_token');
+    expect(described).toContain('A token that is sent is checked first (a bad one is 401 `invalid_token`)');
+    expect(described).not.toContain('before any token is judged');
+  });
+
+  it('503: the bound on the answer holds on every revision, 2026-07-28 included', async () => {
+    const stuck = defineMcpTool({
+      name: 'stuck', description: 'waits on a backend that never answers', audience: 'public', scopes: [], inputSchema: {},
+      handler: () => new Promise<Record<string, unknown>>(() => {}),
+    });
+    const bounded = await startApp({ auth: { mcp: { tools: [stuck], answerTimeout: 1 } } });
+    try {
+      const served = await (await fetch(`${bounded.baseUrl}/openapi.json`)).json() as OpenApiDocument;
+      const described = describedResponse(served, '/mcp', 'post', 503)!.description!;
+      const res = await call(bounded.baseUrl, 'stuck', 'stuck');
+      expect(res.status).toBe(503);
+      const { error } = await res.json();
+      expect(described).toContain(`no answer started within 1 second, on any revision (JSON-RPC \`${error.code}\`)`);
+      expect(described).not.toMatch(/2025-revision/);
+    } finally {
+      await bounded.stop();
+    }
   });
 });
 

@@ -9,6 +9,8 @@ import { ACCOUNT_API_ACCESS, MAX_FRAGMENT_NESTING, MAX_LISTS } from '../../accou
 import type { ResolvedOptions } from '../../config/options.ts';
 import { CONFIDENTIAL_CLIENT_AUTH_METHOD, MCP_REVISIONS, PROTOCOL, PUBLIC_CLIENT_AUTH_METHOD } from '../../constants.ts';
 import { ENDPOINTS } from '../../endpoints.ts';
+import { NO_ANSWER } from '../../mcp/answer-bound.ts';
+import { HEADER_MISMATCH } from '../../mcp/header-values.ts';
 import { MCP_ALLOW } from '../../mcp/http.ts';
 import type { MemberDataInputCode } from '../../member-data/errors.ts';
 import { REGISTRATION_LIMITS } from '../../policies/registration-limits.ts';
@@ -379,7 +381,10 @@ const DESCRIBE: Record<EndpointId, Describe> = {
           },
           202: { description: 'accepted (a notification or response)' },
           400: sentTwiceResponse('the query', {
-            description: 'not a valid JSON-RPC message, an unsupported protocol revision, a batch the revision does not allow (only 2025-03-26 has batches), or on 2026-07-28 a standard header (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`) missing or disagreeing with the body (`-32020`, before any token is judged): a JSON-RPC error',
+            description: 'not a valid JSON-RPC message, an unsupported protocol revision, a batch the revision does not allow (only 2025-03-26 has batches), '
+              + `or a standard header missing or disagreeing with the body (\`${HEADER_MISMATCH}\`): on ${MCP_REVISIONS.current} \`MCP-Protocol-Version\`, \`Mcp-Method\`, \`Mcp-Name\` and the \`Mcp-Param-*\` of a tool's \`x-mcp-header\` arguments; `
+              + 'on the 2025 revisions `Mcp-Method` and `Mcp-Name` when sent. A token that is sent is checked first (a bad one is 401 `invalid_token`); '
+              + 'a call without a token, or with one lacking the tool\'s scope, gets this 400 rather than a challenge: a JSON-RPC error',
             schema: ref('schemas', 'JsonRpcMessage'),
           }),
           403: {
@@ -391,7 +396,9 @@ const DESCRIBE: Record<EndpointId, Describe> = {
           413: { description: 'the body is over the size limit' },
           415: { description: 'not `Content-Type: application/json`' },
           503: {
-            description: 'storage is unreachable while the token is checked (`temporarily_unavailable`), or a 2025-revision request got no answer in time (JSON-RPC `-32603`); retry after `Retry-After`',
+            description: 'storage is unreachable while the token is checked (`temporarily_unavailable`)'
+              + (options.mcp.answerTimeout === false ? '' : `, or no answer started within ${duration(options.mcp.answerTimeout)}, on any revision (JSON-RPC \`${NO_ANSWER.code}\`)`)
+              + '; retry after `Retry-After`',
             headers: { 'Retry-After': ref('headers', 'Retry-After') },
           },
         },
