@@ -170,10 +170,11 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
       if (!CLIENT_MISTAKE.test(error.message)) logger.error(`platform-auth: /mcp: ${error.message}`);
     },
   });
+  // the lists add to baseUrl's own host and origin (and loopback pages), never replace them:
+  // listing a partner must not lock out the server's own pages
   const policy: OriginPolicy = {
-    hosts: new Set((options.allowedHosts ?? [new URL(deps.baseUrl).host]).map(withoutDefaultPort)),
-    origins: options.allowedOrigins === '*' ? '*' : new Set(options.allowedOrigins ?? [deps.baseUrl]),
-    loopback: options.allowedOrigins === undefined,
+    hosts: new Set([new URL(deps.baseUrl).host, ...(options.allowedHosts ?? [])].map(withoutDefaultPort)),
+    origins: options.allowedOrigins === '*' ? '*' : new Set([new URL(deps.baseUrl).origin, ...(options.allowedOrigins ?? [])]),
     proxy: deps.proxy ?? false,
     proxyHops: deps.proxyHops ?? 1,
   };

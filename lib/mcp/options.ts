@@ -59,19 +59,21 @@ export interface McpOptions {
    */
   cors?: boolean;
   /**
-   * The `Origin`s of web apps that may call `/mcp` from a browser, or `"*"` for any. A request
-   * with another `Origin` is refused with 403 (MCP transports must validate `Origin`, against
-   * DNS rebinding). Requests without `Origin` (every non-browser client) are not affected.
-   * Tokens travel in the `Authorization` header, never in cookies, so `"*"` exposes nothing a
-   * script could not already send.
-   * @default the origin of `baseUrl`, and pages on a loopback host (`http://localhost:*`, developer tools such as the MCP Inspector)
+   * The `Origin`s of web apps that may call `/mcp` from a browser, besides the origin of
+   * `baseUrl` and pages on a loopback host (`http://localhost:*`, developer tools such as the
+   * MCP Inspector), which are always allowed; or `"*"` for any. A request with another `Origin`
+   * is refused with 403 (MCP transports must validate `Origin`, against DNS rebinding).
+   * Requests without `Origin` (every non-browser client) are not affected. Tokens travel in the
+   * `Authorization` header, never in cookies, so `"*"` exposes nothing a script could not
+   * already send.
+   * @default none besides the origin of `baseUrl` and loopback pages
    */
   allowedOrigins?: readonly string[] | '*';
   /**
-   * The `Host` values `/mcp` answers; any other is refused with 403 (DNS rebinding). Behind a
-   * proxy that rewrites `Host`, list what it sends or set `options.proxy` so `X-Forwarded-Host`
-   * is read.
-   * @default only the host of `baseUrl`
+   * The `Host` values `/mcp` answers besides the host of `baseUrl`, which it always answers;
+   * any other is refused with 403 (DNS rebinding). Behind a proxy that rewrites `Host`, list
+   * what it sends or set `options.proxy` so `X-Forwarded-Host` is read.
+   * @default none: only the host of `baseUrl`
    */
   allowedHosts?: readonly string[];
   /**
@@ -105,9 +107,9 @@ export interface ResolvedMcpOptions {
   /** seconds; `false`: no bound */
   readonly answerTimeout: number | false;
   readonly cors: boolean;
-  /** `undefined`: the origin of `baseUrl` */
+  /** besides the origin of `baseUrl` and loopback pages; `undefined`: none listed */
   readonly allowedOrigins: readonly string[] | '*' | undefined;
-  /** `undefined`: the host of `baseUrl` */
+  /** besides the host of `baseUrl`; `undefined`: none listed */
   readonly allowedHosts: readonly string[] | undefined;
   readonly advertiseMemberTools: boolean;
   readonly serverInfo: Readonly<{ name: string; version: string; title?: string }>;

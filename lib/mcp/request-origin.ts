@@ -10,16 +10,13 @@
 import type { Context } from 'koa';
 
 import { printable } from '../events/printable.ts';
-// a page on the user's own machine, any port: never a rebound name
 import { isLoopbackOrigin } from '../policies/cors.ts';
 
 export interface OriginPolicy {
   /** `host[:port]` values, lower-case, without a default port ({@link withoutDefaultPort}) */
   readonly hosts: ReadonlySet<string>;
-  /** allowed `Origin` values, or every origin */
+  /** allowed `Origin` values, or every origin; pages on a loopback host are allowed too */
   readonly origins: ReadonlySet<string> | '*';
-  /** also allow origins on a loopback host (developer tools such as the MCP Inspector) */
-  readonly loopback: boolean;
   /** take the host from `X-Forwarded-Host` (behind a proxy that sets it) */
   readonly proxy: boolean;
   /** `options.proxyHops`: the entry of `X-Forwarded-Host` this many places from the right counts */
@@ -85,7 +82,8 @@ export function refusedOrigin(ctx: Context, policy: OriginPolicy): OriginRefusal
   if (!policy.hosts.has(host)) return { kind: 'host', header, value: host, reason: `Invalid Host: ${host || '(none)'}` };
   const origin = ctx.get('origin');
   if (!origin || policy.origins === '*' || policy.origins.has(origin.toLowerCase())) return undefined;
-  if (policy.loopback && isLoopbackOrigin(origin)) return undefined;
+  // a page on the user's own machine (developer tools such as the MCP Inspector): never a rebound name
+  if (isLoopbackOrigin(origin)) return undefined;
   return { kind: 'origin', header: 'Origin', value: origin, reason: `Invalid Origin: ${origin}` };
 }
 
@@ -102,7 +100,7 @@ export function refusalHint(refusal: OriginRefusal, policy: OriginPolicy, config
   const shown = JSON.stringify(printable(refusal.value, SHOWN));
   if (refusal.kind === 'host') {
     const answered = configured.hosts
-      ? `the hosts in options.mcp.allowedHosts (${[...policy.hosts].join(', ')}) only`
+      ? `the Host of baseUrl and those in options.mcp.allowedHosts (${[...policy.hosts].join(', ')}) only`
       : `the Host of baseUrl (${[...policy.hosts].join(', ')}) only`;
     const list = 'If clients reach this server under that name';
     const fix = refusal.header === 'X-Forwarded-Host'
@@ -115,7 +113,7 @@ export function refusalHint(refusal: OriginRefusal, policy: OriginPolicy, config
       + `${fix} Logged once per instance; later refused hosts are not logged.`;
   }
   const allowed = configured.origins
-    ? `the origins in options.mcp.allowedOrigins (${[...(policy.origins as ReadonlySet<string>)].join(', ')})`
+    ? `the origin of baseUrl, those in options.mcp.allowedOrigins (${[...(policy.origins as ReadonlySet<string>)].join(', ')}) and pages on a loopback host`
     : `the origin of baseUrl (${[...(policy.origins as ReadonlySet<string>)].join(', ')}) and pages on a loopback host`;
   return `platform-auth: /mcp answered 403 to Origin ${shown}: a browser page may call it only from ${allowed}, against DNS rebinding. `
     + 'To let a web app call /mcp, list its origin in options.mcp.allowedOrigins (or "*": tokens travel in the Authorization header, never in cookies). '

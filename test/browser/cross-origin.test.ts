@@ -5,8 +5,8 @@
  *
  * The web app is a tiny HTTP server on 127.0.0.1; Chromium resolves `app.test` and `evil.test`
  * to it (`--host-resolver-rules`), which gives its pages real, non-loopback origins without
- * DNS. `/mcp` allows `http://app.test:<port>` only (`options.mcp.allowedOrigins`), so the
- * same page served as `http://evil.test:<port>` is refused. Every result is read by the
+ * DNS. `/mcp` allows `http://app.test:<port>` (`options.mcp.allowedOrigins`, beside `baseUrl`'s
+ * own origin and loopback pages), so the same page served as `http://evil.test:<port>` is refused. Every result is read by the
  * page's own script (what CORS lets it read), handed back through `page.evaluate`, and
  * rendered on the page; a screenshot of it is written to the OS temp directory (no ignore
  * rule in .gitignore covers artifacts in the repository).

@@ -90,7 +90,7 @@ describe('a refused Host', () => {
     const configured = await started(logged, { mcp: { allowedHosts: ['learn.example', 'learn.example:8443'] } });
     try {
       expectForbidden(await post(configured, { host: 'localhost' }), 'Invalid Host: localhost');
-      expect(logged.warn).toEqual([expect.stringMatching(/^platform-auth: \/mcp answered 403 to Host "localhost": it answers the hosts in options\.mcp\.allowedHosts \(learn\.example, learn\.example:8443\) only/)]);
+      expect(logged.warn).toEqual([expect.stringMatching(/^platform-auth: \/mcp answered 403 to Host "localhost": it answers the Host of baseUrl and those in options\.mcp\.allowedHosts \(127\.0\.0\.1:\d+, learn\.example, learn\.example:8443\) only/)]);
     } finally {
       await configured.stop();
     }
@@ -152,6 +152,35 @@ describe('a refused Origin', () => {
       expectForbidden(await post(app, { host: 'other.example' }), 'Invalid Host: other.example');
       expect(logged.warn).toHaveLength(2);
       expect(logged.warn[1]).toMatch(/^platform-auth: \/mcp answered 403 to Host "other\.example":/);
+    } finally {
+      await app.stop();
+    }
+  });
+});
+
+describe('mcp.allowedHosts and mcp.allowedOrigins add to what is always allowed', () => {
+  it('listing a partner keeps baseUrl\'s host and origin and loopback pages; the log line names them all', async () => {
+    const logged = recording();
+    const app = await started(logged, { mcp: { allowedHosts: ['mcp.example.com'], allowedOrigins: ['https://partner.example.com'] } });
+    try {
+      const own = new URL(app.baseUrl).host;
+      const statuses = {
+        'baseUrl\'s host': (await post(app, { host: own })).status,
+        'a listed host': (await post(app, { host: 'mcp.example.com' })).status,
+        'another host': (await post(app, { host: 'other.example' })).status,
+        'baseUrl\'s own pages': (await post(app, { origin: app.baseUrl })).status,
+        'a loopback page': (await post(app, { origin: 'http://localhost:5173' })).status,
+        'the listed partner': (await post(app, { origin: 'https://partner.example.com' })).status,
+        'another origin': (await post(app, { origin: 'https://evil.example' })).status,
+      };
+      expect(statuses).toEqual({
+        'baseUrl\'s host': 200, 'a listed host': 200, 'another host': 403,
+        'baseUrl\'s own pages': 200, 'a loopback page': 200, 'the listed partner': 200, 'another origin': 403,
+      });
+      expect(logged.warn).toEqual([
+        expect.stringContaining(`it answers the Host of baseUrl and those in options.mcp.allowedHosts (${own}, mcp.example.com) only`),
+        expect.stringContaining(`may call it only from the origin of baseUrl, those in options.mcp.allowedOrigins (${app.baseUrl}, https://partner.example.com) and pages on a loopback host`),
+      ]);
     } finally {
       await app.stop();
     }
