@@ -9,6 +9,7 @@ import type { IntegerRange } from '../config/check.ts';
 import { MAX_PAGE_SIZE } from '../member-data/pagination.ts';
 import { findScope, SCOPE_NAMES } from '../scopes/catalogue.ts';
 import { ANSWER_TIMEOUT_SECONDS } from './answer-bound.ts';
+import { paramHeaderProblem } from './param-headers.ts';
 import { MEMBER_TOOL_NAMES } from './tools/member.ts';
 import { PUBLIC_TOOL_NAMES } from './tools/public.ts';
 import { prepareInputSchema } from './tools/schema.ts';
@@ -204,7 +205,11 @@ function checkTool(tool: unknown, index: number, seen: Set<string>): AnyMcpTool 
     }
   }
   // the SDK must be able to validate it and describe it as JSON Schema (lib/mcp/tools/schema.ts)
-  prepareInputSchema(where, t.inputSchema as McpInputSchema);
+  const { jsonSchema } = prepareInputSchema(where, t.inputSchema as McpInputSchema);
+  // conforming clients leave out a tool whose header declarations break the spec's rules: it
+  // would be served to no one, and nothing would say why (MCP 2026-07-28, x-mcp-header)
+  const headers = paramHeaderProblem(jsonSchema);
+  if (headers) fail(`${where}.inputSchema: ${headers}; MCP clients leave such a tool out of tools/list`);
   if (typeof t.handler !== 'function') fail(`${where}.handler must be a function (args, caller, context) => result`);
   return tool as AnyMcpTool;
 }

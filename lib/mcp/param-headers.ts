@@ -43,24 +43,31 @@ const CANONICAL_DECIMAL = /^-?\d+(\.\d+)?$/;
 
 const pathName = (path: readonly string[]) => (path.length === 0 ? '<root>' : path.join('.'));
 
-/**
- * The `x-mcp-header` declarations of a tool's JSON Schema, as the SDK finds them: none when a
- * declaration breaks a rule other than its type being `number` (conforming clients then leave
- * the tool out, and the SDK checks nothing for it); a `number`-typed one is invalid too, but
- * the SDK still checks the headers of such a schema.
- */
-export function scanParamHeaders(inputSchema: unknown): readonly ParamHeader[] {
+/** A scan's outcome: the declarations, or the first rule a declaration breaks. */
+type Scan = { readonly declarations: readonly ParamHeader[]; readonly problem?: string };
+
+function scan(inputSchema: unknown): Scan {
   const declarations: ParamHeader[] = [];
   const seen = new Set<string>();
+  let problem: string | undefined;
+  const refuse = (why: string) => {
+    problem = why;
+    return false;
+  };
   const visit = (node: unknown, path: readonly string[], reachable: boolean): boolean => {
     if (node === null || typeof node !== 'object') return true;
     const schema = node as Record<string, unknown>;
     if (X_MCP_HEADER in schema) {
       const raw = schema[X_MCP_HEADER];
-      if (!reachable || path.length === 0 || typeof raw !== 'string' || !TOKEN.test(raw)) return false;
+      const at = pathName(path);
+      if (!reachable) return refuse(`the ${X_MCP_HEADER} at ${at} is under a subschema (items, anyOf, …): only an argument reached through properties alone can be mirrored in a header`);
+      if (path.length === 0) return refuse(`the ${X_MCP_HEADER} is on the input schema itself, not on an argument`);
+      if (typeof raw !== 'string' || !TOKEN.test(raw)) return refuse(`the ${X_MCP_HEADER} at ${at}, ${JSON.stringify(raw)}, is not a header-name token (letters, digits and !#$%&'*+-.^_\`|~, no spaces)`);
       const type = typeof schema.type === 'string' ? schema.type : undefined;
-      if (type !== 'number' && (type === undefined || !PERMITTED_TYPES.has(type))) return false;
-      if (seen.has(raw.toLowerCase())) return false;
+      if (type !== 'number' && (type === undefined || !PERMITTED_TYPES.has(type))) {
+        return refuse(`the ${X_MCP_HEADER} at ${at} is on an argument of type ${type ?? '(none)'}: only string, integer and boolean ones can be mirrored`);
+      }
+      if (seen.has(raw.toLowerCase())) return refuse(`the ${X_MCP_HEADER} ${JSON.stringify(raw)} is declared twice (header names ignore case)`);
       seen.add(raw.toLowerCase());
       declarations.push(Object.freeze({ path, headerName: raw, type }));
     }
@@ -76,7 +83,30 @@ export function scanParamHeaders(inputSchema: unknown): readonly ParamHeader[] {
     }
     return true;
   };
-  return visit(inputSchema, [], true) ? Object.freeze(declarations) : [];
+  return visit(inputSchema, [], true) ? { declarations: Object.freeze(declarations) } : { declarations: [], problem: problem! };
+}
+
+/**
+ * The `x-mcp-header` declarations of a tool's JSON Schema, as the SDK finds them: none when a
+ * declaration breaks a rule other than its type being `number` (conforming clients then leave
+ * the tool out, and the SDK checks nothing for it); a `number`-typed one is invalid too, but
+ * the SDK still checks the headers of such a schema.
+ */
+export function scanParamHeaders(inputSchema: unknown): readonly ParamHeader[] {
+  return scan(inputSchema).declarations;
+}
+
+/**
+ * Why a tool's `x-mcp-header` declarations would make conforming clients leave it out, or
+ * `undefined`: checked when the options are (lib/mcp/options.ts), so that a host tool is not
+ * served to no one without a word. A `number`-typed argument is refused too: the spec allows
+ * string, integer and boolean.
+ */
+export function paramHeaderProblem(inputSchema: unknown): string | undefined {
+  const { declarations, problem } = scan(inputSchema);
+  if (problem) return problem;
+  const numeric = declarations.find((d) => d.type === 'number');
+  return numeric && `the ${X_MCP_HEADER} at ${pathName(numeric.path)} is on an argument of type number: only string, integer and boolean ones can be mirrored (use an integer, or a string)`;
 }
 
 /** An argument as its header carries it; `undefined`: no header is expected for it. */

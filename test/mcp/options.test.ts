@@ -34,6 +34,19 @@ describe('resolveMcpOptions', () => {
     expect(resolveMcpOptions(false).enabled).toBe(false);
   });
 
+  it('refuses a tool whose x-mcp-header declarations clients would leave it out for, naming the rule', () => {
+    const at = (schema: z.ZodType) => refusal({ tools: [tool({ inputSchema: schema })] });
+    expect(at(z.object({ list: z.array(z.string().meta({ 'x-mcp-header': 'B' })) })))
+      .toMatch(/^options\.mcp\.tools\[0\] \(list_site_courses\)\.inputSchema: the x-mcp-header at list\.<items> is under a subschema .*; MCP clients leave such a tool out of tools\/list$/);
+    expect(at(z.object({ a: z.string().meta({ 'x-mcp-header': 'Not A Token' }) }))).toMatch(/the x-mcp-header at a, "Not A Token", is not a header-name token/);
+    expect(at(z.object({ a: z.string().meta({ 'x-mcp-header': 'A' }), b: z.string().meta({ 'x-mcp-header': 'a' }) }))).toMatch(/the x-mcp-header "a" is declared twice/);
+    expect(at(z.object({ n: z.number().meta({ 'x-mcp-header': 'N' }) }))).toMatch(/the x-mcp-header at n is on an argument of type number: .*use an integer, or a string/);
+    expect(at(z.object({ o: z.object({}).meta({ 'x-mcp-header': 'O' }) }))).toMatch(/the x-mcp-header at o is on an argument of type object/);
+    // what the spec allows is accepted
+    const ok = resolveMcpOptions({ tools: [tool({ inputSchema: z.object({ region: z.string().meta({ 'x-mcp-header': 'Region' }), n: z.number().int().meta({ 'x-mcp-header': 'N' }) }) })] as never });
+    expect(ok.tools).toHaveLength(1);
+  });
+
   it('accepts a raw shape and a zod object schema', () => {
     const resolved = resolveMcpOptions({ tools: [tool(), tool({ name: 'b', inputSchema: z.object({ a: z.string() }) }), tool({ name: 'c', inputSchema: { a: z.number() } })] as never });
     expect(resolved.tools.map((t) => t.name)).toEqual(['list_site_courses', 'b', 'c']);
