@@ -39,6 +39,7 @@ import type { SignInThrottle } from '../lib/http/sign-in-throttle.ts';
 import { CsrfTokens } from '../lib/pages/csrf.ts';
 import type { PageRenderer, PageResponse } from '../lib/pages/renderer.ts';
 import type { ClientView, SiteView } from '../lib/pages/templates.ts';
+import { waitWords } from '../lib/pages/wait-words.ts';
 import { checkEligibility, clientAudience, memberClientSite } from '../lib/policies/audience.ts';
 import { createHostPin } from '../lib/policies/host-pinning.ts';
 import { markOwnPageLogin } from '../lib/policies/host-session.ts';
@@ -121,13 +122,6 @@ function ownPageLogin<R extends { login: object }>(result: R, hostAccount: strin
 function clientErrorStatus(error: unknown): number {
   const status = (error as { status?: unknown } | null)?.status;
   return typeof status === 'number' && status >= 400 && status < 500 ? status : 400;
-}
-
-/** The wait on the throttled page, coarse on purpose: the same for every email at a given moment. */
-function waitWords(page: PageResponse, seconds: number): string {
-  return seconds <= 60
-    ? page.translator.text('notice.throttled.minute')
-    : page.translator.text('notice.throttled.minutes', { minutes: Math.ceil(seconds / 60) });
 }
 
 /** The ID token's `amr` for a sign-in on the library's page: a password (RFC 8176 `pwd`). */
@@ -393,7 +387,7 @@ export function createInteractionRouter(deps: InteractionRouterDeps): Router {
     if (!attempt.allowed) {
       signInThrottled(ctx, state, attempt.retryAfter);
       const { text } = state.page.translator;
-      state.page.notice(429, { title: text('notice.throttled.title'), message: text('notice.throttled.message', { wait: waitWords(state.page, attempt.retryAfter) }) });
+      state.page.notice(429, { title: text('notice.throttled.title'), message: text('notice.throttled.message', { wait: waitWords(state.page.translator, attempt.retryAfter) }) });
       ctx.set('Retry-After', String(attempt.retryAfter));
       return;
     }

@@ -24,6 +24,7 @@ import { isAuthorizationPath } from '../endpoints.ts';
 import { emitFor } from '../events/diagnostics.ts';
 import type { ClientAddresses } from '../http/client-address.ts';
 import type { PageRenderer } from '../pages/renderer.ts';
+import { waitWords } from '../pages/wait-words.ts';
 import { AddressRateLimiter } from '../policies/address-rate.ts';
 import type { AddressRateSettings } from '../policies/address-rate.ts';
 import { AUTHORIZATION_RATE_MODEL, authorizationRequestCost } from '../policies/authorization-rate.ts';
@@ -47,12 +48,11 @@ export function limitAuthorizationRequests({ adapter, settings, addresses, pages
     if (admission.allowed) return next();
     emitFor(ctx, { name: 'authorization.failed', error: 'temporarily_unavailable', description: 'too many authorization requests from this address' });
     // in the request's language (`ui_locales`, then Accept-Language) with the configured look, as
-    // the provider's error pages; the wait coarse on purpose, the same for every caller
+    // the provider's error pages
     const page = pages.for(ctx, { uiLocales: ctx.query.ui_locales });
     const { text } = page.translator;
     const { retryAfter } = admission;
-    const wait = retryAfter <= 60 ? text('notice.throttled.minute') : text('notice.throttled.minutes', { minutes: Math.ceil(retryAfter / 60) });
-    page.notice(429, { title: text('notice.authorizationRate.title'), message: text('notice.authorizationRate.message', { wait }) });
+    page.notice(429, { title: text('notice.authorizationRate.title'), message: text('notice.authorizationRate.message', { wait: waitWords(page.translator, retryAfter) }) });
     ctx.set('Retry-After', String(retryAfter));
     return undefined;
   };
