@@ -15,9 +15,9 @@
  */
 import { errors } from 'oidc-provider';
 
-import { GRANTABLE_MODELS, REFRESH_USE_MODEL } from './types.ts';
+import { budgetKeptFor, GRANTABLE_MODELS, REFRESH_USE_MODEL } from './types.ts';
 import type {
-  Adapter, AdapterPayload, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep, PutRecords, RecordWrite, SynchronousWrites,
+  Adapter, AdapterPayload, BudgetSpent, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep, PutRecords, RecordWrite, SpendBudget, SynchronousWrites,
 } from './types.ts';
 
 interface Entry {
@@ -242,7 +242,7 @@ class MemoryStore {
   }
 }
 
-class MemoryAdapter implements Adapter, CompareAndSet, ConsumeAndKeep {
+class MemoryAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, SpendBudget {
   readonly #model: string;
   readonly #store: MemoryStore;
 
@@ -317,6 +317,18 @@ class MemoryAdapter implements Adapter, CompareAndSet, ConsumeAndKeep {
 
   async revokeByGrantId(grantId: string): Promise<void> {
     this.#store.revokeGrant(grantId);
+  }
+
+  /** {@link SpendBudget.spendBudget}: synchronous from the read to the write, as compareAndSet. */
+  async spendBudget(id: string, now: number, tolerance: number, step: number): Promise<BudgetSpent> {
+    const key = this.#key(id);
+    const stored = this.#store.get(key);
+    const was = stored === undefined ? undefined : (JSON.parse(stored.json) as { tat?: unknown }).tat;
+    const tat = typeof was === 'number' && was > now ? was : now;
+    if (tat - now > tolerance) return { spent: false, tat };
+    const next = tat + step;
+    this.#store.set(key, { tat: next }, budgetKeptFor(next, now));
+    return { spent: true, tat: next };
   }
 }
 

@@ -81,8 +81,8 @@ import { grantIndexKeyOf, isCredentialModel, keyIdOf, recordKeyOf, storedJson, w
 import { checkUrlOrClient, connectionFailure, redisAddress } from './redis-url.ts';
 import { GRANT_CONTEXT_MODEL, GRANTABLE_MODELS, StorageUnavailableError } from './types.ts';
 import type {
-  Adapter, AdapterPayload, CappedList, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep, LatestByMember, LatestEntry, PutRecords,
-  RecordWrite,
+  Adapter, AdapterPayload, BudgetSpent, CappedList, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep, LatestByMember, LatestEntry, PutRecords,
+  RecordWrite, SpendBudget,
 } from './types.ts';
 
 /** What the options of {@link RedisAdapterOptions} are when left out (written once). */
@@ -413,6 +413,24 @@ end
 return 1
 `;
 
+// KEYS[1] a budget's record {tat}; ARGV[1] now, ARGV[2] the tolerance, ARGV[3] the step, in
+// epoch milliseconds (SpendBudget.spendBudget). Returns {1, the new tat} when the step was
+// spent, or {0, tat} with nothing written. One key: atomic on a Cluster too. Integers to the
+// millisecond stay exact in Lua's doubles; '%.0f' writes them without an exponent.
+const SPEND_BUDGET_LUA = `
+local now = tonumber(ARGV[1])
+local tat = now
+local raw = redis.call('GET', KEYS[1])
+if raw then
+  local ok, payload = pcall(cjson.decode, raw)
+  if ok and type(payload) == 'table' and type(payload.tat) == 'number' and payload.tat > now then tat = payload.tat end
+end
+if tat - now > tonumber(ARGV[2]) then return {0, tat} end
+local nxt = tat + tonumber(ARGV[3])
+redis.call('SET', KEYS[1], string.format('{"tat":%.0f}', nxt), 'EX', math.max(1, math.ceil((nxt - now) / 1000)))
+return {1, nxt}
+`;
+
 // KEYS[1] a capped list; ARGV[1] how many items to keep, ARGV[2] TTL in seconds, ARGV[3..]
 // the items, oldest first. Pushed newest first, trimmed and given its lifetime in one step:
 // one key, atomic on a Cluster too, and nothing read back. The lifetime is never shortened:
@@ -521,6 +539,7 @@ interface Scripts {
   platformAuthConsume(key: string, now: number, prefix: string, revokeHere: '0' | '1', keepSeconds: number | '', indexed: '0' | '1', mark: string): Promise<Consumed>;
   platformAuthRevoke(indexKey: string, grantKey: string, keepKey: string): Promise<number>;
   platformAuthCompareAndSet(key: string, expected: string, next: string, ttl: number | ''): Promise<number | string>;
+  platformAuthSpendBudget(key: string, now: number, tolerance: number, step: number): Promise<[number | string, number | string]>;
   platformAuthPushCapped(key: string, max: number, ttl: number, ...items: string[]): Promise<number>;
   platformAuthPutLatest(ranks: string, payloads: string, max: number, ttl: number, ...entries: (string | number)[]): Promise<number>;
   platformAuthReadLatest(ranks: string, payloads: string): Promise<(string | null)[]>;
@@ -599,6 +618,7 @@ class RedisStore {
     client.defineCommand('platformAuthIndexGrant', { numberOfKeys: 1, lua: INDEX_GRANT_LUA });
     client.defineCommand('platformAuthDeleteIfEquals', { numberOfKeys: 1, lua: DELETE_IF_EQUALS_LUA });
     client.defineCommand('platformAuthCompareAndSet', { numberOfKeys: 1, lua: COMPARE_AND_SET_LUA });
+    client.defineCommand('platformAuthSpendBudget', { numberOfKeys: 1, lua: SPEND_BUDGET_LUA });
     client.defineCommand('platformAuthPushCapped', { numberOfKeys: 1, lua: PUSH_CAPPED_LUA });
     client.defineCommand('platformAuthPutLatest', { numberOfKeys: 2, lua: PUT_LATEST_LUA });
     client.defineCommand('platformAuthReadLatest', { numberOfKeys: 2, lua: READ_LATEST_LUA });
@@ -1174,7 +1194,7 @@ function withTtl(command: Command, ttl: number | undefined): Command {
   return ttl === undefined ? command : [...command, 'EX', ttl];
 }
 
-class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList, LatestByMember {
+class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList, LatestByMember, SpendBudget {
   readonly #model: string;
   readonly #store: RedisStore;
 
@@ -1329,6 +1349,14 @@ class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList
     const written = await store.call((client) => client.platformAuthCompareAndSet(store.recordKey(this.#model, id), was, value, ttl ?? ''));
     // a string from a client with ioredis' `stringNumbers`
     return Number(written) === 1;
+  }
+
+  /** {@link SpendBudget.spendBudget}: one script, one key. */
+  async spendBudget(id: string, now: number, tolerance: number, step: number): Promise<BudgetSpent> {
+    const store = this.#store;
+    const [spent, tat] = await store.call((client) => client.platformAuthSpendBudget(store.recordKey(this.#model, id), now, tolerance, step));
+    // strings from a client with ioredis' `stringNumbers`
+    return { spent: Number(spent) === 1, tat: Number(tat) };
   }
 
   /** {@link CappedList.pushCapped}: one script, which sends only the new items and reads nothing back. */

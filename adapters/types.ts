@@ -109,6 +109,36 @@ export interface LatestByMember {
   readLatest(id: string): Promise<AdapterPayload[]>;
 }
 
+/** What {@link SpendBudget.spendBudget} did. */
+export interface BudgetSpent {
+  /** whether the budget held the step, which is then spent */
+  readonly spent: boolean;
+  /** the budget's state after the call (epoch milliseconds): moved when spent, as it was otherwise */
+  readonly tat: number;
+}
+
+/**
+ * The optional budget step of an adapter (one model), for the library's rate limits
+ * (lib/policies/rate-budget.ts holds the rule, GCRA): one record `{ tat }` per budget, read
+ * and written in one atomic step, so instances spending one budget at once lose no unit, in
+ * one round trip where a read and a compare-and-set take two. One key: atomic on a Cluster
+ * too. Without it, the budgets read and compare-and-set.
+ */
+export interface SpendBudget {
+  /**
+   * At `now` (epoch milliseconds) the budget `id` stands at its record's `tat`, or at `now`
+   * when it has none or it lies in the past. When that is at most `tolerance` milliseconds
+   * ahead of `now`, moves it `step` milliseconds later and keeps the record until then (whole
+   * seconds, at least one); otherwise writes nothing.
+   */
+  spendBudget(id: string, now: number, tolerance: number, step: number): Promise<BudgetSpent>;
+}
+
+/** Seconds a budget's record at `tat` is kept at `now` (epoch ms): until it is past, at least one. */
+export function budgetKeptFor(tat: number, now: number): number {
+  return Math.max(1, Math.ceil((tat - now) / 1000));
+}
+
 /** One record of {@link PutRecords.putRecords}. */
 export interface RecordWrite {
   readonly model: string;

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import type { Adapter, AdapterPayload, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep, PutRecords } from '../../adapters/types.ts';
+import type { Adapter, AdapterPayload, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep, PutRecords, SpendBudget } from '../../adapters/types.ts';
 
 export interface ContractSetup {
   factory: ClosableAdapterFactory;
@@ -506,6 +506,36 @@ export function describeAdapterContract(name: string, setup: () => Promise<Contr
       const results = await Promise.all(Array.from({ length: 20 }, (_, i) =>
         (factory('SignInThrottle') as Adapter & CompareAndSet).compareAndSet(id, undefined, { n: i }, TTL)));
       expect(results.filter(Boolean)).toHaveLength(1);
+    });
+
+    test('spendBudget spends a step while the budget is within its tolerance, and writes nothing beyond it', async () => {
+      const adapter = factory('RefreshRate') as Adapter & SpendBudget;
+      const id = uid();
+      const now = 1_900_000_000_000;
+      // tolerance 2000 ms, step 1000 ms: three spends from a full budget, then none
+      expect(await adapter.spendBudget(id, now, 2000, 1000)).toEqual({ spent: true, tat: now + 1000 });
+      expect(await adapter.spendBudget(id, now, 2000, 1000)).toEqual({ spent: true, tat: now + 2000 });
+      expect(await adapter.spendBudget(id, now, 2000, 1000)).toEqual({ spent: true, tat: now + 3000 });
+      expect(await adapter.spendBudget(id, now, 2000, 1000)).toEqual({ spent: false, tat: now + 3000 });
+      expect(await adapter.find(id)).toEqual({ tat: now + 3000 });
+      // a second later one step is back
+      expect(await adapter.spendBudget(id, now + 1000, 2000, 1000)).toEqual({ spent: true, tat: now + 4000 });
+      // a state in the past is a full budget, never credit beyond it
+      expect(await adapter.spendBudget(id, now + 60_000, 0, 500)).toEqual({ spent: true, tat: now + 60_500 });
+    });
+
+    test('spendBudget keeps the record until its state is past, and loses no step to racing spenders', async () => {
+      const adapter = factory('RefreshRate') as Adapter & SpendBudget;
+      const id = uid();
+      expect(await adapter.spendBudget(id, Date.now(), 0, 1000)).toMatchObject({ spent: true });
+      await sleep(2_100);
+      expect(await adapter.find(id)).toBeUndefined();
+
+      const now = Date.now();
+      // ten steps of 100 ms within a tolerance of 900 ms: exactly ten of thirty served
+      const results = await Promise.all(Array.from({ length: 30 }, () => adapter.spendBudget(id, now, 900, 100)));
+      expect(results.filter((r) => r.spent)).toHaveLength(10);
+      expect(await adapter.find(id)).toEqual({ tat: now + 1000 });
     });
 
     test('models are isolated: the same id in two models is two records', async () => {

@@ -10,7 +10,7 @@ import { createMemoryAdapter } from '../../adapters/memory.ts';
 import { createRedisAdapter } from '../../adapters/redis.ts';
 import type { Adapter, AdapterFactory, ClosableAdapterFactory, CompareAndSet } from '../../adapters/types.ts';
 import { createAccountStore } from '../../examples/host/seed.ts';
-import type { AccountStore, PlatformAuthOptions, SignInContext } from '../../lib/index.ts';
+import type { AccountStore, SignInContext } from '../../lib/index.ts';
 import { AdminBrowser } from '../examples/admin-browser.ts';
 import { Browser, findForm, isPage } from '../support/browser.ts';
 import type { PageResult } from '../support/browser.ts';
@@ -18,7 +18,7 @@ import { ADMIN, MEMBER, STUDENT, buildAuthorizeUrl } from '../support/flows.ts';
 import { pkcePair, randomState } from '../support/pkce.ts';
 import { startRedis } from '../support/redis-server.ts';
 import type { RedisHandle } from '../support/redis-server.ts';
-import { startApp } from '../support/start-app.ts';
+import { startApp, withApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
 
 const SCOPE = 'openid profile email account:read';
@@ -72,15 +72,6 @@ function bound(store: Adapter & CompareAndSet): Adapter & CompareAndSet {
 
 /** The visible words of a page: no tags, no nonce. */
 const words = (html: string) => html.replace(/<style[\s\S]*?<\/style>/g, '').replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim();
-
-async function withApp<T>(auth: Partial<PlatformAuthOptions>, run: (app: RunningApp) => Promise<T>): Promise<T> {
-  const app = await startApp({ auth });
-  try {
-    return await run(app);
-  } finally {
-    await app.stop();
-  }
-}
 
 describe('sign-in throttling', () => {
   it('20 wrong passwords for one account from one address end in 429 with Retry-After; the throttled ones never reach authenticate', async () => {

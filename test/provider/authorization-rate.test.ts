@@ -12,7 +12,7 @@ import { createMemoryAdapter } from '../../adapters/memory.ts';
 import { createRedisAdapter } from '../../adapters/redis.ts';
 import type { AdapterFactory, ClosableAdapterFactory } from '../../adapters/types.ts';
 import { OPTION_DEFAULTS } from '../../lib/config/options.ts';
-import type { PlatformAuthEventMap, PlatformAuthOptions } from '../../lib/index.ts';
+import type { PlatformAuthEventMap } from '../../lib/index.ts';
 import { AUTHORIZATION_RATE_MODEL, AUTHORIZATION_REQUEST_UNIT_BYTES } from '../../lib/policies/authorization-rate.ts';
 import { Browser, signIn } from '../support/browser.ts';
 import { buildAuthorizeUrl, MEMBER, STUDENT } from '../support/flows.ts';
@@ -20,7 +20,7 @@ import { pkcePair, randomState } from '../support/pkce.ts';
 import { startRedis } from '../support/redis-server.ts';
 import type { RedisHandle } from '../support/redis-server.ts';
 import { startFaultRig } from '../support/storage-faults.ts';
-import { startApp } from '../support/start-app.ts';
+import { startApp, withApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
 
 const SCOPE = 'openid profile account:read';
@@ -33,15 +33,6 @@ function authorizeUrl(baseUrl: string, padding = 0): string {
 }
 
 const authorize = (url: string, headers: Record<string, string> = {}) => fetch(url, { redirect: 'manual', headers });
-
-async function withApp<T>(auth: Partial<PlatformAuthOptions>, run: (app: RunningApp) => Promise<T>): Promise<T> {
-  const app = await startApp({ auth });
-  try {
-    return await run(app);
-  } finally {
-    await app.stop();
-  }
-}
 
 /** Counts what each model's adapter is asked to store. */
 function countingUpserts(inner: AdapterFactory, counts: Map<string, number>): AdapterFactory {
@@ -225,7 +216,7 @@ describe('the authorization-request rate per client address', () => {
   it('a storage fault while counting is a 503, never a 500, and the next request is served', async () => {
     const rig = await startFaultRig({ auth: { authorizationRateLimit: { perIp: 10, windowSeconds: 60 } } });
     try {
-      rig.arm({ model: AUTHORIZATION_RATE_MODEL, method: 'compareAndSet', when: 'before', action: 'refuse' });
+      rig.arm({ model: AUTHORIZATION_RATE_MODEL, method: 'spendBudget', when: 'before', action: 'refuse' });
       const failed = await authorize(authorizeUrl(rig.app.baseUrl));
       expect(failed.status).toBe(503);
       expect(failed.headers.get('retry-after')).toBeTruthy();

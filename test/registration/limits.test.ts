@@ -9,12 +9,11 @@ import { request } from 'node:http';
 import { createRedisAdapter } from '../../adapters/redis.ts';
 import type { ClosableAdapterFactory } from '../../adapters/types.ts';
 import { OPTION_DEFAULTS } from '../../lib/config/options.ts';
-import type { PlatformAuthOptions } from '../../lib/index.ts';
 import { REGISTRATION_LIMITS } from '../../lib/policies/registration-limits.ts';
 import { sharedDeployment } from '../support/instances.ts';
 import { startRedis } from '../support/redis-server.ts';
 import type { RedisHandle } from '../support/redis-server.ts';
-import { startApp } from '../support/start-app.ts';
+import { startApp, withApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
 
 const CLIENT = { redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none', client_name: 'Desk Agent' };
@@ -43,15 +42,6 @@ async function registerMany(apps: RunningApp[], count: number, parallel = 10): P
     answers.push(...await Promise.all(batch));
   }
   return answers;
-}
-
-async function withApp<T>(auth: Partial<PlatformAuthOptions>, run: (app: RunningApp) => Promise<T>): Promise<T> {
-  const app = await startApp({ auth });
-  try {
-    return await run(app);
-  } finally {
-    await app.stop();
-  }
 }
 
 function expectThrottled(answer: Answer, maxRetryAfter: number) {

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 
 import { buildApp } from '../../examples/host/app.ts';
 import type { DemoApp, DemoOptions } from '../../examples/host/app.ts';
-import type { Logger } from '../../lib/index.ts';
+import type { Logger, PlatformAuthOptions } from '../../lib/index.ts';
 
 export interface RunningApp extends DemoApp {
   readonly port: number;
@@ -42,4 +42,14 @@ export async function startApp(options: DemoOptions = {}): Promise<RunningApp> {
       await demo.close();
     },
   };
+}
+
+/** Runs `run` against the demo host started with `auth`, and stops it whatever happens. */
+export async function withApp<T>(auth: Partial<PlatformAuthOptions>, run: (app: RunningApp) => Promise<T>): Promise<T> {
+  const app = await startApp({ auth });
+  try {
+    return await run(app);
+  } finally {
+    await app.stop();
+  }
 }
