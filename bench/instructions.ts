@@ -70,9 +70,9 @@ import { createAgent, send } from './load/http-client.ts';
 import { memberFlow, runLoginFlow } from './load/login-flow.ts';
 import { bareProvider } from './servers/bare-provider.ts';
 import { koaHello } from './servers/koa-hello.ts';
-import { ours, oursNoAuthorizationRate, oursNoDiagnostics, oursNoGrace, oursNoThrottle } from './servers/ours.ts';
+import { ours, oursNoAuthorizationRate, oursNoDiagnostics, oursNoGrace, oursNoRefreshRate, oursNoThrottle } from './servers/ours.ts';
 
-const SERVERS: readonly ServerTarget[] = [ours, bareProvider, oursNoGrace, oursNoThrottle, oursNoAuthorizationRate, oursNoDiagnostics, koaHello];
+const SERVERS: readonly ServerTarget[] = [ours, bareProvider, oursNoGrace, oursNoThrottle, oursNoAuthorizationRate, oursNoRefreshRate, oursNoDiagnostics, koaHello];
 /** concurrent connections (virtual users), as `npm run bench` runs by default; `--connections` */
 const DEFAULT_CONNECTIONS = 10;
 /** loaded into each server child with `--import` for `--measure promises` */

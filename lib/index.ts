@@ -16,7 +16,7 @@
  */
 export { createPlatformAuth } from './platform-auth.ts';
 export type { PlatformAuth } from './platform-auth.ts';
-export type { AuthorizationRateLimitOptions, ClientIdMetadataDocumentOptions, MemberClientOptions, MetadataDocumentFetch, MetadataDocumentFetchBudget, PlatformAuthOptions, RegistrationOptions, RegistrationRateLimitOptions, ResolvedOptions, SignInThrottleOptions, StaticClient, TokenLifetimes, VendorIntegration } from './config/options.ts';
+export type { AuthorizationRateLimitOptions, ClientIdMetadataDocumentOptions, MemberClientOptions, MetadataDocumentFetch, MetadataDocumentFetchBudget, PlatformAuthOptions, RefreshTokenRateLimitOptions, RegistrationOptions, RegistrationRateLimitOptions, ResolvedOptions, SignInThrottleOptions, StaticClient, TokenLifetimes, VendorIntegration } from './config/options.ts';
 // types the options table names (README "Options"): a host types its settings and secrets with them
 export type { JWKS } from 'oidc-provider';
 export type { AccountApiOptions } from './account-api/options.ts';

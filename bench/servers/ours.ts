@@ -33,6 +33,13 @@ const quiet: Logger = { info() {}, warn() {}, error: (m) => console.error(m) };
 const BENCH_AUTHORIZATION_RATE = Object.freeze({ perIp: 1_000_000, windowSeconds: 1 });
 
 /**
+ * Each connection of the refresh workload refreshes one grant hundreds of times a second, as
+ * no client does: the refresh rate per grant is raised out of reach, not turned off, so each
+ * refresh still pays for its count (what it costs is bench/scenarios/refresh-rate.ts).
+ */
+const BENCH_REFRESH_RATE = Object.freeze({ perGrant: 1_000_000, windowSeconds: 1 });
+
+/**
  * The demo host with some options of createPlatformAuth changed, for a scenario that
  * measures ours against ours (e.g. `refreshTokenGrace: 0`, bench/scenarios/refresh-grace.ts).
  */
@@ -47,6 +54,7 @@ export function buildOursWith(auth: Partial<PlatformAuthOptions>): BuildServer {
         cookieKeys: env.cookieKeys,
         logger: quiet,
         authorizationRateLimit: BENCH_AUTHORIZATION_RATE,
+        refreshTokenRateLimit: BENCH_REFRESH_RATE,
         ...auth,
       },
     });
@@ -103,6 +111,16 @@ export const oursNoAuthorizationRate: ServerTarget = {
 };
 
 export const buildOursNoAuthorizationRate: BuildServer = buildOursWith({ authorizationRateLimit: false });
+
+/** Ours without the refresh rate per grant (`refreshTokenRateLimit: false`), for what counting costs a refresh. */
+export const oursNoRefreshRate: ServerTarget = {
+  id: 'ours-no-refresh-rate',
+  label: 'platform-auth, refreshTokenRateLimit: false',
+  module: import.meta.url,
+  export: 'buildOursNoRefreshRate',
+};
+
+export const buildOursNoRefreshRate: BuildServer = buildOursWith({ refreshTokenRateLimit: false });
 
 /**
  * Ours with diagnostics off (`events: false`: no event is built, so nothing is traced,

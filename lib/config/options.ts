@@ -25,6 +25,7 @@ import type { MetricsOptions, ResolvedMetricsOptions, ResolvedTraceOptions, Trac
 import type { McpOptions, ResolvedMcpOptions } from '../mcp/options.ts';
 import type { PagesOptions, ResolvedPagesOptions, ResolvedSignInOptions, SignInOptions } from '../pages/options.ts';
 import type { AddressRateSettings } from '../policies/address-rate.ts';
+import type { RefreshRateSettings } from '../policies/refresh-rate.ts';
 import type { RegistrationRateSettings } from '../policies/registration-limits.ts';
 import type { SignInThrottleSettings } from '../policies/sign-in-throttle.ts';
 import type { Audience } from '../scopes/catalogue.ts';
@@ -76,6 +77,13 @@ export const OPTION_DEFAULTS = Object.freeze({
   }),
   // covers a Retry-After of 5 s and a Redis Cluster failover (node timeout + election)
   refreshTokenGrace: Object.freeze({ min: 0, max: 300, default: 30, unit: 'seconds' }),
+  // a burst of 60 refreshes per grant, then one a minute: a client refreshes once per access
+  // token (an hour), so this is dozens of times what one needs, and a loop keeps a bounded
+  // number of tokens stored (each one two weeks) instead of a kilobyte per request
+  refreshTokenRateLimit: Object.freeze({
+    perGrant: Object.freeze({ min: 1, max: 1_000_000, default: 60 }),
+    windowSeconds: Object.freeze({ min: 1, max: 86_400, default: 3600, unit: 'seconds' }),
+  }),
   registration: Object.freeze({
     variant: 'restricted' as NonNullable<RegistrationOptions['variant']>,
     vendors: Object.freeze([]) as readonly VendorIntegration[],
@@ -273,6 +281,25 @@ export interface MemberClientOptions {
 }
 
 /**
+ * The refresh rate of one grant (lib/policies/refresh-rate.ts): a bucket of `perGrant`
+ * refreshes, refilled at `perGrant` per `windowSeconds`.
+ */
+export interface RefreshTokenRateLimitOptions {
+  /**
+   * Refreshes one grant may make at once (the size of its bucket). Left out, it is 60, or
+   * two per `ttl.accessToken` within `windowSeconds` when that is more (short access
+   * tokens); given, it must be at least that.
+   * @default {@link OPTION_DEFAULTS}.refreshTokenRateLimit.perGrant.default
+   */
+  perGrant?: number;
+  /**
+   * Seconds in which a grant's used-up bucket fills again.
+   * @default {@link OPTION_DEFAULTS}.refreshTokenRateLimit.windowSeconds.default
+   */
+  windowSeconds?: number;
+}
+
+/**
  * The authorization-request rate of one client address (lib/policies/authorization-rate.ts):
  * a bucket of `perIp` units, refilled at `perIp` per `windowSeconds`. A request to the
  * authorization endpoint costs one unit per started 2 KiB of its URL (a real one costs one);
@@ -447,6 +474,15 @@ export interface PlatformAuthOptions {
    */
   refreshTokenGrace?: number;
   /**
+   * Refreshes per grant (one client's sign-in in one browser session), shared by every
+   * instance through the adapter: each refresh stores a refresh token for `ttl.refreshToken`
+   * and keeps the rotated one as long for reuse detection, so this bounds what one grant can
+   * make the server store. It is checked before the token is rotated: the excess gets 429
+   * `temporarily_unavailable` with `Retry-After`, and the token stays usable. Its sustained
+   * rate allows at least two refreshes per `ttl.accessToken`. `false` turns it off.
+   */
+  refreshTokenRateLimit?: RefreshTokenRateLimitOptions | false;
+  /**
    * Who may introspect a token besides the client it was issued to: the client ids of
    * trusted resource servers, confidential clients of `clients` (a public client or an
    * unknown id is refused at start-up).
@@ -580,6 +616,8 @@ export interface ResolvedOptions {
   readonly ttl: Required<TokenLifetimes>;
   readonly introspectionClients: readonly string[];
   readonly refreshTokenGrace: number;
+  /** `false`: off */
+  readonly refreshTokenRateLimit: RefreshRateSettings | false;
   readonly proxy: boolean;
   readonly proxyHops: number;
   /** `false`: off */

@@ -23,6 +23,7 @@ import type { SigningJwk } from '../keys/secrets.ts';
 import { IDENTITY_SCOPES, isKnownScope, SCOPE_NAMES, scopesForAudience } from '../scopes/catalogue.ts';
 import type { Logger, MemberDataSource, PublicCatalogueSource } from '../contracts.ts';
 import type { AddressRateSettings } from '../policies/address-rate.ts';
+import type { RefreshRateSettings } from '../policies/refresh-rate.ts';
 import type { RegistrationRateSettings } from '../policies/registration-limits.ts';
 import type { SignInThrottleSettings } from '../policies/sign-in-throttle.ts';
 import { specialUseHostOf } from '../policies/special-use-addresses.ts';
@@ -34,7 +35,7 @@ import {
 import { OPTION_DEFAULTS } from './options.ts';
 import type {
   AuthorizationRateLimitOptions, ClientIdMetadataDocumentOptions, LifetimeName, MemberClientOptions, MetadataDocumentFetch, MetadataDocumentFetchBudget, PlatformAuthOptions, RegistrationOptions,
-  RegistrationRateLimitOptions, ResolvedClientIdMetadataDocuments, ResolvedOptions, ResolvedRegistration, SignInThrottleOptions, StaticClient, TokenLifetimes,
+  RefreshTokenRateLimitOptions, RegistrationRateLimitOptions, ResolvedClientIdMetadataDocuments, ResolvedOptions, ResolvedRegistration, SignInThrottleOptions, StaticClient, TokenLifetimes,
   VendorIntegration,
 } from './options.ts';
 
@@ -316,6 +317,31 @@ function checkAddressRate(
   });
 }
 
+/**
+ * `{ perGrant, windowSeconds }` or `false` (lib/policies/refresh-rate.ts). A client refreshes
+ * once per access token, so the sustained rate must allow two per `ttl.accessToken` (one a
+ * little early, or two processes of one grant): `perGrant` left out is raised to that when
+ * the access tokens are short; a `perGrant` given below it is refused.
+ */
+function checkRefreshRate(value: unknown, accessTokenSeconds: number): RefreshRateSettings | false {
+  const name = 'options.refreshTokenRateLimit';
+  if (value === false) return false;
+  const ranges = OPTION_DEFAULTS.refreshTokenRateLimit;
+  const given = checkObject<RefreshTokenRateLimitOptions>(name, value, 'false or an object like { perGrant, windowSeconds }') ?? {};
+  checkKnownKeys(name, given, Object.keys(ranges));
+  const windowSeconds = checkInteger(`${name}.windowSeconds`, given.windowSeconds, ranges.windowSeconds);
+  const needed = Math.ceil((2 * windowSeconds) / accessTokenSeconds);
+  if (given.perGrant === undefined) {
+    return Object.freeze({ perGrant: Math.min(Math.max(ranges.perGrant.default, needed), ranges.perGrant.max), windowSeconds });
+  }
+  const perGrant = checkInteger(`${name}.perGrant`, given.perGrant, ranges.perGrant);
+  if (perGrant < needed) {
+    const interval = windowSeconds / perGrant;
+    fail(`${name} lets a grant refresh once every ${Number(interval.toFixed(1))} s once its burst is spent, but options.ttl.accessToken is ${accessTokenSeconds} s: a client refreshing each access token a little early would be refused. Raise ${name}.perGrant to at least ${needed} (for windowSeconds ${windowSeconds}), leave it out for that, or set ${name} to false`);
+  }
+  return Object.freeze({ perGrant, windowSeconds });
+}
+
 function checkUnusedClientExpiry(value: unknown): number | false {
   if (value === false) return false;
   return checkInteger('options.registration.unusedClientExpiry', value, OPTION_DEFAULTS.registration.unusedClientExpiry);
@@ -451,7 +477,7 @@ function checkBeta(value: unknown): (siteId: string) => Promise<boolean> {
 /** Every top-level option; the type check below fails when `PlatformAuthOptions` gains one that is not listed. */
 const OPTION_NAMES = [
   'baseUrl', 'accounts', 'sites', 'clients', 'adapter', 'jwks', 'cookieKeys', 'idTokens', 'operatorRoles', 'ttl',
-  'refreshTokenGrace', 'introspectionClients', 'proxy', 'proxyHops', 'signInThrottle', 'authorizationRateLimit', 'production', 'logger', 'memberData', 'accountApi', 'registration',
+  'refreshTokenGrace', 'refreshTokenRateLimit', 'introspectionClients', 'proxy', 'proxyHops', 'signInThrottle', 'authorizationRateLimit', 'production', 'logger', 'memberData', 'accountApi', 'registration',
   'clientIdMetadataDocuments', 'memberClients', 'mcp', 'docs', 'events', 'trace', 'metrics', 'signIn', 'pages',
 ] as const satisfies readonly (keyof PlatformAuthOptions)[];
 const everyOptionListed: Exclude<keyof PlatformAuthOptions, (typeof OPTION_NAMES)[number]> extends never ? true : never = true;
@@ -507,6 +533,7 @@ export async function validateOptions(input: PlatformAuthOptions): Promise<Resol
   const memberClients = checkObject<MemberClientOptions>('options.memberClients', input.memberClients, 'an object like { betaEnabled }', { allowArray: true }) ?? {};
   checkKnownKeys('options.memberClients', memberClients, MEMBER_CLIENT_KEYS);
 
+  const ttl = checkTtl(input.ttl);
   return Object.freeze({
     baseUrl,
     issuer: baseUrl,
@@ -519,9 +546,10 @@ export async function validateOptions(input: PlatformAuthOptions): Promise<Resol
     cookieKeys,
     idTokens,
     operatorRoles: checkStringList('options.operatorRoles', input.operatorRoles, OPTION_DEFAULTS.operatorRoles),
-    ttl: checkTtl(input.ttl),
+    ttl,
     introspectionClients: checkIntrospectionClients(input.introspectionClients, clients),
     refreshTokenGrace: checkInteger('options.refreshTokenGrace', input.refreshTokenGrace, OPTION_DEFAULTS.refreshTokenGrace),
+    refreshTokenRateLimit: checkRefreshRate(input.refreshTokenRateLimit, ttl.accessToken),
     proxy,
     proxyHops: checkInteger('options.proxyHops', input.proxyHops, OPTION_DEFAULTS.proxyHops),
     signInThrottle: checkSignInThrottle(input.signInThrottle),

@@ -16,7 +16,7 @@ import { endpointsSection } from './auth-md-endpoints.ts';
 import { summariseSchema } from './graphql-fields.ts';
 import { andList, bullets, bytes, code, codeList, duration, durationWithSeconds, numbered, perPeriod, table } from './markdown.ts';
 import type { ResolvedAuthMdOptions } from './options.ts';
-import { authorizationRateRule, claimsByScope, documentFetchBudget, oauthErrors, scopeRefusalRule } from './protocol.ts';
+import { authorizationRateRule, claimsByScope, documentFetchBudget, oauthErrors, refreshRateRule, scopeRefusalRule } from './protocol.ts';
 import { endpointUrl } from './surface.ts';
 import { anonymousToolsSummary } from './tool-access.ts';
 import { isServed } from '../served-endpoints.ts';
@@ -254,6 +254,10 @@ function limitsSection(options: ResolvedOptions, md: ResolvedAuthMdOptions): str
   if (authorizationRate) {
     rows.push(['Authorization requests', `${authorizationRate}; beyond, \`429\` with \`Retry-After\` (an error page, never a redirect)`]);
   }
+  const refreshRate = refreshRateRule(options);
+  if (refreshRate) {
+    rows.push(['Refreshes', `${refreshRate} (a grant: one client's sign-in in one browser session); beyond, \`429\` \`temporarily_unavailable\` with \`Retry-After\`, the refresh token still usable`]);
+  }
   const fetchBudget = documentFetchBudget(options);
   if (fetchBudget) {
     rows.push(['Client ID Metadata Document fetches', `at most ${fetchBudget.perHost} per host and ${fetchBudget.perCaller} per client address per ${perPeriod(fetchBudget.windowSeconds)} (a cached document costs nothing); `
@@ -277,6 +281,7 @@ function limitsSection(options: ResolvedOptions, md: ResolvedAuthMdOptions): str
   }
   const limited = [
     ...(authorizationRate ? ['authorization requests'] : []),
+    ...(refreshRate ? ['refreshes per grant'] : []),
     ...(throttle ? ['sign-in attempts'] : []),
     ...(options.registration.rateLimit ? ['registrations (see Endpoints, Registration)'] : []),
     ...(fetchBudget ? ['Client ID Metadata Document fetches'] : []),

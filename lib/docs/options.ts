@@ -33,9 +33,9 @@ export interface AuthMdOptions {
   /**
    * The rate limits the host applies (in a proxy or the host app), as a sentence, e.g.
    * `"600 requests per minute per IP address; 429 with Retry-After beyond"`.
-   * @default none: the page names only the library's own limits (authorization requests and
-   * sign-in attempts; registrations and Client ID Metadata Document fetches where those
-   * limits apply)
+   * @default none: the page names only the library's own limits (authorization requests,
+   * refreshes per grant and sign-in attempts; registrations and Client ID Metadata Document
+   * fetches where those limits apply)
    */
   rateLimits?: string;
   /**

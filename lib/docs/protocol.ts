@@ -211,10 +211,21 @@ export function authorizationRateRule(options: ResolvedOptions): string | undefi
     + `(a request over ${AUTHORIZATION_REQUEST_UNIT_BYTES} bytes counts once per started ${AUTHORIZATION_REQUEST_UNIT_BYTES} bytes of its URL)`;
 }
 
+/**
+ * The refresh rate per grant (lib/policies/refresh-rate.ts) in words, for every document that
+ * states it; `undefined` when `refreshTokenRateLimit` is off.
+ */
+export function refreshRateRule(options: ResolvedOptions): string | undefined {
+  const limit = options.refreshTokenRateLimit;
+  if (!limit) return undefined;
+  return `${limit.perGrant} refreshes per grant at once, refilled at ${limit.perGrant} per ${perPeriod(limit.windowSeconds)}`;
+}
+
 /** What is answered 429 `temporarily_unavailable` with `Retry-After` in this deployment: rate limits, not outages. */
 function rateLimited(options: ResolvedOptions): string[] {
   return [
     ...(options.authorizationRateLimit ? ['too many authorization requests from one client address (an error page, not a redirect)'] : []),
+    ...(options.refreshTokenRateLimit ? ['too many refreshes of one grant (the refresh token stays usable)'] : []),
     ...(options.registration.variant === 'open' && options.registration.rateLimit ? ['too many registrations from one client address'] : []),
     ...(documentFetchBudget(options) ? ['too many Client ID Metadata Document fetches from one host or for one client address (at the authorization endpoint an error page, not a redirect)'] : []),
   ];

@@ -108,6 +108,19 @@ export function writeCors(ctx: Context, corsRule: OpenCorsRule, allowOrigin: str
 }
 
 /**
+ * The `Retry-After` of a provider answer (a 429 of a rate limit, a 503 of a storage outage)
+ * made readable to the page of another origin it is answered to: oidc-provider's CORS on the
+ * token, revocation and introspection endpoints exposes only its own headers
+ * (`WWW-Authenticate`, `DPoP-Nonce`), so a browser client could not tell when to retry.
+ */
+export function exposeRetryAfter(ctx: Context): void {
+  if (!ctx.response.get('Access-Control-Allow-Origin') || !ctx.response.get('Retry-After')) return;
+  const exposed = ctx.response.get('Access-Control-Expose-Headers');
+  if (/(?:^|,)\s*retry-after\s*(?:,|$)/i.test(exposed)) return;
+  ctx.set('Access-Control-Expose-Headers', exposed ? `${exposed}, Retry-After` : 'Retry-After');
+}
+
+/**
  * A page origin on the loopback interface over `http`, on any port: `http://localhost:5173`,
  * `http://127.0.0.1:8080`, `http://[::1]:3000`. Only a bare origin (no path, no user info).
  */

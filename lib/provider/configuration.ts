@@ -32,6 +32,7 @@ import { allowClientOrigin } from '../policies/cors.ts';
 import { providerTtl } from '../policies/lifetimes.ts';
 import { DOCUMENT_BODY_LIMIT, DOCUMENT_CACHE_SECONDS, metadataDocumentFeature } from '../policies/metadata-documents.ts';
 import { expiresWithSession, issueRefreshToken, rotateRefreshToken } from '../policies/refresh.ts';
+import { withRefreshRate } from '../policies/refresh-rate.ts';
 import { withRefreshGrace } from '../policies/refresh-grace.ts';
 import { markServedInGrace } from '../events/grace.ts';
 import { refreshTargetCheck, resourceIndicatorsFeature } from '../policies/resource-indicator.ts';
@@ -96,7 +97,11 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
 
   return {
     adapter: withClientExpiry(
-      withCodeReplay(withRefreshGrace(options.adapter, { graceSeconds: options.refreshTokenGrace, onGraceUsed: markServedInGrace }), { grantSeconds: ttl.grant, exchanges: deps.codeExchanges }),
+      withCodeReplay(
+        // each refresh counted against its grant, its writes (the grace's included) held until it is
+        withRefreshRate(withRefreshGrace(options.adapter, { graceSeconds: options.refreshTokenGrace, onGraceUsed: markServedInGrace }), options.adapter, options.refreshTokenRateLimit),
+        { grantSeconds: ttl.grant, exchanges: deps.codeExchanges },
+      ),
       { unusedSeconds: options.registration.unusedClientExpiry },
     ),
     clients: options.clients.map((c) => ({ ...c })),

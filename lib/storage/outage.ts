@@ -22,6 +22,7 @@ import type { Context, Middleware } from 'koa';
 
 import { StorageUnavailableError } from '../../adapters/types.ts';
 import { writeNoticePage } from '../pages/notice.ts';
+import { exposeRetryAfter } from '../policies/cors.ts';
 import type { Logger } from '../contracts.ts';
 import { TemporarilyUnavailableError } from '../errors.ts';
 import { isAuthorizationPath } from '../endpoints.ts';
@@ -210,9 +211,14 @@ export function providerStorageOutageGuard(
     if (ctx.response.is('html')) writeOutagePage(ctx);
     setRetryHeaders(ctx);
   };
+  const settled = (ctx: Context) => {
+    outageAnswered(ctx);
+    // a rate limit's 429 or the outage's 503: when to retry, readable to a browser client
+    if (ctx.status === 429 || ctx.status === 503) exposeRetryAfter(ctx);
+  };
   const answered = (ctx: Context) => {
     const pending = onAnswer(ctx);
-    return pending ? pending.then(() => outageAnswered(ctx)) : outageAnswered(ctx);
+    return pending ? pending.then(() => settled(ctx)) : settled(ctx);
   };
   if (!before) {
     return function providerStorageOutage(ctx, next) {

@@ -72,6 +72,17 @@ async function argsDuring(run: () => Promise<unknown>): Promise<string[][]> {
   return seen;
 }
 
+/** A command as `script <model of its first key>` (a script) or its name: which record a script is about. */
+function scriptOf(args: string[]): string {
+  if (args[0] !== 'script') return args[0]!;
+  // EVALSHA sha numkeys key… (EVAL: the body instead of the sha); the key: prefix:Model:{id}
+  const model = /:([A-Za-z]+):\{/.exec(args[3] ?? '')?.[1];
+  return `script ${model ?? '?'}`;
+}
+
+/** The refresh's commands: its token read, its grant's refresh count, then its writes in one script. */
+const REFRESH_COMMANDS = ['script RefreshToken', 'script RefreshRate', 'script RefreshToken'];
+
 describe('redis adapter: commands per operation (single Redis)', () => {
   let factory: ClosableAdapterFactory;
   let prefix: string;
@@ -442,11 +453,11 @@ describe('a refresh and a code exchange on a single Redis', () => {
     await factory?.close();
   });
 
-  test('costs two commands: a read, then the rotation with both new tokens in one script', async () => {
+  test('costs three commands: a read, the grant\'s refresh count, then the rotation with both new tokens in one script', async () => {
     const tokens = await obtainTokens(app.baseUrl, MEMBER, { scope: 'openid account:read', resource: app.baseUrl }, STUDENT);
     let status = 0;
     let body: { refresh_token?: string } = {};
-    const seen = await commandsDuring(async () => {
+    const seen = await argsDuring(async () => {
       const response = await fetch(`${app.baseUrl}/api/oauth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -462,11 +473,13 @@ describe('a refresh and a code exchange on a single Redis', () => {
     // before: 2 GET and three MULTI/SET/EVALSHA/EXEC blocks plus a SET, 15 commands; then
     // 5, with the access and the refresh token written by a command each; then 4, with the
     // rotation (mark and generation's use) a command of its own before the successor's; then
-    // 3, with the access token written after the successor's confirmed write
-    expect(seen).toEqual(['script', 'script']);
+    // 3, with the access token written after the successor's confirmed write; then 2, with the
+    // access token asked for in the same turn. The grant's refresh count (refreshTokenRateLimit)
+    // is one command of its own, between the read and the writes, which wait for it
+    expect(seen.map(scriptOf)).toEqual(REFRESH_COMMANDS);
     // a successor's rotation also records that a successor of its predecessor was used: in the same script
     let next: { refresh_token?: string } = {};
-    const again = await commandsDuring(async () => {
+    const again = await argsDuring(async () => {
       const response = await fetch(`${app.baseUrl}/api/oauth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -476,14 +489,14 @@ describe('a refresh and a code exchange on a single Redis', () => {
     });
     expect(next.refresh_token).toEqual(expect.any(String));
     expect(await factory('RefreshTokenUse').find(hash('sha256', tokens.refresh_token!, 'base64url').slice(0, 22))).toBeDefined();
-    expect(again).toEqual(['script', 'script']);
+    expect(again.map(scriptOf)).toEqual(REFRESH_COMMANDS);
   });
 
-  test('an operator client\'s refresh, whose access token reads its grant\'s site, is two commands too', async () => {
+  test('an operator client\'s refresh, whose access token reads its grant\'s site, is three commands too', async () => {
     const op = operator(app.baseUrl, app.operatorSecret);
     const tokens = await obtainTokens(app.baseUrl, op, { scope: 'openid courses:read', resource: app.baseUrl }, ADMIN);
     let status = 0;
-    const seen = await commandsDuring(async () => {
+    const seen = await argsDuring(async () => {
       const response = await fetch(`${app.baseUrl}/api/oauth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -493,8 +506,10 @@ describe('a refresh and a code exchange on a single Redis', () => {
       await response.text();
     });
     expect(status).toBe(200);
-    // the grant's context comes with the token's read (a GET of its own split the write in two)
-    expect(seen).toEqual(['script', 'script']);
+    // the grant's context comes with the token's read (a GET of its own split the write in two),
+    // and is read before the count is back: awaited before the rotation, the count cost a GET
+    // of the context for the site check and another for the access token, and split the writes
+    expect(seen.map(scriptOf)).toEqual(REFRESH_COMMANDS);
   });
 
   test('a revocation writes what is left of the token in the command that revokes its grant', async () => {
@@ -654,7 +669,7 @@ describe('a refresh on a second instance (same Redis, same issuer), which did no
     await factory?.close();
   });
 
-  test('costs the token its two commands, as on the first; the grant\'s chain is looked at once, after them', async () => {
+  test('costs the token its three commands, as on the first; the grant\'s chain is looked at once, after them', async () => {
     const tokens = await obtainTokens(first.baseUrl, MEMBER, { scope: 'openid account:read', resource: first.baseUrl }, STUDENT);
     const origin = `http://127.0.0.1:${second.port}`;
     const refresh = async (token: string) => {
@@ -667,16 +682,16 @@ describe('a refresh on a second instance (same Redis, same issuer), which did no
       return (await response.json() as { refresh_token: string }).refresh_token;
     };
     let next = '';
-    const named = (args: string[]) => (args[0] === 'script' ? 'script' : `${args[0]} ${args[1]!.replace(/^.*?:[0-9a-f-]{36}:/, '').replace(/\{.*$/, '')}`);
+    const named = (args: string[]) => (args[0] === 'script' ? scriptOf(args) : `${args[0]} ${args[1]!.replace(/^.*?:[0-9a-f-]{36}:/, '').replace(/\{.*$/, '')}`);
     const firstSeen = await argsDuring(async () => {
       next = await refresh(tokens.refresh_token!);
     });
     // the token's read and its writes; then, not waited for, this instance looks whether the
     // grant is in its account's chain (GrantIndex.adopt): found, it asks no more
-    expect(firstSeen.map(named)).toEqual(['script', 'script', 'get AccountGrantLink:']);
+    expect(firstSeen.map(named)).toEqual([...REFRESH_COMMANDS, 'get AccountGrantLink:']);
     const secondSeen = await argsDuring(async () => {
       await refresh(next);
     });
-    expect(secondSeen.map(named)).toEqual(['script', 'script']);
+    expect(secondSeen.map(named)).toEqual(REFRESH_COMMANDS);
   });
 });

@@ -52,7 +52,7 @@ describe('the generated rows', () => {
   it('list every option of PlatformAuthOptions and the nested option interfaces', () => {
     const top: (keyof PlatformAuthOptions)[] = [
       'baseUrl', 'accounts', 'sites', 'clients', 'adapter', 'jwks', 'cookieKeys', 'idTokens', 'operatorRoles', 'ttl',
-      'refreshTokenGrace', 'introspectionClients', 'proxy', 'proxyHops', 'signInThrottle', 'authorizationRateLimit', 'production', 'logger', 'memberData', 'accountApi',
+      'refreshTokenGrace', 'refreshTokenRateLimit', 'introspectionClients', 'proxy', 'proxyHops', 'signInThrottle', 'authorizationRateLimit', 'production', 'logger', 'memberData', 'accountApi',
       'registration', 'clientIdMetadataDocuments', 'memberClients', 'mcp', 'docs', 'signIn', 'pages', 'events', 'trace', 'metrics',
     ];
     expect(rows.filter((r) => !r.path.includes('.')).map((r) => r.path).sort()).toEqual([...top].sort());

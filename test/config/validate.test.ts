@@ -262,6 +262,35 @@ describe('authorizationRateLimit', () => {
   });
 });
 
+describe('refreshTokenRateLimit', () => {
+  it('defaults to OPTION_DEFAULTS, takes false and settings one by one', async () => {
+    const { perGrant, windowSeconds } = OPTION_DEFAULTS.refreshTokenRateLimit;
+    expect((await validateOptions(base)).refreshTokenRateLimit).toEqual({ perGrant: perGrant.default, windowSeconds: windowSeconds.default });
+    expect((await validateOptions({ ...base, refreshTokenRateLimit: false })).refreshTokenRateLimit).toBe(false);
+    expect((await validateOptions({ ...base, refreshTokenRateLimit: { perGrant: 600 } })).refreshTokenRateLimit).toEqual({ perGrant: 600, windowSeconds: windowSeconds.default });
+  });
+
+  it('refuses what cannot work, naming the option and the fix', async () => {
+    expect(await rejection({ refreshTokenRateLimit: true as never })).toMatch(/^options\.refreshTokenRateLimit must be false or an object like \{ perGrant, windowSeconds \}/);
+    expect(await rejection({ refreshTokenRateLimit: { perGrant: 0 } })).toMatch(/^options\.refreshTokenRateLimit\.perGrant must be a whole number from 1 to 1000000; got 0\. Leave it out for the default, 60/);
+    expect(await rejection({ refreshTokenRateLimit: { perIp: 60 } as never })).toMatch(/^options\.refreshTokenRateLimit\.perIp is not a known option; use one of perGrant, windowSeconds/);
+  });
+
+  it('perGrant left out allows two refreshes per access token, however short; given below that, refused', async () => {
+    // one refresh every 60 s against access tokens of 60 s: two per lifetime needs 120 an hour
+    expect((await validateOptions({ ...base, ttl: { accessToken: 60 } })).refreshTokenRateLimit).toEqual({ perGrant: 120, windowSeconds: 3600 });
+    expect((await validateOptions({ ...base, ttl: { accessToken: 2 }, refreshTokenRateLimit: { windowSeconds: 60 } })).refreshTokenRateLimit).toEqual({ perGrant: 60, windowSeconds: 60 });
+    expect((await validateOptions({ ...base, ttl: { accessToken: 120 } })).refreshTokenRateLimit).toEqual({ perGrant: 60, windowSeconds: 3600 });
+    expect(await rejection({ ttl: { accessToken: 60 }, refreshTokenRateLimit: { perGrant: 100 } })).toBe(
+      'options.refreshTokenRateLimit lets a grant refresh once every 36 s once its burst is spent, but options.ttl.accessToken is 60 s: '
+      + 'a client refreshing each access token a little early would be refused. Raise options.refreshTokenRateLimit.perGrant to at least 120 '
+      + '(for windowSeconds 3600), leave it out for that, or set options.refreshTokenRateLimit to false',
+    );
+    expect((await validateOptions({ ...base, ttl: { accessToken: 60 }, refreshTokenRateLimit: { perGrant: 120 } })).refreshTokenRateLimit).toEqual({ perGrant: 120, windowSeconds: 3600 });
+    expect((await validateOptions({ ...base, ttl: { accessToken: 60 }, refreshTokenRateLimit: false })).refreshTokenRateLimit).toBe(false);
+  });
+});
+
 describe('misspelt keys in nested options', () => {
   const vendor = { client_id: 'v', client_name: 'Vendor', client_secret: 's'.repeat(32), redirect_uris: ['https://v.example/cb'] };
 

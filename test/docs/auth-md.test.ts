@@ -87,7 +87,8 @@ it('gives the limits the spec leaves out, from the configuration', () => {
     'Account API page size (`first`)': expect.stringContaining(`maximum ${MAX_PAGE_SIZE}`),
     'Account API query depth': '10 levels of fields; fragments nested in one another at most 100 levels',
     'Sign-in attempts': expect.stringMatching(/^after 5 failed sign-ins per account or 50 per client address, .* up to 15 minutes; .*`429` with `Retry-After`\. Forgotten 15 minutes after the wait that the last failure earned has ended$/),
-    'Rate limits': 'none applied by this server beyond authorization requests and sign-in attempts',
+    'Refreshes': expect.stringMatching(/^60 refreshes per grant at once, refilled at 60 per hour .*`429` `temporarily_unavailable` with `Retry-After`, the refresh token still usable$/),
+    'Rate limits': 'none applied by this server beyond authorization requests, refreshes per grant and sign-in attempts',
   });
 });
 

@@ -163,7 +163,12 @@ describe('the numbers follow the options', () => {
     expect(authMd).toContain(`remembered for ${d.failureCacheSeconds.default} seconds`);
     expect(authMd).toContain('is refused with `invalid_client` and nothing is sent to it');
     expect(limitRows(authMd)['Client ID Metadata Document fetches']).toBe(`at most ${perHost} per host and ${perCaller} per client address per ${window} (a cached document costs nothing); beyond, \`429\` \`temporarily_unavailable\` with \`Retry-After\``);
-    expect(limitRows(authMd)['Rate limits']).toBe('none applied by this server beyond authorization requests, sign-in attempts, registrations (see Endpoints, Registration) and Client ID Metadata Document fetches');
+    expect(limitRows(authMd)['Rate limits']).toBe('none applied by this server beyond authorization requests, refreshes per grant, sign-in attempts, registrations (see Endpoints, Registration) and Client ID Metadata Document fetches');
+    const refresh = OPTION_DEFAULTS.refreshTokenRateLimit;
+    const refreshRule = `${refresh.perGrant.default} refreshes per grant at once, refilled at ${refresh.perGrant.default} per ${perPeriod(refresh.windowSeconds.default)}`;
+    expect(limitRows(authMd).Refreshes).toBe(`${refreshRule} (a grant: one client's sign-in in one browser session); beyond, \`429\` \`temporarily_unavailable\` with \`Retry-After\`, the refresh token still usable`);
+    expect(responses(openapi, ENDPOINTS.token.path, 'post')['429']!.description).toContain(`a \`refresh_token\` grant whose grant has spent its budget of ${refreshRule} (the refresh token is not rotated, and stays usable)`);
+    expect(errorRows(authMd).find(([code, status]) => code === 'temporarily_unavailable' && status === '429')![2]).toContain('too many refreshes of one grant (the refresh token stays usable)');
     const authorization = OPTION_DEFAULTS.authorizationRateLimit;
     const authorizationRule = `${authorization.perIp.default} authorization requests per client address at once, refilled at ${authorization.perIp.default} per ${perPeriod(authorization.windowSeconds.default)}`;
     expect(limitRows(authMd)['Authorization requests']).toMatch(new RegExp(`^${authorizationRule} \\(a request over 2048 bytes counts once per started 2048 bytes of its URL\\); beyond, \`429\` with \`Retry-After\` \\(an error page, never a redirect\\)$`));
@@ -196,6 +201,7 @@ describe('no 429 where nothing is limited', () => {
   it('fetchBudget: false: no fetch 429, the refusal of special-use hosts still stated', async () => {
     const { openapi, authMd } = await render({
       registration: { variant: 'open', rateLimit: false }, clientIdMetadataDocuments: { fetchBudget: false }, authorizationRateLimit: false,
+      refreshTokenRateLimit: false,
     });
     for (const [path, method] of NAMING_A_CLIENT) expect([path, responses(openapi, path, method)]).toEqual([path, expect.not.objectContaining({ 429: expect.anything() })]);
     expect(responses(openapi, ENDPOINTS.registration.path, 'post')).not.toHaveProperty('429');
@@ -203,6 +209,7 @@ describe('no 429 where nothing is limited', () => {
     expect(authMd).toContain('is refused with `invalid_client` and nothing is sent to it');
     expect(authMd).not.toContain('documents are fetched from one host');
     expect(limitRows(authMd)).not.toHaveProperty('Client ID Metadata Document fetches');
+    expect(limitRows(authMd)).not.toHaveProperty('Refreshes');
     expect(errorRows(authMd).filter(([, status]) => status === '429')).toEqual([]);
   });
 
@@ -210,8 +217,8 @@ describe('no 429 where nothing is limited', () => {
     const { openapi, authMd } = await render({});
     for (const [path, method] of NAMING_A_CLIENT) {
       const described = responses(openapi, path, method);
-      // the authorization endpoint's 429 is its own rate, on by default
-      if (path === ENDPOINTS.authorization.path) expect(described['429']!.description).not.toContain('Metadata Document');
+      // the authorization endpoint's 429 is its own rate, the token endpoint's the refresh rate, both on by default
+      if (path === ENDPOINTS.authorization.path || path === ENDPOINTS.token.path) expect(described['429']!.description).not.toContain('Metadata Document');
       else expect(described).not.toHaveProperty('429');
     }
     expect(authMd).not.toContain('fetches the document');

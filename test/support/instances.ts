@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 
 import type { AdapterFactory } from '../../adapters/types.ts';
+import type { PlatformAuthOptions } from '../../lib/index.ts';
 import { createSecrets } from '../../lib/keys/secrets.ts';
 import { startApp } from './start-app.ts';
 import type { RunningApp } from './start-app.ts';
@@ -17,14 +18,15 @@ export interface SharedDeployment {
   start(adapter: AdapterFactory, baseUrl?: string): Promise<RunningApp>;
 }
 
-export async function sharedDeployment(): Promise<SharedDeployment> {
+/** `auth`: further options every instance of the deployment is started with. */
+export async function sharedDeployment(auth: Partial<PlatformAuthOptions> = {}): Promise<SharedDeployment> {
   const { jwks, cookieKeys } = await createSecrets();
   return {
     keyPrefix: `platform-auth-test:${randomUUID()}:`,
     start: (adapter, baseUrl) => startApp({
       ...(baseUrl && { baseUrl }),
       operatorSecret: 'operator-secret-shared-by-both-0123456789',
-      auth: { adapter, jwks: jwks as never, cookieKeys },
+      auth: { ...auth, adapter, jwks: jwks as never, cookieKeys },
     }),
   };
 }

@@ -18,7 +18,7 @@ import { USERINFO_FORM_LIMIT } from '../../resource/userinfo.ts';
 import type { EndpointId, HttpMethod } from '../../endpoints.ts';
 import { bearerOperation, sentTwiceResponse } from '../bearer-route.ts';
 import { duration, orList, perPeriod } from '../markdown.ts';
-import { authorizationRateRule, authorizeParameters, DOCUMENT_NOT_FETCHED, DOCUMENT_REFUSED, documentFetchBudget, INSUFFICIENT_SCOPE_RULE } from '../protocol.ts';
+import { authorizationRateRule, authorizeParameters, DOCUMENT_NOT_FETCHED, DOCUMENT_REFUSED, documentFetchBudget, INSUFFICIENT_SCOPE_RULE, refreshRateRule } from '../protocol.ts';
 import { endpointUrl, templatePath } from '../surface.ts';
 import { toolListRule } from '../tool-access.ts';
 import { jsonContent, ref } from './helpers.ts';
@@ -90,6 +90,16 @@ function documentFetchLimit(options: ResolvedOptions, page = false): Record<stri
   const why = documentFetchOverBudget(options);
   if (!why) return {};
   return { 429: page ? tooManyPage([why]) : tooMany(why) };
+}
+
+/** The 429 of the token endpoint: the refresh rate per grant, and the document fetch budget. */
+function tokenLimits(options: ResolvedOptions): Record<string, unknown> {
+  const rate = refreshRateRule(options);
+  const causes = [
+    ...(rate ? [`a \`refresh_token\` grant whose grant has spent its budget of ${rate} (the refresh token is not rotated, and stays usable)`] : []),
+    ...[documentFetchOverBudget(options)].filter((why): why is string => why !== undefined),
+  ];
+  return causes.length ? { 429: tooMany(causes.join('; or ')) } : {};
 }
 
 function documentFetchOverBudget(options: ResolvedOptions): string | undefined {
@@ -197,7 +207,7 @@ const DESCRIBE: Record<EndpointId, Describe> = {
         200: { description: 'tokens', headers: CACHE_CONTROL, content: jsonContent(ref('schemas', 'TokenResponse')) },
         400: clientRequestError(options),
         401: ref('responses', 'InvalidClient'),
-        ...documentFetchLimit(options),
+        ...tokenLimits(options),
         503: unavailable,
       },
     },
