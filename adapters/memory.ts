@@ -15,9 +15,10 @@
  */
 import { errors } from 'oidc-provider';
 
-import { budgetKeptFor, GRANTABLE_MODELS, REFRESH_USE_MODEL } from './types.ts';
+import { budgetKeptFor, GRANTABLE_MODELS, REFRESH_USE_MODEL, spendsFor } from './types.ts';
 import type {
-  Adapter, AdapterPayload, BudgetSpent, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep, PutRecords, RecordWrite, SpendBudget, SynchronousWrites,
+  Adapter, AdapterPayload, BudgetSpent, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep, FindSpending, FoundSpending, GrantSpend, PutRecords,
+  RecordWrite, SpendBudget, SynchronousWrites,
 } from './types.ts';
 
 interface Entry {
@@ -242,7 +243,7 @@ class MemoryStore {
   }
 }
 
-class MemoryAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, SpendBudget {
+class MemoryAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, SpendBudget, FindSpending {
   readonly #model: string;
   readonly #store: MemoryStore;
 
@@ -321,15 +322,26 @@ class MemoryAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, SpendBudg
 
   /** {@link SpendBudget.spendBudget}: synchronous from the read to the write, as compareAndSet. */
   async spendBudget(id: string, now: number, tolerance: number, step: number): Promise<BudgetSpent> {
-    const key = this.#key(id);
-    const stored = this.#store.get(key);
-    const was = stored === undefined ? undefined : (JSON.parse(stored.json) as { tat?: unknown }).tat;
-    const tat = typeof was === 'number' && was > now ? was : now;
-    if (tat - now > tolerance) return { spent: false, tat };
-    const next = tat + step;
-    this.#store.set(key, { tat: next }, budgetKeptFor(next, now));
-    return { spent: true, tat: next };
+    return spendIn(this.#store, this.#key(id), now, tolerance, step);
   }
+
+  /** {@link FindSpending.findSpending}: the read and the spend in one synchronous step. */
+  async findSpending(id: string, spend: GrantSpend): Promise<FoundSpending> {
+    const payload = this.#store.find(this.#model, id);
+    if (!spendsFor(payload, spend)) return { payload, spent: undefined };
+    return { payload, spent: spendIn(this.#store, recordKey(spend.model, payload!.grantId as string), spend.now, spend.tolerance, spend.step) };
+  }
+}
+
+/** A budget's spend ({@link SpendBudget.spendBudget}) on the record at `key`. */
+function spendIn(store: MemoryStore, key: string, now: number, tolerance: number, step: number): BudgetSpent {
+  const stored = store.get(key);
+  const was = stored === undefined ? undefined : (JSON.parse(stored.json) as { tat?: unknown }).tat;
+  const tat = typeof was === 'number' && was > now ? was : now;
+  if (tat - now > tolerance) return { spent: false, tat };
+  const next = tat + step;
+  store.set(key, { tat: next }, budgetKeptFor(next, now));
+  return { spent: true, tat: next };
 }
 
 /**

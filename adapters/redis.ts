@@ -79,10 +79,10 @@ import { errors } from 'oidc-provider';
 
 import { grantIndexKeyOf, isCredentialModel, keyIdOf, recordKeyOf, storedJson, withId } from './redis-keys.ts';
 import { checkUrlOrClient, connectionFailure, redisAddress } from './redis-url.ts';
-import { GRANT_CONTEXT_MODEL, GRANTABLE_MODELS, StorageUnavailableError } from './types.ts';
+import { GRANT_CONTEXT_MODEL, GRANTABLE_MODELS, spendsFor, StorageUnavailableError } from './types.ts';
 import type {
-  Adapter, AdapterPayload, BudgetSpent, CappedList, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep, LatestByMember, LatestEntry, PutRecords,
-  RecordWrite, SpendBudget,
+  Adapter, AdapterPayload, BudgetSpent, CappedList, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep, FindSpending, FoundSpending, GrantSpend,
+  LatestByMember, LatestEntry, PutRecords, RecordWrite, SpendBudget,
 } from './types.ts';
 
 /** What the options of {@link RedisAdapterOptions} are when left out (written once). */
@@ -315,35 +315,74 @@ revoke(KEYS[k], KEYS[k + 1], ARGV[a])
 return 1
 `;
 
+// A budget's spend (SpendBudget.spendBudget): its state `tat` is `now` when absent or past;
+// when at most `tolerance` ahead of `now` it moves `step` later, kept until then (whole
+// seconds, at least one). Returns {1, the new tat} when spent, or {0, tat} with nothing
+// written. Integers to the millisecond stay exact in Lua's doubles; '%.0f' writes them
+// without an exponent. Shared below.
+const SPEND_FUNCTION = `
+local function spendBudget(key, nowArg, toleranceArg, stepArg)
+  local now = tonumber(nowArg)
+  local tat = now
+  local raw = redis.call('GET', key)
+  if raw then
+    local ok, payload = pcall(cjson.decode, raw)
+    if ok and type(payload) == 'table' and type(payload.tat) == 'number' and payload.tat > now then tat = payload.tat end
+  end
+  if tat - now > tonumber(toleranceArg) then return {0, tat} end
+  local nxt = tat + tonumber(stepArg)
+  redis.call('SET', key, string.format('{"tat":%.0f}', nxt), 'EX', math.max(1, math.ceil((nxt - now) / 1000)))
+  return {1, nxt}
+end
+`;
+
 // A token, the grant it names and that grant's context (the site an operator or MCP client
 // acts for, read by the token's claims) in one round trip (single Redis only; their keys are
 // derived from the record, so they cannot be declared up front — allowed outside a Cluster).
 // Returns {} (absent), {record} or {record, grant or false, context or false}. Read in one
-// script, they are one consistent snapshot. Shared below.
-const FIND_WITH_GRANT_FUNCTION = `
-local function findWithGrant(key, prefix)
+// script, they are one consistent snapshot. With `spend` (FindSpending.findSpending: the
+// budget's model, the client, now, tolerance, step), a token of that client also spends one
+// step of its grant's budget (the model's record of the grant's id, in the grant's slot),
+// appended as {…, 1 or 0, tat}. Shared below.
+const FIND_WITH_GRANT_FUNCTION = `${SPEND_FUNCTION}
+local function findWithGrant(key, prefix, spend)
   local raw = redis.call('GET', key)
   if not raw then return {} end
   local ok, payload = pcall(cjson.decode, raw)
   if not ok or type(payload) ~= 'table' or type(payload.grantId) ~= 'string' or payload.grantId == '' then return {raw} end
   local tag = ':{' .. payload.grantId .. '}'
-  return {raw, redis.call('GET', prefix .. 'Grant' .. tag), redis.call('GET', prefix .. '${GRANT_CONTEXT_MODEL}' .. tag)}
+  local found = {raw, redis.call('GET', prefix .. 'Grant' .. tag), redis.call('GET', prefix .. '${GRANT_CONTEXT_MODEL}' .. tag)}
+  if spend and payload.clientId == spend[2] then
+    local spent = spendBudget(prefix .. spend[1] .. tag, spend[3], spend[4], spend[5])
+    found[4] = spent[1]
+    found[5] = spent[2]
+  end
+  return found
 end
 `;
 
-// KEYS[1] the record; ARGV[1] the key prefix.
+// KEYS[1] the record; ARGV[1] the key prefix, then, to spend, ARGV[2..6] as findWithGrant's `spend`.
 const FIND_WITH_GRANT_LUA = `${FIND_WITH_GRANT_FUNCTION}
-return findWithGrant(KEYS[1], ARGV[1])
+local spend = nil
+if ARGV[2] then spend = {ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]} end
+return findWithGrant(KEYS[1], ARGV[1], spend)
 `;
 
 // The reads asked for in one turn, in one round trip (RedisStore.#sendReads): KEYS the records;
-// ARGV[1] the key prefix, ARGV[1 + i] '1' when record i is a token read with its grant. Returns
-// one entry per key: {} (absent), {record}, or findWithGrant's answer.
+// ARGV[1] the key prefix, ARGV[1 + i] '1' when record i is a token read with its grant, '2'
+// when it also spends (its five `spend` arguments follow the kinds, in the order of the reads).
+// Returns one entry per key: {} (absent), {record}, or findWithGrant's answer.
 const FIND_MANY_LUA = `${FIND_WITH_GRANT_FUNCTION}
 local found = {}
+local n = #KEYS
+local cursor = n + 2
 for i, key in ipairs(KEYS) do
-  if ARGV[i + 1] == '1' then
-    found[i] = findWithGrant(key, ARGV[1])
+  local kind = ARGV[i + 1]
+  if kind == '2' then
+    found[i] = findWithGrant(key, ARGV[1], {ARGV[cursor], ARGV[cursor + 1], ARGV[cursor + 2], ARGV[cursor + 3], ARGV[cursor + 4]})
+    cursor = cursor + 5
+  elseif kind == '1' then
+    found[i] = findWithGrant(key, ARGV[1], nil)
   else
     local raw = redis.call('GET', key)
     found[i] = raw and {raw} or {}
@@ -414,21 +453,9 @@ return 1
 `;
 
 // KEYS[1] a budget's record {tat}; ARGV[1] now, ARGV[2] the tolerance, ARGV[3] the step, in
-// epoch milliseconds (SpendBudget.spendBudget). Returns {1, the new tat} when the step was
-// spent, or {0, tat} with nothing written. One key: atomic on a Cluster too. Integers to the
-// millisecond stay exact in Lua's doubles; '%.0f' writes them without an exponent.
-const SPEND_BUDGET_LUA = `
-local now = tonumber(ARGV[1])
-local tat = now
-local raw = redis.call('GET', KEYS[1])
-if raw then
-  local ok, payload = pcall(cjson.decode, raw)
-  if ok and type(payload) == 'table' and type(payload.tat) == 'number' and payload.tat > now then tat = payload.tat end
-end
-if tat - now > tonumber(ARGV[2]) then return {0, tat} end
-local nxt = tat + tonumber(ARGV[3])
-redis.call('SET', KEYS[1], string.format('{"tat":%.0f}', nxt), 'EX', math.max(1, math.ceil((nxt - now) / 1000)))
-return {1, nxt}
+// epoch milliseconds (SpendBudget.spendBudget). One key: atomic on a Cluster too.
+const SPEND_BUDGET_LUA = `${SPEND_FUNCTION}
+return spendBudget(KEYS[1], ARGV[1], ARGV[2], ARGV[3])
 `;
 
 // KEYS[1] a capped list; ARGV[1] how many items to keep, ARGV[2] TTL in seconds, ARGV[3..]
@@ -545,14 +572,18 @@ interface Scripts {
   platformAuthReadLatest(ranks: string, payloads: string): Promise<(string | null)[]>;
   platformAuthUpsert(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
   platformAuthUpsertThenRevoke(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
-  platformAuthFindWithGrant(key: string, prefix: string): Promise<Found>;
+  platformAuthFindWithGrant(key: string, prefix: string, ...spend: (string | number)[]): Promise<Found>;
   platformAuthFindMany(numberOfKeys: number, ...keysThenArgs: string[]): Promise<Found[]>;
   platformAuthDestroy(key: string, prefix: string, model: string, id: string, indexed: '0' | '1'): Promise<number>;
   platformAuthFindByIndex(indexKey: string, prefix: string, model: string): Promise<string | null>;
 }
 
-/** A record as read (FIND_WITH_GRANT_LUA): absent, alone, or with its grant and that grant's context (null: absent). */
-type Found = [record?: string, grant?: string | null, context?: string | null];
+/**
+ * A record as read (FIND_WITH_GRANT_LUA): absent, alone, or with its grant and that grant's
+ * context (null: absent), and, when a spend was asked for and made, whether it was spent and
+ * the budget's state (strings from a client with ioredis' `stringNumbers`).
+ */
+type Found = [record?: string, grant?: string | null, context?: string | null, spent?: number | string, tat?: number | string];
 
 type Client = (Redis | Cluster) & Scripts;
 type Command = [name: string, ...args: (string | number)[]];
@@ -570,6 +601,8 @@ interface QueuedRead {
   readonly key: string;
   /** a token, read with its grant and the grant's context (FIND_WITH_GRANT_LUA) */
   readonly withGrant: boolean;
+  /** with its grant, a spend of the grant's budget: findWithGrant's five `spend` arguments */
+  readonly spend?: readonly (string | number)[] | undefined;
   resolve(found: Found): void;
   reject(error: unknown): void;
 }
@@ -809,12 +842,12 @@ class RedisStore {
    * token at once, and the grant index reads a grant's link and its account's head together:
    * one round trip each instead of two. Alone, a read is the command it always was.
    */
-  #read(key: string, withGrant: boolean): Promise<Found> {
+  #read(key: string, withGrant: boolean, spend?: readonly (string | number)[]): Promise<Found> {
     // record writes asked for before it go first: the read sees them
     if (this.#upserts.length > 0) this.#writeUpserts();
     this.#revoking.clear();
     return new Promise<Found>((resolve, reject) => {
-      if (this.#reads.push({ key, withGrant, resolve, reject }) === 1) process.nextTick(() => this.#sendReads());
+      if (this.#reads.push({ key, withGrant, spend, resolve, reject }) === 1) process.nextTick(() => this.#sendReads());
     });
   }
 
@@ -857,14 +890,15 @@ class RedisStore {
     this.#reads = [];
     if (reads.length === 1) {
       const read = reads[0]!;
-      if (read.withGrant) this.#start((client) => client.platformAuthFindWithGrant(read.key, this.prefix), read.resolve, read.reject);
+      if (read.withGrant) this.#start((client) => client.platformAuthFindWithGrant(read.key, this.prefix, ...(read.spend ?? [])), read.resolve, read.reject);
       else this.#start((client) => client.get(read.key), (raw) => read.resolve(raw === null ? [] : [raw]), read.reject);
       return;
     }
     const keys = reads.map((read) => read.key);
-    const kinds = reads.map((read) => (read.withGrant ? '1' : '0'));
+    const kinds = reads.map((read) => (read.spend ? '2' : read.withGrant ? '1' : '0'));
+    const spends = reads.flatMap((read) => (read.spend ?? []).map(String));
     this.#start(
-      (client) => client.platformAuthFindMany(reads.length, ...keys, this.prefix, ...kinds),
+      (client) => client.platformAuthFindMany(reads.length, ...keys, this.prefix, ...kinds, ...spends),
       (found) => {
         for (let i = 0; i < reads.length; i += 1) reads[i]!.resolve(found[i] ?? []);
       },
@@ -970,17 +1004,41 @@ class RedisStore {
    */
   getWithGrant(key: string): Promise<AdapterPayload | undefined> {
     if (this.isCluster) return this.get(key);
+    return this.#getWithGrant(key).then(([payload]) => payload);
+  }
+
+  /**
+   * {@link getWithGrant}, spending one step of the grant's budget in the same script when the
+   * token is `spend`'s client's ({@link FindSpending.findSpending}); on a Cluster, a read then
+   * a spend.
+   */
+  getWithGrantSpending(key: string, spend: GrantSpend): Promise<FoundSpending> {
+    if (this.isCluster) {
+      return this.get(key).then((payload) => {
+        if (!spendsFor(payload, spend)) return { payload, spent: undefined };
+        const budget = this.recordKey(spend.model, payload!.grantId as string);
+        return this.call((client) => client.platformAuthSpendBudget(budget, spend.now, spend.tolerance, spend.step))
+          .then(([spent, tat]) => ({ payload, spent: { spent: Number(spent) === 1, tat: Number(tat) } }));
+      });
+    }
+    return this.#getWithGrant(key, [spend.model, spend.clientId, spend.now, spend.tolerance, spend.step]).then(([payload, spent, tat]) => ({
+      payload,
+      spent: spent === undefined ? undefined : { spent: Number(spent) === 1, tat: Number(tat) },
+    }));
+  }
+
+  #getWithGrant(key: string, spend?: readonly (string | number)[]): Promise<[AdapterPayload | undefined, Found[3], Found[4]]> {
     const asked = ++this.#sequence;
     this.#outstanding.add(asked);
-    return this.#read(key, true).then(([raw, grant, context]) => {
+    return this.#read(key, true, spend).then(([raw, grant, context, spent, tat]) => {
       try {
-        if (raw === undefined) return undefined;
+        if (raw === undefined) return [undefined, undefined, undefined];
         const payload = JSON.parse(raw) as AdapterPayload;
         if (grant !== undefined && typeof payload.grantId === 'string') {
           this.#prefetch(this.recordKey('Grant', payload.grantId), grant ?? null, asked);
           this.#prefetch(this.recordKey(GRANT_CONTEXT_MODEL, payload.grantId), context ?? null, asked);
         }
-        return payload;
+        return [payload, spent ?? undefined, tat ?? undefined];
       } finally {
         // after the snapshot is judged: the forgets it is judged by go with it
         this.#answered(asked);
@@ -1194,7 +1252,7 @@ function withTtl(command: Command, ttl: number | undefined): Command {
   return ttl === undefined ? command : [...command, 'EX', ttl];
 }
 
-class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList, LatestByMember, SpendBudget {
+class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList, LatestByMember, SpendBudget, FindSpending {
   readonly #model: string;
   readonly #store: RedisStore;
 
@@ -1244,6 +1302,12 @@ class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList
   /** The record at `key`, a token with its grant (READ_WITH_GRANT). */
   #read(key: string): Promise<AdapterPayload | undefined> {
     return READ_WITH_GRANT.has(this.#model) ? this.#store.getWithGrant(key) : this.#store.get(key);
+  }
+
+  /** {@link FindSpending.findSpending}: on a single Redis, the token's read script spends too. */
+  findSpending(id: string, spend: GrantSpend): Promise<FoundSpending> {
+    const found = this.#store.getWithGrantSpending(this.#store.recordKey(this.#model, id), spend);
+    return isCredentialModel(this.#model) ? found.then(({ payload, spent }) => ({ payload: withId(id, payload), spent })) : found;
   }
 
   async findByUid(uid: string): Promise<AdapterPayload | undefined> {

@@ -134,6 +134,42 @@ export interface SpendBudget {
   spendBudget(id: string, now: number, tolerance: number, step: number): Promise<BudgetSpent>;
 }
 
+/** A spend of a grant's budget asked for with a token's read ({@link FindSpending.findSpending}). */
+export interface GrantSpend {
+  /** the model of the budgets' records; a grant's record is the one with the grant's id */
+  readonly model: string;
+  /** only a token of this client spends */
+  readonly clientId: string;
+  /** as {@link SpendBudget.spendBudget}'s */
+  readonly now: number;
+  readonly tolerance: number;
+  readonly step: number;
+}
+
+/** What {@link FindSpending.findSpending} read and spent. */
+export interface FoundSpending {
+  readonly payload: AdapterPayload | undefined;
+  /** `undefined` when nothing was spent: no record, no grant, or another client's token */
+  readonly spent: BudgetSpent | undefined;
+}
+
+/** Whether the token `payload` spends `spend`: it names a grant and is `spend`'s client's. */
+export function spendsFor(payload: AdapterPayload | undefined, spend: GrantSpend): boolean {
+  return typeof payload?.grantId === 'string' && payload.grantId !== '' && payload.clientId === spend.clientId;
+}
+
+/**
+ * The optional read of a token that spends its grant's budget with it (the refresh rate per
+ * grant, lib/policies/refresh-rate.ts): the record `id`, and, when it names a grant and
+ * `spend.clientId` as its client, one step of that grant's budget spent as
+ * {@link SpendBudget.spendBudget} spends it (the record of `spend.model` with the grant's id).
+ * On a single Redis one script, the token's read with its grant; elsewhere a read, then the
+ * spend. Without it, a read, then the spend (two round trips before the rest of the request).
+ */
+export interface FindSpending {
+  findSpending(id: string, spend: GrantSpend): Promise<FoundSpending>;
+}
+
 /** Seconds a budget's record at `tat` is kept at `now` (epoch ms): until it is past, at least one. */
 export function budgetKeptFor(tat: number, now: number): number {
   return Math.max(1, Math.ceil((tat - now) / 1000));

@@ -5,8 +5,9 @@
  * `refreshTokenRateLimit: false`, in the same run and on the same storage. The workload is the
  * `refresh` scenario's: one rotation chain per connection, so one grant per connection.
  *
- * Counting is a read and a compare-and-set of one small record per refresh (on Redis, two
- * round trips before the rotation).
+ * Counting is a read and a write of one small record per refresh, made by the script that
+ * reads the token on a single Redis (no command more), in the same synchronous step as the
+ * read on the memory adapter.
  */
 import { featureCostScenario } from '../lib/feature-cost.ts';
 import { ours, oursNoRefreshRate } from '../servers/ours.ts';

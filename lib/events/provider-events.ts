@@ -187,7 +187,8 @@ export function deriveProviderEvents(provider: Provider, deps: ProviderEventDeps
     }
     const entities = ctx.oidc?.entities;
     const source = entities?.RefreshToken ?? entities?.AuthorizationCode;
-    const identity = who(ctx, entities?.Account?.accountId ?? source?.accountId);
+    // a refusal made where the token is read (the refresh rate) names the account itself
+    const identity = who(ctx, entities?.Account?.accountId ?? source?.accountId ?? text((error as { accountId?: unknown }).accountId));
     if (error.error_detail === 'refresh token already used') {
       emit({ name: 'refresh.reuse_detected', reason: 'after_grace', ...identity }, ctx);
       return;

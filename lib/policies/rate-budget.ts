@@ -17,7 +17,7 @@
  * @module
  */
 import { budgetKeptFor } from '../../adapters/types.ts';
-import type { Adapter, AdapterFactory, AdapterPayload, CompareAndSet, SpendBudget } from '../../adapters/types.ts';
+import type { Adapter, AdapterFactory, AdapterPayload, BudgetSpent, CompareAndSet, SpendBudget } from '../../adapters/types.ts';
 import { RecordUpdater } from '../storage/record-update.ts';
 
 /** A budget's size and refill. */
@@ -41,19 +41,28 @@ export type Admission =
   | { readonly allowed: false; /** whole seconds until the request would be served */ readonly retryAfter: number };
 
 /** One request's step of GCRA: how far the state may run ahead, and how far the request moves it. */
-interface Step {
+export interface Step {
   /** milliseconds the state may be ahead of now for the request to be served */
   readonly tolerance: number;
   /** milliseconds the request moves the state */
   readonly step: number;
 }
 
-function stepOf(budget: BudgetSettings, cost: number): Step {
+/** A step planned at `now` (epoch ms), for an adapter to spend ({@link RateBudget.plan}). */
+export interface PlannedStep extends Step {
+  readonly now: number;
+}
+
+/**
+ * The step of a request costing `cost` units; `reserve` units more may be overdrawn beyond the
+ * bucket for it (a request that must not wait: the refresh rate's retries).
+ */
+function stepOf(budget: BudgetSettings, cost: number, reserve = 0): Step {
   // whole milliseconds, so that a burst is exactly `size` (fractions would drift as they add up)
   const interval = Math.max(1, Math.floor((budget.windowSeconds * 1000) / budget.size));
   const units = Math.min(Math.max(1, Math.ceil(cost)), budget.size);
   // served while the bucket still holds `units`: the state may run at most `size - units` intervals ahead
-  return { tolerance: (budget.size - units) * interval, step: units * interval };
+  return { tolerance: (budget.size - units + reserve) * interval, step: units * interval };
 }
 
 /** Whole seconds until a request of `step` is served from a budget at `tat`. */
@@ -65,8 +74,8 @@ function waitFrom(tat: number, now: number, { tolerance }: Step): number {
  * A request costing `cost` units (at least 1, at most `size`) from a key in state `record` at
  * `now` (epoch ms): served, or how long to wait.
  */
-export function admitWithin(record: RateRecord | undefined, budget: BudgetSettings, now: number, cost = 1): Admission {
-  const step = stepOf(budget, cost);
+export function admitWithin(record: RateRecord | undefined, budget: BudgetSettings, now: number, cost = 1, reserve = 0): Admission {
+  const step = stepOf(budget, cost, reserve);
   const tat = Math.max(record?.tat ?? now, now);
   if (tat - now > step.tolerance) return { allowed: false, retryAfter: waitFrom(tat, now, step) };
   const next = tat + step.step;
@@ -101,15 +110,15 @@ export class RateBudget {
   }
 
   /**
-   * Counts a request costing `cost` units against `key` (a record key: hashed, never a
-   * secret or a person's data in the clear), or refuses it.
+   * Counts a request costing `cost` units against `key` (a record key: hashed, or an id that
+   * is no secret and no person's data), or refuses it; `reserve`: units it may overdraw.
    */
-  async attempt(key: string, cost = 1): Promise<RateAdmission> {
-    if (this.#spend) return this.#spendAtOnce(this.#spend, key, cost);
+  async attempt(key: string, cost = 1, reserve = 0): Promise<RateAdmission> {
+    if (this.#spend) return this.#spendAtOnce(this.#spend, key, cost, reserve);
     if (!this.#records) return ALLOWED;
     let outcome: Admission | undefined;
     const applied = await this.#records.update(key, (stored) => {
-      outcome = admitWithin(asRecord(stored), this.#budget, this.#now(), cost);
+      outcome = admitWithin(asRecord(stored), this.#budget, this.#now(), cost, reserve);
       return outcome.allowed ? { payload: { tat: outcome.next.tat }, expiresIn: outcome.keepFor } : undefined;
     });
     // a key that kept changing under us is being hammered: refusing is the safe side
@@ -117,11 +126,24 @@ export class RateBudget {
     return outcome.allowed ? ALLOWED : { allowed: false, retryAfter: outcome.retryAfter };
   }
 
+  /** This budget's clock, epoch milliseconds. */
+  now(): number {
+    return this.#now();
+  }
+
+  /** A request's step at this moment, for an adapter that spends it with another operation (a token's read). */
+  plan(cost = 1, reserve = 0): PlannedStep {
+    return { now: this.#now(), ...stepOf(this.#budget, cost, reserve) };
+  }
+
+  /** What the adapter's spend of `planned` means for the request. */
+  judge({ spent, tat }: BudgetSpent, planned: PlannedStep): RateAdmission {
+    return spent ? ALLOWED : { allowed: false, retryAfter: waitFrom(tat, planned.now, planned) };
+  }
+
   /** One round trip: the adapter reads, decides and writes in one step, by the same rule. */
-  async #spendAtOnce(store: SpendBudget, key: string, cost: number): Promise<RateAdmission> {
-    const now = this.#now();
-    const step = stepOf(this.#budget, cost);
-    const { spent, tat } = await store.spendBudget(key, now, step.tolerance, step.step);
-    return spent ? ALLOWED : { allowed: false, retryAfter: waitFrom(tat, now, step) };
+  async #spendAtOnce(store: SpendBudget, key: string, cost: number, reserve: number): Promise<RateAdmission> {
+    const planned = this.plan(cost, reserve);
+    return this.judge(await store.spendBudget(key, planned.now, planned.tolerance, planned.step), planned);
   }
 }

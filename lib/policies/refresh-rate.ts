@@ -11,11 +11,12 @@
  * at the 1,400 refreshes a second the bench serves on Redis, some 4.5 GB an hour, until the
  * store was full and every member was refused.
  *
- * So each refresh spends one unit of its grant's budget (./rate-budget.ts), and nothing of the
- * refresh is written until it is spent: a refused refresh leaves the token as it was, usable
- * once the budget is back ({@link RefreshRateGate}). A client refreshes once per access token's
- * lifetime (an hour by default); the default budget, a burst of 60 then one a minute, is
- * dozens of times that, and what one grant keeps stored stays bounded by it. A grant is one
+ * So each refresh spends one unit of its grant's budget (./rate-budget.ts) where oidc-provider
+ * reads its token, before anything of the refresh is checked or written: a refused refresh
+ * leaves the token as it was, usable once the budget is back ({@link CountedRefreshTokens}).
+ * A client refreshes once per access token's lifetime (an hour by default); the default
+ * budget, a burst of 60 then one a minute, is dozens of times that, and what one grant keeps
+ * stored stays bounded by it. A grant is one
  * client's sign-in in one browser session; a second grant costs a sign-in and an
  * authorization request, which their own limits bound (`authorizationRateLimit`).
  *
@@ -25,13 +26,13 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
-
 import Provider, { errors } from 'oidc-provider';
 
-import type { Adapter, AdapterFactory, AdapterPayload } from '../../adapters/types.ts';
+import { spendsFor } from '../../adapters/types.ts';
+import type { Adapter, AdapterFactory, AdapterPayload, FindSpending } from '../../adapters/types.ts';
 import { decorateModel, DelegatingAdapter } from '../storage/model-decorator.ts';
 import { RateBudget } from './rate-budget.ts';
+import type { RateAdmission } from './rate-budget.ts';
 
 /** The storage model of the per-grant refresh rate state. */
 export const REFRESH_RATE_MODEL = 'RefreshRate';
@@ -44,166 +45,126 @@ export interface RefreshRateSettings {
   readonly windowSeconds: number;
 }
 
-/** The record key of a grant's budget: its id, hashed, as the other budgets' keys are. */
-export const grantRecordKey = (grantId: string) => `grant:${createHash('sha256').update(grantId).digest('base64url')}`;
-
-/** Seconds between two refreshes a grant may make once its burst is spent. */
-export function refreshInterval(settings: RefreshRateSettings): number {
-  return settings.windowSeconds / settings.perGrant;
-}
-
-/** 429 `temporarily_unavailable` for a grant over its budget: a JSON answer of the token endpoint, never a page. */
-export function refreshRateRefusal(retryAfter: number): Error {
+/**
+ * 429 `temporarily_unavailable` for a grant over its budget: a JSON answer of the token
+ * endpoint, never a page. It is thrown where the token is read, before oidc-provider knows
+ * the token's account, so the refusal carries it (`accountId`, never in the answer) for the
+ * `token.failed` event.
+ */
+export function refreshRateRefusal(retryAfter: number, accountId?: string): Error {
   const err = new errors.TemporarilyUnavailable(`too many refreshes of this grant; try again in ${retryAfter} seconds`);
   Object.assign(err, { status: 429, statusCode: 429, expose: true, allow_redirect: false });
+  if (accountId !== undefined) Object.defineProperty(err, 'accountId', { value: accountId, enumerable: false });
   return err;
 }
 
-/** What the gate reads of oidc-provider's request (`Provider.ctx`). */
+/**
+ * Refreshes beyond a grant's budget that a rotated token presented again within the refresh
+ * grace may overdraw: a retry of a refresh whose answer was lost, or the second of two racing
+ * tabs. Refused and told to wait for the budget (a minute at the defaults), such a client
+ * would come back after the grace (30 s) and its token would be reuse, revoking the grant.
+ * The reserve raises the burst, never the sustained rate: every unit overdrawn is waited
+ * for by the next refresh.
+ */
+export const RETRY_RESERVE = 10;
+
+/** What the count reads of oidc-provider's request (`Provider.ctx`). */
 interface TokenRequest {
   readonly oidc?: { readonly route?: string; readonly params?: Record<string, unknown>; readonly client?: { readonly clientId: string } };
   set(name: string, value: string): void;
 }
 
-/** One refresh request's count, and what waits for it. */
-interface Held {
-  /** settles when the count is back: rejects with the refusal (or a storage failure) */
-  readonly gate: Promise<void>;
-  /** the rotation's writes asked for before the count was back, run (in order) once it is */
-  readonly writes: Promise<void>[];
-  /** the count was back and allowed: writes go straight through */
-  allowed: boolean;
-}
-
-const ignore = () => undefined;
 const currentRequest = () => Provider.ctx as TokenRequest | undefined;
 
-/**
- * Counts each refresh against its grant without a round trip of its own in the refresh's
- * path. The count is asked for as soon as oidc-provider has read the refresh token (its grant
- * is known then), and the refresh goes on meanwhile: its checks, and its reads of the grant
- * and its context, which the Redis adapter answered with the token's read in the same turn.
- * What the refresh writes (the rotation: consuming the token, its successor; the access
- * token) is held until the count is back, then asked for in one turn, so on a single Redis it
- * is still one script. Refused, none of it is written: the token is not rotated and stays
- * usable, and the access token's save, which oidc-provider waits for before it answers,
- * rejects with the refusal (429, `Retry-After`); a storage failure while counting rejects it
- * as a 503, with nothing written either. The save waits for the held writes too, so a write
- * that fails is a 503, as without the count (./refresh-issue.ts).
- */
-class RefreshRateGate {
-  readonly #budget: RateBudget;
-  readonly #request: () => TokenRequest | undefined;
-  readonly #held = new WeakMap<object, Held>();
-
-  constructor(budget: RateBudget, request: () => TokenRequest | undefined) {
-    this.#budget = budget;
-    this.#request = request;
-  }
-
-  /** A refresh token read: in a refresh by its own client, its grant's count is asked for. */
-  read(payload: { readonly grantId?: unknown; readonly clientId?: unknown } | undefined): void {
-    const ctx = this.#request();
-    const oidc = ctx?.oidc;
-    if (!ctx || oidc?.route !== 'token' || oidc.params?.grant_type !== 'refresh_token' || this.#held.has(ctx)) return;
-    // another client's token is refused by oidc-provider: it spends nothing of the grant's budget
-    if (typeof payload?.grantId !== 'string' || payload.clientId !== oidc.client?.clientId) return;
-    const held: Held = {
-      gate: this.#budget.attempt(grantRecordKey(payload.grantId)).then((admission) => {
-        if (admission.allowed) {
-          held.allowed = true;
-          return;
-        }
-        ctx.set('Retry-After', String(admission.retryAfter));
-        throw refreshRateRefusal(admission.retryAfter);
-      }),
-      writes: [],
-      allowed: false,
-    };
-    // a refresh refused before it writes anything (another check) leaves the gate unawaited
-    held.gate.catch(ignore);
-    this.#held.set(ctx, held);
-  }
-
-  /** A write of the rotation: once the count allowed it, in the order asked; never when refused. */
-  hold(write: () => Promise<void>): Promise<void> {
-    const held = this.#pending();
-    if (!held) return write();
-    const writing = held.gate.then(write);
-    writing.catch(ignore);
-    held.writes.push(writing);
-    // confirmed at once, as the grace rule confirms a successor: what the client is answered
-    // waits for the access token's save, which waits for this
-    return Promise.resolve();
-  }
-
-  /** The access token's save: after the count and the held writes, failing with either. */
-  save(write: () => Promise<void>): Promise<void> {
-    const held = this.#pending();
-    if (!held) return write();
-    return held.gate.then(() => {
-      const saving = write();
-      return Promise.all([saving, ...held.writes]).then(ignore);
-    });
-  }
-
-  /** This request's count, while it is not back (or refused). */
-  #pending(): Held | undefined {
-    const ctx = this.#request();
-    const held = ctx === undefined ? undefined : this.#held.get(ctx);
-    return held === undefined || held.allowed ? undefined : held;
-  }
+/** The client of a `refresh_token` grant request, the one its token's grant is counted for. */
+function refreshingClient(ctx: TokenRequest | undefined): string | undefined {
+  const oidc = ctx?.oidc;
+  if (oidc?.route !== 'token' || oidc.params?.grant_type !== 'refresh_token') return undefined;
+  return oidc.client?.clientId;
 }
 
-class CountedRefreshTokens extends DelegatingAdapter {
-  readonly #gate: RefreshRateGate;
+interface RefreshPayload extends AdapterPayload {
+  readonly grantId?: string;
+  /** set by the refresh grace when the token was rotated (epoch seconds): ./refresh-grace.ts */
+  readonly rotatedAt?: number;
+}
 
-  constructor(inner: Adapter, gate: RefreshRateGate) {
+/**
+ * The `RefreshToken` storage, under the refresh grace (./refresh-grace.ts), counting each
+ * refresh where oidc-provider reads the token: on a single Redis in the same script as the
+ * read (`findSpending`, adapters/types.ts), so a refresh costs no command and no round trip
+ * more; elsewhere a read, then the count. Over the budget the read throws the refusal, before
+ * oidc-provider has checked or written anything: the token is neither rotated nor taken for
+ * reuse. A storage failure while counting fails the read, a 503, with nothing written either.
+ */
+class CountedRefreshTokens extends DelegatingAdapter {
+  readonly #budget: RateBudget;
+  readonly #request: () => TokenRequest | undefined;
+  readonly #graceSeconds: number;
+  /** the storage's read that spends, where it has one */
+  readonly #findSpending: FindSpending['findSpending'] | undefined;
+  /** requests counted: one count per refresh, whatever else reads its token */
+  readonly #counted = new WeakSet<object>();
+
+  constructor(inner: Adapter, budget: RateBudget, options: { readonly graceSeconds: number; readonly request: () => TokenRequest | undefined }) {
     super(inner);
-    this.#gate = gate;
+    this.#budget = budget;
+    this.#request = options.request;
+    this.#graceSeconds = options.graceSeconds;
+    const { findSpending } = inner as Partial<FindSpending>;
+    this.#findSpending = typeof findSpending === 'function' ? findSpending.bind(inner) : undefined;
   }
 
   override find(id: string): ReturnType<Adapter['find']> {
-    return this.inner.find(id).then((payload) => {
-      this.#gate.read(payload ?? undefined);
-      return payload;
+    const ctx = this.#request();
+    const clientId = refreshingClient(ctx);
+    if (clientId === undefined || this.#counted.has(ctx!)) return this.inner.find(id);
+    this.#counted.add(ctx!);
+    if (!this.#findSpending) return this.inner.find(id).then((payload) => this.#countAfterRead(ctx!, clientId, payload ?? undefined));
+    const planned = this.#budget.plan();
+    const spend = { model: REFRESH_RATE_MODEL, clientId, now: planned.now, tolerance: planned.tolerance, step: planned.step };
+    return this.#findSpending(id, spend).then(({ payload, spent }) => {
+      if (spent === undefined) return payload;
+      return this.#decide(ctx!, payload as RefreshPayload, this.#budget.judge(spent, planned));
     });
   }
 
-  override consume(id: string): Promise<void> {
-    return this.#gate.hold(() => this.inner.consume(id));
+  /** Storage without `findSpending`: the count after the read. */
+  async #countAfterRead(ctx: TokenRequest, clientId: string, payload: AdapterPayload | undefined): Promise<AdapterPayload | undefined> {
+    if (!spendsFor(payload, { model: REFRESH_RATE_MODEL, clientId, now: 0, tolerance: 0, step: 0 })) return payload;
+    return this.#decide(ctx, payload as RefreshPayload, await this.#budget.attempt(payload!.grantId as string));
   }
 
-  override upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
-    return this.#gate.hold(() => this.inner.upsert(id, payload, expiresIn as number));
-  }
-}
-
-class CountedAccessTokens extends DelegatingAdapter {
-  readonly #gate: RefreshRateGate;
-
-  constructor(inner: Adapter, gate: RefreshRateGate) {
-    super(inner);
-    this.#gate = gate;
-  }
-
-  override upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
-    return this.#gate.save(() => this.inner.upsert(id, payload, expiresIn as number));
+  async #decide(ctx: TokenRequest, payload: RefreshPayload, admission: RateAdmission): Promise<AdapterPayload> {
+    if (admission.allowed) return payload;
+    let { retryAfter } = admission;
+    if (this.#graceSeconds > 0) {
+      // a retry or a racing refresh of a token rotated within the grace: from the reserve, or
+      // it would come back after the grace and be reuse (RETRY_RESERVE)
+      if (payload.rotatedAt !== undefined && this.#budget.now() / 1000 - payload.rotatedAt <= this.#graceSeconds) {
+        const retry = await this.#budget.attempt(payload.grantId!, 1, RETRY_RESERVE);
+        if (retry.allowed) return payload;
+      }
+      // the second of two racing refreshes may have been refused before the other rotated the
+      // token: back within the grace, it draws on the reserve then
+      retryAfter = Math.min(retryAfter, Math.max(1, Math.floor(this.#graceSeconds / 2)));
+    }
+    ctx.set('Retry-After', String(retryAfter));
+    throw refreshRateRefusal(retryAfter, typeof payload.accountId === 'string' ? payload.accountId : undefined);
   }
 }
 
 /**
- * `factory` (the provider's storage, refresh grace included) with each refresh counted against
- * its grant's budget, whose state is kept in `budgets` (the host's adapter, model
- * {@link REFRESH_RATE_MODEL}); `false`: `factory` as it is.
+ * `factory` (the host's storage) with each refresh counted against its grant's budget, kept
+ * in the same storage (model {@link REFRESH_RATE_MODEL}, one record per grant id); `false`:
+ * `factory` as it is. Goes under the refresh grace, which reads the token through it.
  */
 export function withRefreshRate<F extends AdapterFactory>(
-  factory: F, budgets: AdapterFactory, settings: RefreshRateSettings | false,
-  options: { readonly now?: () => number; readonly request?: () => TokenRequest | undefined } = {},
+  factory: F, settings: RefreshRateSettings | false,
+  options: { readonly graceSeconds: number; readonly now?: () => number; readonly request?: () => TokenRequest | undefined },
 ): F {
   if (settings === false) return factory;
-  const budget = new RateBudget(budgets, REFRESH_RATE_MODEL, { size: settings.perGrant, windowSeconds: settings.windowSeconds }, options.now);
-  const gate = new RefreshRateGate(budget, options.request ?? currentRequest);
-  const counted = decorateModel(factory, 'RefreshToken', (inner) => new CountedRefreshTokens(inner, gate));
-  return decorateModel(counted, 'AccessToken', (inner) => new CountedAccessTokens(inner, gate));
+  const budget = new RateBudget(factory, REFRESH_RATE_MODEL, { size: settings.perGrant, windowSeconds: settings.windowSeconds }, options.now);
+  const request = options.request ?? currentRequest;
+  return decorateModel(factory, 'RefreshToken', (inner) => new CountedRefreshTokens(inner, budget, { graceSeconds: options.graceSeconds, request }));
 }

@@ -98,8 +98,11 @@ export function buildConfiguration(options: ResolvedOptions, deps: Configuration
   return {
     adapter: withClientExpiry(
       withCodeReplay(
-        // each refresh counted against its grant, its writes (the grace's included) held until it is
-        withRefreshRate(withRefreshGrace(options.adapter, { graceSeconds: options.refreshTokenGrace, onGraceUsed: markServedInGrace }), options.adapter, options.refreshTokenRateLimit),
+        withRefreshGrace(
+          // each refresh counted against its grant where the grace reads its token
+          withRefreshRate(options.adapter, options.refreshTokenRateLimit, { graceSeconds: options.refreshTokenGrace }),
+          { graceSeconds: options.refreshTokenGrace, onGraceUsed: markServedInGrace },
+        ),
         { grantSeconds: ttl.grant, exchanges: deps.codeExchanges },
       ),
       { unusedSeconds: options.registration.unusedClientExpiry },

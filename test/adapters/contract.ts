@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import type { Adapter, AdapterPayload, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep, PutRecords, SpendBudget } from '../../adapters/types.ts';
+import type { Adapter, AdapterPayload, ClosableAdapterFactory, CompareAndSet, ConsumeAndKeep, FindSpending, PutRecords, SpendBudget } from '../../adapters/types.ts';
 
 export interface ContractSetup {
   factory: ClosableAdapterFactory;
@@ -536,6 +536,48 @@ export function describeAdapterContract(name: string, setup: () => Promise<Contr
       const results = await Promise.all(Array.from({ length: 30 }, () => adapter.spendBudget(id, now, 900, 100)));
       expect(results.filter((r) => r.spent)).toHaveLength(10);
       expect(await adapter.find(id)).toEqual({ tat: now + 1000 });
+    });
+
+    test('findSpending reads a token as find does and spends its grant\'s budget for its own client only', async () => {
+      const tokens = factory('RefreshToken') as Adapter & FindSpending;
+      const grantId = uid();
+      const id = uid();
+      const other = uid();
+      await tokens.upsert(id, samplePayload({ grantId, clientId: 'app' }), TTL);
+      await tokens.upsert(other, samplePayload({ clientId: 'app' }), TTL);
+      const now = 1_900_000_000_000;
+      const spend = { model: 'RefreshRate', clientId: 'app', now, tolerance: 1000, step: 1000 };
+      const first = await tokens.findSpending(id, spend);
+      expect(first).toEqual({ payload: await tokens.find(id), spent: { spent: true, tat: now + 1000 } });
+      expect(await tokens.findSpending(id, spend)).toMatchObject({ spent: { spent: true, tat: now + 2000 } });
+      // beyond the tolerance: nothing written, the token still read
+      expect(await tokens.findSpending(id, spend)).toEqual({ payload: await tokens.find(id), spent: { spent: false, tat: now + 2000 } });
+      expect(await factory('RefreshRate').find(grantId)).toEqual({ tat: now + 2000 });
+      // another client's read, a token without a grant, no token: nothing spent
+      expect(await tokens.findSpending(id, { ...spend, clientId: 'other-app' })).toEqual({ payload: await tokens.find(id), spent: undefined });
+      expect(await tokens.findSpending(other, spend)).toEqual({ payload: await tokens.find(other), spent: undefined });
+      expect(await tokens.findSpending(uid(), spend)).toEqual({ payload: undefined, spent: undefined });
+      expect(await factory('RefreshRate').find(grantId)).toEqual({ tat: now + 2000 });
+    });
+
+    test('findSpending asked for with other reads in one turn (one command on a single Redis) spends for each, losing none', async () => {
+      const tokens = factory('RefreshToken') as Adapter & FindSpending;
+      const grantId = uid();
+      const [a, b, plain] = [uid(), uid(), uid()];
+      await tokens.upsert(a, samplePayload({ grantId, clientId: 'app' }), TTL);
+      await tokens.upsert(b, samplePayload({ grantId, clientId: 'app' }), TTL);
+      await factory('AccessToken').upsert(plain, samplePayload(), TTL);
+      const now = 1_900_000_000_000;
+      const spend = { model: 'RefreshRate', clientId: 'app', now, tolerance: 1000, step: 1000 };
+      const [first, read, second, third] = await Promise.all([
+        tokens.findSpending(a, spend), factory('AccessToken').find(plain), tokens.findSpending(b, spend), tokens.findSpending(a, spend),
+      ]);
+      expect(read).toMatchObject({ clientId: 'client-1' });
+      // two steps within the tolerance, the third refused, whichever order they met in (a Cluster's nodes answer apart)
+      expect([first.spent, second.spent, third.spent].map((s) => s!.spent).sort()).toEqual([false, true, true]);
+      expect(await factory('RefreshRate').find(grantId)).toEqual({ tat: now + 2000 });
+      expect(first.payload).toMatchObject({ grantId });
+      expect(second.payload).toMatchObject({ grantId });
     });
 
     test('models are isolated: the same id in two models is two records', async () => {

@@ -1,17 +1,19 @@
 /**
- * The refresh rate per grant without HTTP: the storage decorator that counts a refresh when
- * its token is read and holds the refresh's writes until the count is back (all of them, in
- * order, in one turn; none when refused), the 429 it answers through the access token's save,
- * who is counted, and off.
+ * The refresh rate per grant without HTTP: the `RefreshToken` storage that counts a refresh
+ * where its token is read (with the storage's `findSpending`, or a read then a count), once
+ * per request, only for a refresh by the token's own client; the refusal thrown from the read
+ * (429, `Retry-After`, the account for the event); the reserve a retry within the grace draws
+ * on; and off.
  */
 import { createMemoryAdapter } from '../../adapters/memory.ts';
 import { StorageUnavailableError } from '../../adapters/types.ts';
 import type { Adapter, AdapterFactory, AdapterPayload } from '../../adapters/types.ts';
-import { grantRecordKey, REFRESH_RATE_MODEL, refreshRateRefusal, withRefreshRate } from '../../lib/policies/refresh-rate.ts';
+import { REFRESH_RATE_MODEL, RETRY_RESERVE, refreshRateRefusal, withRefreshRate } from '../../lib/policies/refresh-rate.ts';
 
-const TOKEN: AdapterPayload = { grantId: 'grant-1', clientId: 'app', accountId: 'acc' };
+const NOW = 1_800_000_000_000;
+const TOKEN = { grantId: 'grant-1', clientId: 'app', accountId: 'acc-1' };
 
-/** A request of oidc-provider's, as the decorator reads it. */
+/** A request of oidc-provider's, as the count reads it. */
 function request(params: { route?: string; grantType?: string; clientId?: string } = {}) {
   const headers: Record<string, string> = {};
   return {
@@ -22,125 +24,114 @@ function request(params: { route?: string; grantType?: string; clientId?: string
 }
 type Request = ReturnType<typeof request>;
 
-/** Storage that records the order of the writes it is asked for (and the turn they come in). */
-function recorder() {
-  const calls: string[] = [];
-  // the turn of the event loop a call came in: one number for the calls of one turn
-  let turn = 0;
-  let counting = false;
-  const turnNow = () => {
-    if (!counting) {
-      counting = true;
-      setImmediate(() => { turn += 1; counting = false; });
-    }
-    return turn;
+/** Memory storage holding refresh token `rt-1` (and, when asked, it rotated at `rotatedAt`). */
+async function storage(token: AdapterPayload = TOKEN) {
+  const memory = createMemoryAdapter();
+  await memory('RefreshToken').upsert('rt-1', token, 600);
+  return memory;
+}
+
+/** `inner` without `findSpending`: a custom adapter's (a read, then the count). */
+function withoutFindSpending(inner: AdapterFactory): AdapterFactory {
+  const plain: AdapterFactory = (model) => {
+    const adapter = inner(model);
+    if (model !== 'RefreshToken') return adapter;
+    return { find: (id: string) => adapter.find(id) } as unknown as Adapter;
   };
-  const factory: AdapterFactory = (model) => ({
-    find: async () => (model === 'RefreshToken' ? { ...TOKEN } : undefined),
-    consume: async (id: string) => { calls.push(`consume ${model} ${id} @${turnNow()}`); },
-    upsert: async (id: string) => { calls.push(`upsert ${model} ${id} @${turnNow()}`); },
-    destroy: async () => {},
-    revokeByGrantId: async () => {},
-    findByUid: async () => undefined,
-    findByUserCode: async () => undefined,
-  } as Adapter);
-  return { calls, factory };
+  return plain;
 }
 
-/** A refresh as oidc-provider makes one: read, consume, successor, access token. */
-async function refresh(storage: AdapterFactory) {
-  await storage('RefreshToken').find('rt-1');
-  await storage('RefreshToken').consume('rt-1');
-  await storage('RefreshToken').upsert('rt-2', { ...TOKEN }, 60);
-  await storage('AccessToken').upsert('at-1', { grantId: 'grant-1' }, 60);
-}
-
-function counted(inner: AdapterFactory, budgets: AdapterFactory, perGrant: number, current: () => Request | undefined) {
-  return withRefreshRate(inner, budgets, { perGrant, windowSeconds: 60 }, { now: () => 1_000_000, request: current });
+function counted(inner: AdapterFactory, perGrant: number, ctx: () => Request | undefined, graceSeconds = 30) {
+  return withRefreshRate(inner, { perGrant, windowSeconds: 60 }, { graceSeconds, now: () => NOW, request: ctx });
 }
 
 describe('withRefreshRate', () => {
   it('false: the storage as it is', () => {
     const inner = createMemoryAdapter();
-    expect(withRefreshRate(inner, inner, false)).toBe(inner);
+    expect(withRefreshRate(inner, false, { graceSeconds: 30 })).toBe(inner);
   });
 
-  it('holds the writes until the count is back, then asks for them in order, in one turn', async () => {
-    const { calls, factory } = recorder();
-    const ctx = request();
-    // a count that comes back only when released
-    let release!: () => void;
-    const budgets = createMemoryAdapter();
-    const slow: AdapterFactory = (model) => {
-      const store = budgets(model) as Adapter & { spendBudget: (...a: never[]) => Promise<unknown> };
-      return Object.assign(Object.create(store) as object, {
-        spendBudget: (...args: never[]) => new Promise((resolve) => { release = () => resolve(store.spendBudget(...args)); }),
-      }) as unknown as Adapter;
-    };
-    const storage = counted(factory, slow, 5, () => ctx);
-    await storage('RefreshToken').find('rt-1');
-    await storage('RefreshToken').consume('rt-1');
-    await storage('RefreshToken').upsert('rt-2', { ...TOKEN }, 60);
-    const saving = storage('AccessToken').upsert('at-1', {}, 60);
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(calls).toEqual([]);
-    release();
-    await saving;
-    expect(calls.map((c) => c.replace(/ @\d+$/, ''))).toEqual(['consume RefreshToken rt-1', 'upsert RefreshToken rt-2', 'upsert AccessToken at-1']);
-    expect(new Set(calls.map((c) => c.split('@')[1])).size).toBe(1);
-  });
-
-  it('counts each request once; over the budget nothing is written, the access token\'s save rejects with the 429, Retry-After set', async () => {
-    const { calls, factory } = recorder();
-    const budgets = createMemoryAdapter();
+  it.each([
+    ['with the storage\'s findSpending', (inner: AdapterFactory) => inner],
+    ['with a read, then the count', withoutFindSpending],
+  ])('%s: one unit per refresh request, however often it reads its token; over the budget the read throws the 429', async (_, shape) => {
+    const memory = await storage();
     let ctx = request();
-    const storage = counted(factory, budgets, 1, () => ctx);
-    await refresh(storage);
-    expect(calls).toHaveLength(3);
+    const tokens = counted(shape(memory), 2, () => ctx)('RefreshToken');
+    expect(await tokens.find('rt-1')).toMatchObject(TOKEN);
+    // another read in the same request (the after-answer's reuse check) counts nothing
+    expect(await tokens.find('rt-1')).toMatchObject(TOKEN);
     ctx = request();
-    await expect(refresh(storage)).rejects.toMatchObject({ status: 429 });
-    expect(calls).toHaveLength(3);
-    expect(ctx.headers).toEqual({ 'Retry-After': '60' });
-    expect(await budgets(REFRESH_RATE_MODEL).find(grantRecordKey('grant-1'))).toEqual({ tat: 1_060_000 });
+    expect(await tokens.find('rt-1')).toMatchObject(TOKEN);
+    expect(await memory(REFRESH_RATE_MODEL).find('grant-1')).toEqual({ tat: NOW + 60_000 });
+    ctx = request();
+    const refusal = await tokens.find('rt-1').then(() => undefined, (error: unknown) => error);
+    expect(refusal).toMatchObject({ status: 429, error: 'temporarily_unavailable', error_description: 'too many refreshes of this grant; try again in 15 seconds' });
+    // the account, for the token.failed event, never in the answer
+    expect((refusal as { accountId?: string }).accountId).toBe('acc-1');
+    expect(Object.keys(refusal as object)).not.toContain('accountId');
+    // the wait is capped at half the grace (30 s here), so a racing refresh comes back within it
+    expect(ctx.headers).toEqual({ 'Retry-After': '15' });
   });
 
-  it('a storage failure while counting: the save rejects with it, nothing written', async () => {
-    const { calls, factory } = recorder();
-    const failing: AdapterFactory = () => ({ spendBudget: () => Promise.reject(new StorageUnavailableError('redis: injected')) }) as unknown as Adapter;
-    const ctx = request();
-    await expect(refresh(counted(factory, failing, 5, () => ctx))).rejects.toBeInstanceOf(StorageUnavailableError);
-    expect(calls).toEqual([]);
+  it('with the grace off, the wait is the budget\'s', async () => {
+    let ctx = request();
+    const tokens = counted(await storage(), 1, () => ctx, 0)('RefreshToken');
+    await tokens.find('rt-1');
+    ctx = request();
+    await expect(tokens.find('rt-1')).rejects.toMatchObject({ status: 429 });
+    expect(ctx.headers).toEqual({ 'Retry-After': '60' });
+  });
+
+  it(`a token rotated within the grace draws on a reserve of ${RETRY_RESERVE}; after the grace, or not rotated, it does not`, async () => {
+    const rotatedNow = { ...TOKEN, rotatedAt: NOW / 1000 - 5 };
+    let ctx = request();
+    const memory = await storage(rotatedNow);
+    await memory('RefreshToken').upsert('rt-old', { ...TOKEN, rotatedAt: NOW / 1000 - 31 }, 600);
+    await memory('RefreshToken').upsert('rt-new', { ...TOKEN }, 600);
+    const tokens = counted(memory, 1, () => ctx)('RefreshToken');
+    await tokens.find('rt-new');
+    for (let i = 0; i < RETRY_RESERVE; i += 1) {
+      ctx = request();
+      expect(await tokens.find('rt-1')).toMatchObject(rotatedNow);
+    }
+    ctx = request();
+    await expect(tokens.find('rt-1')).rejects.toMatchObject({ status: 429 });
+    ctx = request();
+    await expect(tokens.find('rt-old')).rejects.toMatchObject({ status: 429 });
+    ctx = request();
+    await expect(tokens.find('rt-new')).rejects.toMatchObject({ status: 429 });
   });
 
   it.each([
     ['an introspection', request({ route: 'introspection', grantType: '' })],
     ['a code exchange', request({ grantType: 'authorization_code' })],
     ['another client presenting the token', request({ clientId: 'other-app' })],
-  ])('%s spends nothing and waits for nothing', async (_, ctx) => {
-    const { calls, factory } = recorder();
-    const budgets = createMemoryAdapter();
-    await refresh(counted(factory, budgets, 1, () => ctx));
-    expect(calls).toHaveLength(3);
-    expect(await budgets(REFRESH_RATE_MODEL).find(grantRecordKey('grant-1'))).toBeUndefined();
+  ])('%s spends nothing', async (_, ctx) => {
+    const memory = await storage();
+    const tokens = counted(memory, 1, () => ctx)('RefreshToken');
+    for (let i = 0; i < 3; i += 1) expect(await tokens.find('rt-1')).toMatchObject(TOKEN);
+    expect(await memory(REFRESH_RATE_MODEL).find('grant-1')).toBeUndefined();
   });
 
-  it('outside a request: every call goes straight through', async () => {
-    const { calls, factory } = recorder();
-    const budgets = createMemoryAdapter();
-    await refresh(counted(factory, budgets, 1, () => undefined));
-    await refresh(counted(factory, budgets, 1, () => undefined));
-    expect(calls).toHaveLength(6);
+  it('outside a request: reads go straight through', async () => {
+    const memory = await storage();
+    const tokens = counted(memory, 1, () => undefined)('RefreshToken');
+    for (let i = 0; i < 3; i += 1) expect(await tokens.find('rt-1')).toMatchObject(TOKEN);
+  });
+
+  it('a storage failure while counting fails the read with it', async () => {
+    const memory = await storage();
+    const failing: AdapterFactory = (model) => (model === REFRESH_RATE_MODEL
+      ? { find: () => Promise.reject(new StorageUnavailableError('redis: injected')) } as unknown as Adapter
+      : withoutFindSpending(memory)(model));
+    const ctx = request();
+    await expect(counted(failing, 5, () => ctx)('RefreshToken').find('rt-1')).rejects.toBeInstanceOf(StorageUnavailableError);
   });
 });
 
-describe('the records', () => {
-  it('a grant\'s budget is keyed by its id hashed', () => {
-    const key = grantRecordKey('grant-secretish');
-    expect(key).toMatch(/^grant:[A-Za-z0-9_-]{43}$/);
-    expect(key).not.toContain('grant-secretish');
-  });
-
-  it('the refusal is a JSON error of the token endpoint: 429, never redirected, saying when to retry', () => {
+describe('refreshRateRefusal', () => {
+  it('is a JSON error of the token endpoint: 429, never redirected, saying when to retry', () => {
     expect(refreshRateRefusal(7)).toMatchObject({
       status: 429, statusCode: 429, expose: true, error: 'temporarily_unavailable', error_description: 'too many refreshes of this grant; try again in 7 seconds', allow_redirect: false,
     });
