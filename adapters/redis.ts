@@ -317,8 +317,8 @@ return 1
 
 // A budget's spend (SpendBudget.spendBudget): its state `tat` is `now` when absent or past;
 // when at most `tolerance` ahead of `now` it moves `step` later, kept until then (whole
-// seconds, at least one). Returns {1, the new tat} when spent, or {0, tat} with nothing
-// written. Integers to the millisecond stay exact in Lua's doubles; '%.0f' writes them
+// seconds, at least one). Returns {1, the new tat} when spent, {0, tat} with nothing
+// written, or {-1, the error} when Redis refused the write. Integers to the millisecond stay exact in Lua's doubles; '%.0f' writes them
 // without an exponent. Shared below.
 const SPEND_FUNCTION = `
 local function spendBudget(key, nowArg, toleranceArg, stepArg)
@@ -331,7 +331,10 @@ local function spendBudget(key, nowArg, toleranceArg, stepArg)
   end
   if tat - now > tonumber(toleranceArg) then return {0, tat} end
   local nxt = tat + tonumber(stepArg)
-  redis.call('SET', key, string.format('{"tat":%.0f}', nxt), 'EX', math.max(1, math.ceil((nxt - now) / 1000)))
+  -- a refused write (OOM, READONLY, NOREPLICAS, MISCONF) is this spend's failure alone: in a
+  -- batch of reads (FIND_MANY_LUA) an error raised here would fail every read of the batch
+  local written = redis.pcall('SET', key, string.format('{"tat":%.0f}', nxt), 'EX', math.max(1, math.ceil((nxt - now) / 1000)))
+  if type(written) == 'table' and written.err then return {-1, written.err} end
   return {1, nxt}
 end
 `;
@@ -343,7 +346,8 @@ end
 // script, they are one consistent snapshot. With `spend` (FindSpending.findSpending: the
 // budget's model, the client, now, tolerance, step), a token of that client also spends one
 // step of its grant's budget (the model's record of the grant's id, in the grant's slot),
-// appended as {…, 1 or 0, tat}. Shared below.
+// appended as {…, 1 or 0, tat}, or {…, -1, the error} when Redis refused the write (which
+// fails this read alone). Shared below.
 const FIND_WITH_GRANT_FUNCTION = `${SPEND_FUNCTION}
 local function findWithGrant(key, prefix, spend)
   local raw = redis.call('GET', key)
@@ -455,7 +459,9 @@ return 1
 // KEYS[1] a budget's record {tat}; ARGV[1] now, ARGV[2] the tolerance, ARGV[3] the step, in
 // epoch milliseconds (SpendBudget.spendBudget). One key: atomic on a Cluster too.
 const SPEND_BUDGET_LUA = `${SPEND_FUNCTION}
-return spendBudget(KEYS[1], ARGV[1], ARGV[2], ARGV[3])
+local spent = spendBudget(KEYS[1], ARGV[1], ARGV[2], ARGV[3])
+if spent[1] == -1 then return redis.error_reply(spent[2]) end
+return spent
 `;
 
 // KEYS[1] a capped list; ARGV[1] how many items to keep, ARGV[2] TTL in seconds, ARGV[3..]
@@ -1038,6 +1044,8 @@ class RedisStore {
           this.#prefetch(this.recordKey('Grant', payload.grantId), grant ?? null, asked);
           this.#prefetch(this.recordKey(GRANT_CONTEXT_MODEL, payload.grantId), context ?? null, asked);
         }
+        // the spend's write refused (OOM, READONLY): this read fails, the batch's others do not
+        if (spent !== undefined && Number(spent) === -1) throw toStorageError(Object.assign(new Error(String(tat)), { name: 'ReplyError' }));
         return [payload, spent ?? undefined, tat ?? undefined];
       } finally {
         // after the snapshot is judged: the forgets it is judged by go with it

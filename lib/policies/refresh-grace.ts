@@ -128,6 +128,15 @@ const epoch = () => Math.floor(Date.now() / 1000);
  */
 export const USE_RECORD_MARGIN_S = 60;
 
+/**
+ * Whether a token rotated at `rotatedAt` may still be served again at `now` (both epoch
+ * seconds, whole): the grace's one rule, which the refresh rate's reserve for retries
+ * (./refresh-rate.ts) asks too, so the two never disagree about the last second.
+ */
+export function withinGrace(rotatedAt: number, now: number, graceSeconds: number): boolean {
+  return now - rotatedAt <= graceSeconds;
+}
+
 function generationOf(payload: RefreshPayload): number {
   return typeof payload.rotations === 'number' ? payload.rotations : 0;
 }
@@ -229,7 +238,7 @@ class GraceRefreshTokens extends KeepsReusedTokens {
 
   /** A rotated token: usable again only for a retry or a racing refresh (the rare path). */
   async #findRotated(id: string, payload: RefreshPayload): Promise<AdapterPayload> {
-    const expired = this.#now() - payload.rotatedAt! > this.#grace;
+    const expired = !withinGrace(payload.rotatedAt!, this.#now(), this.#grace);
     // a successor of this very token, not any token of the next generation: another fork's or
     // another chain's progress is not this token's successor being used
     const successorUsed = !expired && payload.grantId !== undefined && await this.#uses.find(nameOf(id)) !== undefined;

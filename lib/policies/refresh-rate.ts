@@ -33,6 +33,7 @@ import type { Adapter, AdapterFactory, AdapterPayload, FindSpending } from '../.
 import { decorateModel, DelegatingAdapter } from '../storage/model-decorator.ts';
 import { RateBudget } from './rate-budget.ts';
 import type { RateAdmission } from './rate-budget.ts';
+import { withinGrace } from './refresh-grace.ts';
 
 /** The storage model of the per-grant refresh rate state. */
 export const REFRESH_RATE_MODEL = 'RefreshRate';
@@ -124,8 +125,10 @@ class CountedRefreshTokens extends DelegatingAdapter {
     const planned = this.#budget.plan();
     const spend = { model: REFRESH_RATE_MODEL, clientId, now: planned.now, tolerance: planned.tolerance, step: planned.step };
     return this.#findSpending(id, spend).then(({ payload, spent }) => {
-      if (spent === undefined) return payload;
-      return this.#decide(ctx!, payload as RefreshPayload, this.#budget.judge(spent, planned));
+      if (spent !== undefined) return this.#decide(ctx!, payload as RefreshPayload, this.#budget.judge(spent, planned));
+      // nothing spent for a token that spends: the storage could not read the record as the
+      // library does (Redis' cjson refuses a lone surrogate a host put in a claim), so counted here
+      return spendsFor(payload, spend) ? this.#countAfterRead(ctx!, clientId, payload) : payload;
     });
   }
 
@@ -141,7 +144,7 @@ class CountedRefreshTokens extends DelegatingAdapter {
     if (this.#graceSeconds > 0) {
       // a retry or a racing refresh of a token rotated within the grace: from the reserve, or
       // it would come back after the grace and be reuse (RETRY_RESERVE)
-      if (payload.rotatedAt !== undefined && this.#budget.now() / 1000 - payload.rotatedAt <= this.#graceSeconds) {
+      if (payload.rotatedAt !== undefined && withinGrace(payload.rotatedAt, Math.floor(this.#budget.now() / 1000), this.#graceSeconds)) {
         const retry = await this.#budget.attempt(payload.grantId!, 1, RETRY_RESERVE);
         if (retry.allowed) return payload;
       }

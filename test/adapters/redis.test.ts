@@ -10,7 +10,7 @@ import { createRedisAdapter } from '../../adapters/redis.ts';
 import { keyIdOf } from '../../adapters/redis-keys.ts';
 import type { ConnectionLogger } from '../../adapters/redis.ts';
 import { StorageUnavailableError } from '../../adapters/types.ts';
-import type { CappedList, ClosableAdapterFactory, CompareAndSet, LatestByMember } from '../../adapters/types.ts';
+import type { CappedList, ClosableAdapterFactory, CompareAndSet, FindSpending, LatestByMember, SpendBudget } from '../../adapters/types.ts';
 import type { TraceEntry } from '../../lib/trace/entry.ts';
 import { ClientTraceStore, UNKNOWN_CLIENT_TRACE_TTL_S } from '../../lib/trace/store.ts';
 import { replyLosingProxy } from '../support/reply-losing-proxy.ts';
@@ -765,6 +765,47 @@ describe('redis adapter when Redis goes away', () => {
  * error: the errors ioredis produces (names and messages as in ioredis 5) for a Redis or
  * Cluster that cannot serve now are 503s; bugs and corrupt data stay what they are (500s).
  */
+describe('redis adapter: a rate budget\'s write refused (a full Redis)', () => {
+  let server: RedisHandle;
+  let admin: Redis;
+  let factory: ClosableAdapterFactory;
+
+  beforeAll(async () => {
+    // a server of its own: its memory limit must not reach other tests
+    server = await startRedis({ forceSpawn: true });
+    admin = new Redis(server.url);
+    factory = createRedisAdapter({ url: server.url, keyPrefix: `full-${randomUUID()}:`, logger: { info() {}, warn() {} } });
+  });
+
+  afterAll(async () => {
+    await factory?.close();
+    admin?.disconnect();
+    await server?.stop();
+  });
+
+  test('fails the refresh read that spends, and no other read of its batch; a spend alone is a 503', async () => {
+    const tokens = factory('RefreshToken') as ReturnType<ClosableAdapterFactory> & FindSpending & SpendBudget;
+    await tokens.upsert('rt-full', { grantId: 'g-full', clientId: 'app' }, 600);
+    await factory('AccessToken').upsert('at-full', { grantId: 'g-other', clientId: 'app' }, 600);
+    await admin.config('SET', 'maxmemory-policy', 'noeviction');
+    await admin.config('SET', 'maxmemory', '1');
+    try {
+      const spend = { model: 'RefreshRate', clientId: 'app', now: Date.now(), tolerance: 60_000, step: 1000 };
+      // asked for in one turn: one script (FIND_MANY) for both reads
+      const [refresh, other] = await Promise.allSettled([tokens.findSpending('rt-full', spend), factory('AccessToken').find('at-full')]);
+      expect(refresh).toMatchObject({ status: 'rejected', reason: expect.any(StorageUnavailableError) });
+      expect((refresh as PromiseRejectedResult).reason.error_detail).toBe('redis: OOM');
+      expect(other).toEqual({ status: 'fulfilled', value: expect.objectContaining({ grantId: 'g-other' }) });
+      // alone, in its own script
+      await expect(tokens.findSpending('rt-full', spend)).rejects.toBeInstanceOf(StorageUnavailableError);
+      await expect((factory('RefreshRate') as unknown as SpendBudget).spendBudget('g-full', spend.now, spend.tolerance, spend.step)).rejects.toMatchObject({ error_detail: 'redis: OOM' });
+    } finally {
+      await admin.config('SET', 'maxmemory', '0');
+    }
+    expect(await tokens.findSpending('rt-full', { model: 'RefreshRate', clientId: 'app', now: Date.now(), tolerance: 60_000, step: 1000 })).toMatchObject({ spent: { spent: true } });
+  });
+});
+
 describe('redis adapter error classification', () => {
   /** A Cluster-like client whose every command rejects with `error` (or resolves `reply`). */
   function failingClient(error: unknown, reply?: unknown): Cluster {

@@ -103,6 +103,35 @@ describe('withRefreshRate', () => {
     await expect(tokens.find('rt-new')).rejects.toMatchObject({ status: 429 });
   });
 
+  it('the last second of the grace is the grace\'s: a token rotated 30 s ago (by whole seconds) still draws on the reserve', async () => {
+    // 30.4 s after the rotation by the clock, 30 s by the grace's whole seconds: served there
+    const at = NOW + 400;
+    const rotated = { ...TOKEN, rotatedAt: NOW / 1000 - 30 };
+    const memory = await storage(rotated);
+    await memory('RefreshToken').upsert('rt-new', { ...TOKEN }, 600);
+    let ctx = request();
+    const tokens = withRefreshRate(memory, { perGrant: 1, windowSeconds: 60 }, { graceSeconds: 30, now: () => at, request: () => ctx })('RefreshToken');
+    await tokens.find('rt-new');
+    ctx = request();
+    expect(await tokens.find('rt-1')).toMatchObject(rotated);
+  });
+
+  it('a token the storage read without spending (its record unreadable to Redis\' script) is counted after the read', async () => {
+    const memory = await storage();
+    // findSpending that spends nothing for a token that spends, as Redis' cjson does for a lone surrogate
+    const unreadable: AdapterFactory = (model) => {
+      const adapter = memory(model);
+      if (model !== 'RefreshToken') return adapter;
+      return { find: (id: string) => adapter.find(id), findSpending: async (id: string) => ({ payload: await adapter.find(id), spent: undefined }) } as unknown as Adapter;
+    };
+    let ctx = request();
+    const tokens = counted(unreadable, 1, () => ctx)('RefreshToken');
+    await tokens.find('rt-1');
+    expect(await memory(REFRESH_RATE_MODEL).find('grant-1')).toEqual({ tat: NOW + 60_000 });
+    ctx = request();
+    await expect(tokens.find('rt-1')).rejects.toMatchObject({ status: 429 });
+  });
+
   it.each([
     ['an introspection', request({ route: 'introspection', grantType: '' })],
     ['a code exchange', request({ grantType: 'authorization_code' })],
