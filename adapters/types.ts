@@ -154,7 +154,7 @@ export interface FoundSpending {
 }
 
 /** Whether the token `payload` spends `spend`: it names a grant and is `spend`'s client's. */
-export function spendsFor(payload: AdapterPayload | undefined, spend: GrantSpend): boolean {
+export function spendsFor(payload: AdapterPayload | undefined, spend: Pick<GrantSpend, 'clientId'>): boolean {
   return typeof payload?.grantId === 'string' && payload.grantId !== '' && payload.clientId === spend.clientId;
 }
 

@@ -134,7 +134,7 @@ class CountedRefreshTokens extends DelegatingAdapter {
 
   /** Storage without `findSpending`: the count after the read. */
   async #countAfterRead(ctx: TokenRequest, clientId: string, payload: AdapterPayload | undefined): Promise<AdapterPayload | undefined> {
-    if (!spendsFor(payload, { model: REFRESH_RATE_MODEL, clientId, now: 0, tolerance: 0, step: 0 })) return payload;
+    if (!spendsFor(payload, { clientId })) return payload;
     return this.#decide(ctx, payload as RefreshPayload, await this.#budget.attempt(payload!.grantId as string));
   }
 
