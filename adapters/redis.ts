@@ -534,6 +534,9 @@ const CROSS_SLOT_MESSAGE = /^All the keys in a pipeline command should belong to
 /** A frame of ioredis' auto-pipelining module in a stack (see toStorageError). */
 const AUTO_PIPELINING_FRAME = /[\\/]ioredis[\\/]built[\\/]autoPipelining\.js/;
 
+/** A read's payload as it is (RedisStore.getWithGrant's answer). */
+const payloadOf = (payload: AdapterPayload | undefined) => payload;
+
 /** A failure to reach Redis as StorageUnavailableError; any other error as it is. */
 function toStorageError(error: unknown): unknown {
   if (!(error instanceof Error) || error instanceof errors.OIDCProviderError) return error;
@@ -579,7 +582,7 @@ interface Scripts {
   platformAuthUpsert(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
   platformAuthUpsertThenRevoke(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
   platformAuthFindWithGrant(key: string, prefix: string, ...spend: (string | number)[]): Promise<Found>;
-  platformAuthFindMany(numberOfKeys: number, ...keysThenArgs: string[]): Promise<Found[]>;
+  platformAuthFindMany(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<Found[]>;
   platformAuthDestroy(key: string, prefix: string, model: string, id: string, indexed: '0' | '1'): Promise<number>;
   platformAuthFindByIndex(indexKey: string, prefix: string, model: string): Promise<string | null>;
 }
@@ -902,7 +905,9 @@ class RedisStore {
     }
     const keys = reads.map((read) => read.key);
     const kinds = reads.map((read) => (read.spend ? '2' : read.withGrant ? '1' : '0'));
-    const spends = reads.flatMap((read) => (read.spend ?? []).map(String));
+    // the spends' arguments after the kinds, in the order of their reads
+    const spends: (string | number)[] = [];
+    for (const read of reads) if (read.spend) spends.push(...read.spend);
     this.#start(
       (client) => client.platformAuthFindMany(reads.length, ...keys, this.prefix, ...kinds, ...spends),
       (found) => {
@@ -1010,35 +1015,37 @@ class RedisStore {
    */
   getWithGrant(key: string): Promise<AdapterPayload | undefined> {
     if (this.isCluster) return this.get(key);
-    return this.#getWithGrant(key).then(([payload]) => payload);
+    return this.#getWithGrant(key, undefined, payloadOf);
   }
 
   /**
    * {@link getWithGrant}, spending one step of the grant's budget in the same script when the
    * token is `spend`'s client's ({@link FindSpending.findSpending}); on a Cluster, a read then
-   * a spend.
+   * a spend. `id`: a credential's id, given back as its `jti` (./redis-keys.ts).
    */
-  getWithGrantSpending(key: string, spend: GrantSpend): Promise<FoundSpending> {
+  getWithGrantSpending(key: string, spend: GrantSpend, id?: string): Promise<FoundSpending> {
     if (this.isCluster) {
-      return this.get(key).then((payload) => {
+      return this.get(key).then((read) => {
+        const payload = id === undefined ? read : withId(id, read);
         if (!spendsFor(payload, spend)) return { payload, spent: undefined };
         const budget = this.recordKey(spend.model, payload!.grantId as string);
         return this.call((client) => client.platformAuthSpendBudget(budget, spend.now, spend.tolerance, spend.step))
           .then(([spent, tat]) => ({ payload, spent: { spent: Number(spent) === 1, tat: Number(tat) } }));
       });
     }
-    return this.#getWithGrant(key, [spend.model, spend.clientId, spend.now, spend.tolerance, spend.step]).then(([payload, spent, tat]) => ({
-      payload,
+    // one `then` from the reply to the answer, as getWithGrant: every refresh reads here
+    return this.#getWithGrant(key, [spend.model, spend.clientId, spend.now, spend.tolerance, spend.step], (read, spent, tat) => ({
+      payload: id === undefined ? read : withId(id, read),
       spent: spent === undefined ? undefined : { spent: Number(spent) === 1, tat: Number(tat) },
     }));
   }
 
-  #getWithGrant(key: string, spend?: readonly (string | number)[]): Promise<[AdapterPayload | undefined, Found[3], Found[4]]> {
+  #getWithGrant<T>(key: string, spend: readonly (string | number)[] | undefined, answer: (payload: AdapterPayload | undefined, spent: Found[3], tat: Found[4]) => T): Promise<T> {
     const asked = ++this.#sequence;
     this.#outstanding.add(asked);
     return this.#read(key, true, spend).then(([raw, grant, context, spent, tat]) => {
       try {
-        if (raw === undefined) return [undefined, undefined, undefined];
+        if (raw === undefined) return answer(undefined, undefined, undefined);
         const payload = JSON.parse(raw) as AdapterPayload;
         if (grant !== undefined && typeof payload.grantId === 'string') {
           this.#prefetch(this.recordKey('Grant', payload.grantId), grant ?? null, asked);
@@ -1046,7 +1053,7 @@ class RedisStore {
         }
         // the spend's write refused (OOM, READONLY): this read fails, the batch's others do not
         if (spent !== undefined && Number(spent) === -1) throw toStorageError(Object.assign(new Error(String(tat)), { name: 'ReplyError' }));
-        return [payload, spent ?? undefined, tat ?? undefined];
+        return answer(payload, spent ?? undefined, tat ?? undefined);
       } finally {
         // after the snapshot is judged: the forgets it is judged by go with it
         this.#answered(asked);
@@ -1314,8 +1321,7 @@ class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList
 
   /** {@link FindSpending.findSpending}: on a single Redis, the token's read script spends too. */
   findSpending(id: string, spend: GrantSpend): Promise<FoundSpending> {
-    const found = this.#store.getWithGrantSpending(this.#store.recordKey(this.#model, id), spend);
-    return isCredentialModel(this.#model) ? found.then(({ payload, spent }) => ({ payload: withId(id, payload), spent })) : found;
+    return this.#store.getWithGrantSpending(this.#store.recordKey(this.#model, id), spend, isCredentialModel(this.#model) ? id : undefined);
   }
 
   async findByUid(uid: string): Promise<AdapterPayload | undefined> {

@@ -98,6 +98,8 @@ export class RateBudget {
   readonly #spend: SpendBudget | undefined;
   readonly #records: RecordUpdater | undefined;
   readonly #budget: BudgetSettings;
+  /** the step of a request of one unit, the usual one */
+  readonly #unit: Step;
   readonly #now: () => number;
 
   constructor(adapter: AdapterFactory, model: string, budget: BudgetSettings | false, now: () => number = Date.now) {
@@ -106,6 +108,7 @@ export class RateBudget {
     this.#spend = typeof store?.spendBudget === 'function' ? store as SpendBudget : undefined;
     this.#records = store === undefined || this.#spend ? undefined : new RecordUpdater(store);
     this.#budget = budget || { size: 1, windowSeconds: 1 };
+    this.#unit = stepOf(this.#budget, 1);
     this.#now = now;
   }
 
@@ -133,7 +136,8 @@ export class RateBudget {
 
   /** A request's step at this moment, for an adapter that spends it with another operation (a token's read). */
   plan(cost = 1, reserve = 0): PlannedStep {
-    return { now: this.#now(), ...stepOf(this.#budget, cost, reserve) };
+    const { tolerance, step } = cost === 1 && reserve === 0 ? this.#unit : stepOf(this.#budget, cost, reserve);
+    return { now: this.#now(), tolerance, step };
   }
 
   /** What the adapter's spend of `planned` means for the request. */

@@ -33,6 +33,9 @@ import type { Adapter, AdapterFactory, AdapterPayload, FindSpending } from '../.
 import { decorateModel, DelegatingAdapter } from '../storage/model-decorator.ts';
 import { RateBudget } from './rate-budget.ts';
 import type { RateAdmission } from './rate-budget.ts';
+
+/** A budget's refusal. */
+type RateRefusal = Extract<RateAdmission, { allowed: false }>;
 import { withinGrace } from './refresh-grace.ts';
 
 /** The storage model of the per-grant refresh rate state. */
@@ -122,10 +125,14 @@ class CountedRefreshTokens extends DelegatingAdapter {
     if (clientId === undefined || this.#counted.has(ctx!)) return this.inner.find(id);
     this.#counted.add(ctx!);
     if (!this.#findSpending) return this.inner.find(id).then((payload) => this.#countAfterRead(ctx!, clientId, payload ?? undefined));
-    const planned = this.#budget.plan();
-    const spend = { model: REFRESH_RATE_MODEL, clientId, now: planned.now, tolerance: planned.tolerance, step: planned.step };
+    // the planned step and the spend in one object
+    const spend = { model: REFRESH_RATE_MODEL, clientId, ...this.#budget.plan() };
+    // no async frame on the way through: every refresh passes here
     return this.#findSpending(id, spend).then(({ payload, spent }) => {
-      if (spent !== undefined) return this.#decide(ctx!, payload as RefreshPayload, this.#budget.judge(spent, planned));
+      if (spent !== undefined) {
+        if (spent.spent) return payload;
+        return this.#refused(ctx!, payload as RefreshPayload, this.#budget.judge(spent, spend) as RateRefusal);
+      }
       // nothing spent for a token that spends: the storage could not read the record as the
       // library does (Redis' cjson refuses a lone surrogate a host put in a claim), so counted here
       return spendsFor(payload, spend) ? this.#countAfterRead(ctx!, clientId, payload) : payload;
@@ -135,12 +142,13 @@ class CountedRefreshTokens extends DelegatingAdapter {
   /** Storage without `findSpending`: the count after the read. */
   async #countAfterRead(ctx: TokenRequest, clientId: string, payload: AdapterPayload | undefined): Promise<AdapterPayload | undefined> {
     if (!spendsFor(payload, { clientId })) return payload;
-    return this.#decide(ctx, payload as RefreshPayload, await this.#budget.attempt(payload!.grantId as string));
+    const admission = await this.#budget.attempt(payload!.grantId as string);
+    return admission.allowed ? payload : this.#refused(ctx, payload as RefreshPayload, admission);
   }
 
-  async #decide(ctx: TokenRequest, payload: RefreshPayload, admission: RateAdmission): Promise<AdapterPayload> {
-    if (admission.allowed) return payload;
-    let { retryAfter } = admission;
+  /** Over the budget: served from the reserve if it is a retry within the grace, refused otherwise. */
+  async #refused(ctx: TokenRequest, payload: RefreshPayload, refusal: RateRefusal): Promise<AdapterPayload> {
+    let { retryAfter } = refusal;
     if (this.#graceSeconds > 0) {
       // a retry or a racing refresh of a token rotated within the grace: from the reserve, or
       // it would come back after the grace and be reuse (RETRY_RESERVE)
