@@ -33,10 +33,10 @@ import type { Adapter, AdapterFactory, AdapterPayload, FindSpending } from '../.
 import { decorateModel, DelegatingAdapter } from '../storage/model-decorator.ts';
 import { RateBudget } from './rate-budget.ts';
 import type { RateAdmission } from './rate-budget.ts';
+import { withinGrace } from './refresh-grace.ts';
 
 /** A budget's refusal. */
 type RateRefusal = Extract<RateAdmission, { allowed: false }>;
-import { withinGrace } from './refresh-grace.ts';
 
 /** The storage model of the per-grant refresh rate state. */
 export const REFRESH_RATE_MODEL = 'RefreshRate';
