@@ -71,12 +71,30 @@ describe('measure', () => {
     expect(measure('{ viewer { orders(first: 1) { nodes { items { title } } } } }').cost).toBe(3 + 1 * (1 + ASSUMED_LIST_SIZE));
   });
 
-  it('follows fragments and inline fragments, and ignores introspection fields', () => {
+  it('follows fragments and inline fragments; __typename costs 1 like any field', () => {
     const direct = measure('{ viewer { enrolledCourses(first: 3) { nodes { slug title } } } }');
     const viaFragments = measure(`{ viewer { __typename enrolledCourses(first: 3) { ...C } } }
       fragment C on EnrolledCourseConnection { nodes { ... on EnrolledCourse { slug } ...T } }
       fragment T on EnrolledCourse { title __typename }`);
-    expect(viaFragments).toEqual({ ...direct, nesting: 2 });
+    // one under the viewer, one per course of the page of 3
+    expect(viaFragments).toEqual({ ...direct, cost: direct.cost + 1 + 3, nesting: 2 });
+  });
+
+  it('counts aliased __typename in a fragment under the lists, which made millions of bytes of one query', () => {
+    const lists = Array.from({ length: 10 }, (_, i) => `l${i}: enrolledCourses(first: ${100 - i}) { nodes { ...F } }`).join(' ');
+    const fields = Array.from({ length: 600 }, (_, i) => `a${i}: __typename`).join(' ');
+    const errors = errorsOf(`{ viewer { ${lists} } } fragment F on EnrolledCourse { ${fields} }`);
+    expect(errors.map((e) => e.extensions.code)).toEqual(['QUERY_TOO_COSTLY']);
+  });
+
+  it('lets one __schema or __type through, alone: it costs the whole budget', () => {
+    expect(measure('{ __schema { types { name } } }').cost).toBe(LIMITS.maxCost);
+    expect(errorsOf('{ __type(name: "Viewer") { name fields { name } } }')).toEqual([]);
+    for (const query of [
+      '{ a: __schema { types { name } } b: __schema { types { name } } }',
+      '{ __schema { types { name } } __type(name: "Viewer") { name } }',
+      '{ __schema { types { name } } viewer { id } }',
+    ]) expect([query, errorsOf(query).map((e) => e.extensions.code)]).toEqual([query, ['QUERY_TOO_COSTLY']]);
   });
 
   it('stays linear when fragments are spread many times, and survives cycles', () => {

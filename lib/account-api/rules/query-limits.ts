@@ -17,8 +17,10 @@
  * calls would refuse small pages under small budgets, and the cost of small pages alone lets
  * `maxTokens` be the only bound (hundreds of `orders(first: 1)` aliases).
  *
- * Introspection fields are not measured: graphql-js's MaxIntrospectionDepthRule bounds them,
- * and in production they are refused outright.
+ * Meta fields: `__typename` costs 1 like any field; `__schema` and `__type` cost the whole
+ * budget, so an introspection query (the standard one is a single `__schema`) asks for nothing
+ * else and asks once; graphql-js's MaxIntrospectionDepthRule bounds how deep it nests, and in
+ * production they are refused outright.
  *
  * @module
  */
@@ -88,8 +90,13 @@ export function measureSelectionSet(context: ValidationContext, selectionSet: Se
     let lists = 0;
     for (const selection of set.selections) {
       let m: Measure = NOTHING;
-      if (selection.kind === Kind.FIELD) {
-        if (selection.name.value.startsWith('__')) continue;
+      if (selection.kind === Kind.FIELD && selection.name.value.startsWith('__')) {
+        // `__typename` is a field of the answer like any other (aliased in a fragment under the
+        // lists, uncosted, it made millions of bytes of one query); `__schema` and `__type`
+        // answer a whole schema or type: they cost the whole budget, so a query that asks for
+        // the schema asks for nothing else, and asks once
+        m = { ...NOTHING, cost: selection.name.value === '__typename' ? 1 : limits.maxCost };
+      } else if (selection.kind === Kind.FIELD) {
         const field = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[selection.name.value] : undefined;
         if (!field) continue; // FieldsOnCorrectTypeRule reports it
         const page = pageSizeOf(selection, field, limits);
