@@ -250,6 +250,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
 
   const accountApi = isServed('accountApi', options) && options.memberData && createAccountApi({ // `&& options.memberData` decides nothing (isServed did); it narrows `dataSource` for TypeScript
     bearer,
+    accounts: options.accounts,
     resourceMetadata: metadataUrl,
     dataSource: options.memberData,
     options: options.accountApi,

@@ -8,7 +8,7 @@
 import type { Context, Middleware, Next } from 'koa';
 import { renderGraphiQL } from 'graphql-yoga';
 
-import type { Logger } from '../contracts.ts';
+import type { AccountStore, Logger } from '../contracts.ts';
 import { InvalidTokenError } from '../errors.ts';
 import { requestIdOf } from '../http/request-id.ts';
 import { noteRefusal } from '../events/refusals.ts';
@@ -32,6 +32,8 @@ export const ACCOUNT_API_ACCESS: VerifyOptions = Object.freeze<VerifyOptions>({ 
 
 export interface AccountApiDeps {
   readonly bearer: BearerVerifier;
+  /** the host's accounts: a token whose account is gone is refused, as UserInfo refuses it */
+  readonly accounts: Pick<AccountStore, 'findById'>;
   /** the RFC 9728 metadata URL for `WWW-Authenticate` challenges */
   readonly resourceMetadata: string;
   readonly dataSource: MemberDataSource;
@@ -69,6 +71,12 @@ export function createAccountApi(deps: AccountApiDeps): Middleware {
     // member tokens always carry their client's site; one without is not ours to answer
     if (!identity.caller?.site) {
       writeBearerError(ctx, noteRefusal(new InvalidTokenError('the access token names no site'), { reason: 'no_site', clientId: identity.caller?.clientId, accountId: identity.caller?.sub }), deps.resourceMetadata);
+      return undefined;
+    }
+    // a deleted or deactivated account: its data source may still hold its orders and
+    // enrolments, which its tokens must not read for the rest of their lifetime
+    if (!await deps.accounts.findById(identity.caller.sub)) {
+      writeBearerError(ctx, noteRefusal(new InvalidTokenError('the account of this access token no longer exists'), { reason: 'account_gone', clientId: identity.caller.clientId, accountId: identity.caller.sub }), deps.resourceMetadata);
       return undefined;
     }
     return identity.caller;

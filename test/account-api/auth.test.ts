@@ -3,6 +3,8 @@
  * Every refusal is an HTTP 401/403 with the RFC 6750 challenge and an RFC 6749-style body,
  * never a 200 with GraphQL errors.
  */
+import { createAccountStore } from '../../examples/host/seed.ts';
+import type { PlatformAuthEvent } from '../../lib/index.ts';
 import { MEMBER, STUDENT, postForm } from '../support/flows.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
@@ -99,6 +101,32 @@ describe('refusals', () => {
   it('a member token without account:read: 403 insufficient_scope naming account:read', async () => {
     const token = await memberToken(app, STUDENT, 'openid profile');
     expectInsufficientScope(await graphql(app, token, QUERY));
+  });
+});
+
+describe('an account gone since its token was issued', () => {
+  it('is refused 401 invalid_token, as UserInfo refuses it, with access.refused reason account_gone', async () => {
+    const hidden = new Set<string>();
+    const seeded = createAccountStore();
+    const own = await startApp({ auth: { accounts: { authenticate: seeded.authenticate, findById: async (id) => (hidden.has(id) ? undefined : seeded.findById(id)) } } });
+    try {
+      const refusals: PlatformAuthEvent[] = [];
+      own.auth.events.on('access.refused', (event) => { refusals.push(event); });
+      const token = await memberToken(own, STUDENT);
+      expect((await graphql(own, token, '{ viewer { email } }')).status).toBe(200);
+      hidden.add('acc-student');
+      const res = await graphql(own, token, '{ viewer { email orders(first: 5) { totalCount } } }');
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ error: 'invalid_token', error_description: 'the account of this access token no longer exists' });
+      expect(res.headers.get('www-authenticate')).toContain(`resource_metadata="${own.baseUrl}/.well-known/oauth-protected-resource"`);
+      const userinfo = await fetch(`${own.baseUrl}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${token}` } });
+      expect(userinfo.status).toBe(401);
+      expect(refusals.map((e) => [e.name, (e as { endpoint?: string }).endpoint, (e as { reason?: string }).reason])).toEqual([
+        ['access.refused', 'account_api', 'account_gone'], ['access.refused', 'userinfo', 'account_gone'],
+      ]);
+    } finally {
+      await own.stop();
+    }
   });
 });
 

@@ -160,6 +160,8 @@ describe('an outage that leaves no data, over HTTP', () => {
     const app = new Koa();
     app.use(createAccountApi({
       bearer: { verifyHeader: async () => caller } as never,
+      // the account is there: the outage is the data source's
+      accounts: { findById: async () => ({ id: 'acc', email: 'a@example.com', roles: {} }) } as never,
       resourceMetadata: 'http://127.0.0.1/.well-known/oauth-protected-resource',
       dataSource: createDemoMemberData(),
       options: resolveAccountApiOptions(undefined, false),
