@@ -262,6 +262,7 @@ export async function createPlatformAuth(input: PlatformAuthOptions): Promise<Pl
     ? createMcpEndpoint({
       baseUrl: options.baseUrl,
       bearer,
+      accounts: options.accounts,
       resourceMetadata: metadataUrl,
       dataSource: options.memberData,
       options: options.mcp,

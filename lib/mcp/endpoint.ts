@@ -37,11 +37,13 @@ import {
 import type { AuthInfo, McpHandlerRequestOptions, McpServer } from '@modelcontextprotocol/server';
 import type { Context, Middleware, Next } from 'koa';
 
-import type { Logger, MemberDataSource } from '../contracts.ts';
+import type { AccountStore, Logger, MemberDataSource } from '../contracts.ts';
 import { MCP_REVISIONS } from '../constants.ts';
 import { ENDPOINTS } from '../endpoints.ts';
+import { InvalidTokenError } from '../errors.ts';
 import type { PlatformAuthError } from '../errors.ts';
 import { printable } from '../events/printable.ts';
+import { noteRefusal } from '../events/refusals.ts';
 import { REQUEST_ID_HEADER, requestTag } from '../http/request-id.ts';
 import { mcpCors, writeCors } from '../policies/cors.ts';
 import { createMemberDataService } from '../member-data/service.ts';
@@ -73,6 +75,8 @@ export interface McpDeps {
   /** the origin; also the base of the URL the transport sees */
   readonly baseUrl: string;
   readonly bearer: BearerVerifier;
+  /** the host's accounts: a token whose account is gone is refused, as UserInfo refuses it */
+  readonly accounts: Pick<AccountStore, 'findById'>;
   /** the RFC 9728 metadata URL for `WWW-Authenticate` challenges */
   readonly resourceMetadata: string;
   /** `options.memberData`: without it there are no member tools and no catalogue tools */
@@ -338,6 +342,12 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
     if (!preflight(ctx)) return;
     const identity = await authenticate(ctx, { optional: true });
     if (!identity) return;
+    // a deleted or deactivated account: its tokens act for nobody (member tools read its data)
+    if (identity.caller && !await deps.accounts.findById(identity.caller.sub)) {
+      const { clientId, sub: accountId } = identity.caller;
+      writeBearerError(ctx, noteRefusal(new InvalidTokenError('the account of this access token no longer exists'), { reason: 'account_gone', clientId, accountId }), resourceMetadata);
+      return;
+    }
     const messages = await readMessages(ctx);
     if (!messages) return;
     if (!checkBatch(ctx, messages.value)) return;

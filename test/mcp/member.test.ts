@@ -5,6 +5,7 @@
  * garbage, revoked or bound to another origin.
  */
 import { createMemoryAdapter } from '../../adapters/memory.ts';
+import { createAccountStore } from '../../examples/host/seed.ts';
 import { MEMBER, STUDENT, ADMIN, obtainTokens, operator, postForm } from '../support/flows.ts';
 import { startApp } from '../support/start-app.ts';
 import type { RunningApp } from '../support/start-app.ts';
@@ -215,6 +216,28 @@ describe('tokens that are not good: 401 invalid_token, never served as anonymous
     expectHttpError(await rejection(live.client.callTool({ name: 'search_courses', arguments: {} })), 401);
     expect(live.seen[before]!.status).toBe(401);
     await live.close();
+  });
+
+  it('a token whose account is gone: 401 invalid_token, as UserInfo and the Account API refuse it', async () => {
+    const hidden = new Set<string>();
+    const seeded = createAccountStore();
+    const here = await startApp({ auth: { accounts: { authenticate: seeded.authenticate, findById: async (id) => (hidden.has(id) ? undefined : seeded.findById(id)) } } });
+    try {
+      const { access_token } = await obtainTokens(here.baseUrl, MEMBER, { scope: 'openid account:read', resource: here.baseUrl }, STUDENT);
+      const live = await connect(here, { token: access_token });
+      expect(structured(await live.client.callTool({ name: 'whoami', arguments: {} }))).toMatchObject({ authenticated: true, clientId: MEMBER.clientId });
+      hidden.add('acc-student');
+      const before = live.seen.length;
+      expectHttpError(await rejection(live.client.callTool({ name: 'whoami', arguments: {} })), 401);
+      expect(challengeParams(live.seen[before]!.challenge)).toEqual({
+        error: 'invalid_token', error_description: 'the account of this access token no longer exists',
+        resource_metadata: `${here.baseUrl}/.well-known/oauth-protected-resource`,
+      });
+      await live.close();
+      expectInvalidToken(await connectFailure(here, access_token), here.baseUrl);
+    } finally {
+      await here.stop();
+    }
   });
 
   it('a token bound to another origin (same storage, different baseUrl)', async () => {

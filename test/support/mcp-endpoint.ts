@@ -34,6 +34,8 @@ export async function serveMcpEndpoint({ bearer, options, logger, answerTimeoutM
   koa.use(createMcpEndpoint({
     baseUrl,
     bearer,
+    // every caller the fake bearer names exists
+    accounts: { findById: async (id: string) => ({ id, email: `${id}@example.com`, roles: {} }) } as never,
     resourceMetadata: `${baseUrl}/.well-known/oauth-protected-resource`,
     dataSource: undefined,
     options: resolveMcpOptions(options),
