@@ -534,6 +534,9 @@ const CROSS_SLOT_MESSAGE = /^All the keys in a pipeline command should belong to
 /** A frame of ioredis' auto-pipelining module in a stack (see toStorageError). */
 const AUTO_PIPELINING_FRAME = /[\\/]ioredis[\\/]built[\\/]autoPipelining\.js/;
 
+/** A spend's reply ({1 or 0, tat}) as {@link BudgetSpent}; strings from a client with ioredis' `stringNumbers`. */
+const budgetSpentOf = (spent: number | string, tat: number | string | undefined): BudgetSpent => ({ spent: Number(spent) === 1, tat: Number(tat) });
+
 /** A read's payload as it is (RedisStore.getWithGrant's answer). */
 const payloadOf = (payload: AdapterPayload | undefined) => payload;
 
@@ -1030,13 +1033,13 @@ class RedisStore {
         if (!spendsFor(payload, spend)) return { payload, spent: undefined };
         const budget = this.recordKey(spend.model, payload!.grantId as string);
         return this.call((client) => client.platformAuthSpendBudget(budget, spend.now, spend.tolerance, spend.step))
-          .then(([spent, tat]) => ({ payload, spent: { spent: Number(spent) === 1, tat: Number(tat) } }));
+          .then(([spent, tat]) => ({ payload, spent: budgetSpentOf(spent, tat) }));
       });
     }
     // one `then` from the reply to the answer, as getWithGrant: every refresh reads here
     return this.#getWithGrant(key, [spend.model, spend.clientId, spend.now, spend.tolerance, spend.step], (read, spent, tat) => ({
       payload: id === undefined ? read : withId(id, read),
-      spent: spent === undefined ? undefined : { spent: Number(spent) === 1, tat: Number(tat) },
+      spent: spent === undefined ? undefined : budgetSpentOf(spent, tat),
     }));
   }
 
@@ -1434,7 +1437,7 @@ class RedisAdapter implements Adapter, CompareAndSet, ConsumeAndKeep, CappedList
     const store = this.#store;
     const [spent, tat] = await store.call((client) => client.platformAuthSpendBudget(store.recordKey(this.#model, id), now, tolerance, step));
     // strings from a client with ioredis' `stringNumbers`
-    return { spent: Number(spent) === 1, tat: Number(tat) };
+    return budgetSpentOf(spent, tat);
   }
 
   /** {@link CappedList.pushCapped}: one script, which sends only the new items and reads nothing back. */

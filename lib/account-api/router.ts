@@ -16,6 +16,7 @@ import { DEVELOPMENT_TOOL_HEADERS } from '../pages/headers.ts';
 import { createMemberDataService } from '../member-data/service.ts';
 import type { MemberDataSource } from '../contracts.ts';
 import type { BearerAuth, BearerVerifier, VerifyOptions } from '../resource/bearer.ts';
+import { accountGone } from '../resource/account-gone.ts';
 import { writeBearerError } from '../resource/challenge.ts';
 import { createBearerAuthenticator } from '../resource/require-bearer.ts';
 import { createAccountApiEngine } from './engine.ts';
@@ -76,7 +77,7 @@ export function createAccountApi(deps: AccountApiDeps): Middleware {
     // a deleted or deactivated account: its data source may still hold its orders and
     // enrolments, which its tokens must not read for the rest of their lifetime
     if (!await deps.accounts.findById(identity.caller.sub)) {
-      writeBearerError(ctx, noteRefusal(new InvalidTokenError('the account of this access token no longer exists'), { reason: 'account_gone', clientId: identity.caller.clientId, accountId: identity.caller.sub }), deps.resourceMetadata);
+      writeBearerError(ctx, accountGone({ clientId: identity.caller.clientId, accountId: identity.caller.sub }), deps.resourceMetadata);
       return undefined;
     }
     return identity.caller;

@@ -40,15 +40,14 @@ import type { Context, Middleware, Next } from 'koa';
 import type { AccountStore, Logger, MemberDataSource } from '../contracts.ts';
 import { MCP_REVISIONS } from '../constants.ts';
 import { ENDPOINTS } from '../endpoints.ts';
-import { InvalidTokenError } from '../errors.ts';
 import type { PlatformAuthError } from '../errors.ts';
 import { printable } from '../events/printable.ts';
-import { noteRefusal } from '../events/refusals.ts';
 import { REQUEST_ID_HEADER, requestTag } from '../http/request-id.ts';
 import { mcpCors, writeCors } from '../policies/cors.ts';
 import { createMemberDataService } from '../member-data/service.ts';
 import type { BearerAuth, BearerVerifier } from '../resource/bearer.ts';
 import { extractBearerToken } from '../resource/bearer.ts';
+import { accountGone } from '../resource/account-gone.ts';
 import { writeBearerError } from '../resource/challenge.ts';
 import { createBearerAuthenticator } from '../resource/require-bearer.ts';
 import { answerWithin, NO_ANSWER } from './answer-bound.ts';
@@ -344,8 +343,7 @@ export function createMcpEndpoint(deps: McpDeps): Middleware {
     if (!identity) return;
     // a deleted or deactivated account: its tokens act for nobody (member tools read its data)
     if (identity.caller && !await deps.accounts.findById(identity.caller.sub)) {
-      const { clientId, sub: accountId } = identity.caller;
-      writeBearerError(ctx, noteRefusal(new InvalidTokenError('the account of this access token no longer exists'), { reason: 'account_gone', clientId, accountId }), resourceMetadata);
+      writeBearerError(ctx, accountGone({ clientId: identity.caller.clientId, accountId: identity.caller.sub }), resourceMetadata);
       return;
     }
     const messages = await readMessages(ctx);

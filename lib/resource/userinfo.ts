@@ -15,8 +15,8 @@ import { accountClaims } from '../claims.ts';
 import type { AccountStore } from '../contracts.ts';
 import { BodyTooLargeError, readLimitedBody } from '../http/read-body.ts';
 import type { BearerState } from './require-bearer.ts';
-import { InvalidRequestError, InvalidTokenError, InsufficientScopeError } from '../errors.ts';
-import { noteRefusal } from '../events/refusals.ts';
+import { InvalidRequestError, InsufficientScopeError } from '../errors.ts';
+import { accountGone } from './account-gone.ts';
 
 /** The largest UserInfo form body read: a form of a few parameters, an access token among them. */
 export const USERINFO_FORM_LIMIT = 8 * 1024;
@@ -53,7 +53,7 @@ export function userinfoHandler(accounts: AccountStore): Middleware<BearerState>
       throw new InsufficientScopeError('openid', 'UserInfo requires a token with the openid scope');
     }
     const account = await accounts.findById(auth.sub);
-    if (!account) throw noteRefusal(new InvalidTokenError('the account of this access token no longer exists'), { reason: 'account_gone' });
+    if (!account) throw accountGone();
     ctx.set('Cache-Control', 'no-store');
     ctx.body = accountClaims(account, auth.site, auth.scopes);
   };
